@@ -1,0 +1,244 @@
+// Package results is the versioned document a run writes (results.json) and
+// everything downstream reads: reports, compare, CI. It depends on nothing
+// else in provebench, so readers need only this package.
+package results
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"time"
+)
+
+// SchemaVersion is the version of the document layout. Readers reject other
+// versions rather than misreading them; bump it on any incompatible change.
+const SchemaVersion = 1
+
+// Run is one invocation of `provebench run`.
+type Run struct {
+	Schema      int       `json:"schema"`
+	Tool        string    `json:"tool"`
+	ToolVersion string    `json:"tool_version"`
+	StartedAt   time.Time `json:"started_at"`
+	FinishedAt  time.Time `json:"finished_at,omitzero"`
+	// Complete is false while the run is in progress and when it was
+	// interrupted; every repetition recorded is finished either way.
+	Complete    bool        `json:"complete"`
+	Environment Environment `json:"environment"`
+	Scenarios   []Scenario  `json:"scenarios"`
+}
+
+// Environment describes the host the run measured.
+type Environment struct {
+	Hostname    string `json:"hostname"`
+	OS          string `json:"os"`
+	Arch        string `json:"arch"`
+	Kernel      string `json:"kernel,omitempty"`
+	CPUModel    string `json:"cpu_model"`
+	CPUs        int    `json:"cpus"`
+	GOMAXPROCS  int    `json:"gomaxprocs"`
+	MemoryBytes uint64 `json:"memory_bytes"`
+	GoVersion   string `json:"go_version"`
+	GitCommit   string `json:"git_commit,omitempty"`
+	// NVML tells whether GPU sampling was available; when false, every GPU
+	// figure is absent (not zero).
+	NVML          bool   `json:"nvml"`
+	DriverVersion string `json:"driver_version,omitempty"`
+	GPUs          []GPU  `json:"gpus,omitempty"`
+}
+
+// GPU is one device of the host.
+type GPU struct {
+	Index       int    `json:"index"`
+	Name        string `json:"name"`
+	UUID        string `json:"uuid,omitempty"`
+	MemoryBytes uint64 `json:"memory_bytes"`
+}
+
+// Scenario is one configuration and its repetitions.
+type Scenario struct {
+	Name        string            `json:"name"`
+	Source      string            `json:"source,omitempty"`
+	Labels      map[string]string `json:"labels,omitempty"`
+	Description string            `json:"description,omitempty"`
+	// Summary fields, duplicated from Spec so readers need not parse it.
+	Strategy    string `json:"strategy"`
+	Backend     string `json:"backend"`
+	KeyKind     string `json:"key_kind"`
+	Verifiable  bool   `json:"verifiable"`
+	Constraints int    `json:"constraints"`
+	Partitions  int    `json:"partitions_per_proof"`
+	Proofs      int    `json:"proofs"`
+	// Spec is the full resolved configuration (bench.Spec as JSON).
+	Spec        json.RawMessage `json:"spec"`
+	Repetitions []Repetition    `json:"repetitions"`
+}
+
+// Status is how a repetition ended.
+type Status string
+
+// Repetition outcomes.
+const (
+	StatusOK          Status = "ok"
+	StatusFailed      Status = "failed"       // the child reported an error
+	StatusMemoryLimit Status = "memory-limit" // RSS passed the scenario's limit; stopped
+	StatusTimeout     Status = "timeout"      // ran past the scenario's timeout; stopped
+	StatusCrashed     Status = "crashed"      // the child died (signal, OOM kill, bad exit)
+	StatusCancelled   Status = "cancelled"    // the user interrupted the run
+)
+
+// Repetition is one run of a configuration in its own child process.
+// Figures marked "kernel" are the kernel's exact accounting; "sampled" ones
+// come from polling at the sampling interval.
+type Repetition struct {
+	Index     int       `json:"index"`
+	Warmup    bool      `json:"warmup"`
+	Status    Status    `json:"status"`
+	Error     string    `json:"error,omitempty"`
+	StartedAt time.Time `json:"started_at"`
+
+	// WallSeconds is the pipeline's run time (first admission to last proof).
+	WallSeconds float64 `json:"wall_seconds"`
+	// ProcessSeconds is the child's lifetime, key loading included.
+	ProcessSeconds float64 `json:"process_seconds"`
+
+	Partitions          int     `json:"partitions"`
+	FailedPartitions    int     `json:"failed_partitions"`
+	Proofs              int     `json:"proofs"`
+	PartitionsPerSecond float64 `json:"partitions_per_second"`
+	SecondsPerProof     float64 `json:"seconds_per_proof"`
+	Verifiable          bool    `json:"verifiable"`
+	ProofsVerified      int     `json:"proofs_verified"`
+
+	// PeakRSSBytes is the kernel's peak resident set of the child (VmHWM,
+	// or wait4's ru_maxrss when the child died before it could be read).
+	PeakRSSBytes uint64 `json:"peak_rss_bytes"`
+	// PeakRSSSampledBytes is the highest RSS sampled.
+	PeakRSSSampledBytes uint64 `json:"peak_rss_sampled_bytes"`
+	// GPU figures are sampled through NVML; nil when NVML is absent.
+	PeakGPUMemoryBytes       *uint64  `json:"peak_gpu_memory_bytes,omitempty"`
+	PeakGPUDeviceMemoryBytes *uint64  `json:"peak_gpu_device_memory_bytes,omitempty"`
+	MeanGPUUtilization       *float64 `json:"mean_gpu_utilization,omitempty"`
+	// DeviceBusyFraction is the backend's own busy time over the pipeline
+	// wall time, averaged over devices (CPU and CUDA backends alike).
+	DeviceBusyFraction float64 `json:"device_busy_fraction"`
+
+	CPUUserSeconds   float64 `json:"cpu_user_seconds"`
+	CPUSystemSeconds float64 `json:"cpu_system_seconds"`
+
+	// PeakCounters are the pipeline's buffer counters' peaks (exact, kept
+	// by the counters themselves). FinalCounters are the live counters at
+	// the end: all zero in a correct run.
+	PeakCounters  map[string]int64 `json:"peak_counters,omitempty"`
+	FinalCounters map[string]int64 `json:"final_counters,omitempty"`
+
+	// Stages summarises per-partition stage times: pipeline stages
+	// (synthesis, queue_wait, gpu_start, finalize, dealloc) and the
+	// backend's own (ntt, msm_*, assemble, ...).
+	Stages map[string]StageSummary `json:"stages,omitempty"`
+
+	Series *Series `json:"series,omitempty"`
+}
+
+// StageSummary summarises one stage's durations over a repetition.
+type StageSummary struct {
+	Count        int     `json:"count"`
+	TotalSeconds float64 `json:"total_seconds"`
+	MeanSeconds  float64 `json:"mean_seconds"`
+	P50Seconds   float64 `json:"p50_seconds"`
+	P90Seconds   float64 `json:"p90_seconds"`
+	MaxSeconds   float64 `json:"max_seconds"`
+}
+
+// Series is the sampled time series of a repetition, columnar. Every column
+// has one value per element of T. T is seconds since the pipeline started
+// (negative while the child loaded its key).
+type Series struct {
+	IntervalSeconds float64   `json:"interval_seconds"`
+	T               []float64 `json:"t"`
+	RSSBytes        []uint64  `json:"rss_bytes"`
+	// GPU columns are absent without NVML.
+	GPUMemoryBytes       []uint64  `json:"gpu_memory_bytes,omitempty"`
+	GPUDeviceMemoryBytes []uint64  `json:"gpu_device_memory_bytes,omitempty"`
+	GPUUtilization       []float64 `json:"gpu_utilization,omitempty"`
+	// Counters are the pipeline's live counters by name.
+	Counters map[string][]int64 `json:"counters,omitempty"`
+}
+
+// Measured reports whether the repetition counts in statistics: finished
+// and not a warm-up.
+func (r *Repetition) Measured() bool { return !r.Warmup && r.Status == StatusOK }
+
+// ErrSchema marks a document of another schema version or not a results
+// document at all.
+var ErrSchema = errors.New("not a provebench results document of a supported schema")
+
+// Read loads a results document, checking its schema version.
+func Read(path string) (*Run, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, err
+	}
+	return Decode(path, data)
+}
+
+// Decode parses a results document; name is used in error messages.
+func Decode(name string, data []byte) (*Run, error) {
+	var head struct {
+		Schema *int   `json:"schema"`
+		Tool   string `json:"tool"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		return nil, fmt.Errorf("%s: %w (%w)", name, err, ErrSchema)
+	}
+	if head.Schema == nil || head.Tool != "provebench" {
+		return nil, fmt.Errorf("%s: no provebench schema field (%w)", name, ErrSchema)
+	}
+	if *head.Schema != SchemaVersion {
+		return nil, fmt.Errorf("%s: schema %d, this provebench reads %d (%w)", name, *head.Schema, SchemaVersion, ErrSchema)
+	}
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.DisallowUnknownFields()
+	var r Run
+	if err := dec.Decode(&r); err != nil {
+		return nil, fmt.Errorf("%s: %w (%w)", name, err, ErrSchema)
+	}
+	return &r, nil
+}
+
+// WriteFile writes data to path atomically: a reader (or a crash) sees the
+// old file or the new one, never a partial one.
+func WriteFile(path string, data []byte) error {
+	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
+	if err != nil {
+		return err
+	}
+	tmp := f.Name()
+	_, err = f.Write(data)
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, path)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("write %s: %w", path, err)
+	}
+	return nil
+}
+
+// Write encodes the run as indented JSON to path atomically.
+func Write(path string, r *Run) error {
+	data, err := json.MarshalIndent(r, "", " ")
+	if err != nil {
+		return fmt.Errorf("encode results: %w", err)
+	}
+	return WriteFile(path, append(data, '\n'))
+}

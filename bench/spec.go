@@ -1,0 +1,44 @@
+// Package bench runs scenarios: each repetition of a configuration in its own
+// child process, sampled on one time axis, and records the results.
+package bench
+
+import (
+	"time"
+
+	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/pipeline"
+)
+
+// Spec is one configuration to run: what the scenario loader produces for
+// every scenario and every point of a matrix, fully resolved (defaults
+// applied, sizes and durations parsed).
+type Spec struct {
+	// Name is unique within a run; matrix points derive it from their values.
+	Name string `json:"name"`
+	// Source is where the configuration was written, as file:line.
+	Source string `json:"source"`
+	// Labels are the matrix coordinates of the point (field path -> value as
+	// written), empty for explicit scenarios.
+	Labels      map[string]string `json:"labels,omitempty"`
+	Description string            `json:"description,omitempty"`
+
+	Workload pipeline.Workload `json:"workload"`
+	Pipeline pipeline.Config   `json:"pipeline"`
+
+	// Backend is cpu, cuda or auto (cuda where a GPU and the CUDA build are
+	// present, else cpu).
+	Backend string `json:"backend"`
+	// Devices limits the devices used; 0 means all.
+	Devices int `json:"devices"`
+	// Key is setup, random or auto (setup up to 2^16 constraints).
+	Key groth16.KeyKind `json:"key"`
+	// Verify checks every proof (when the key is a real setup).
+	Verify bool `json:"verify"`
+
+	Repeats        int           `json:"repeats"`
+	Warmups        int           `json:"warmups"`
+	SampleInterval time.Duration `json:"sample_interval"`
+	Timeout        time.Duration `json:"timeout"`
+	// MemoryLimit stops a repetition whose RSS exceeds it; 0 means none.
+	MemoryLimit int64 `json:"memory_limit"`
+}

@@ -1,0 +1,88 @@
+// Package gpu defines the prover backend interface that the pipeline drives,
+// and the types it exchanges. Implementations: gpu/cpu (gnark-crypto, runs
+// anywhere) and gpu/cuda (ICICLE, build tag "cuda"); gpu/backends opens one
+// by name.
+//
+// A backend proves a partition the way the GPU engines split the work:
+// Start runs the NTT region (the quotient H from a, b, c) and queues the
+// MSMs; when Start returns, a/b/c are no longer needed and the pipeline may
+// free them. The Job that Start returns completes when the MSMs are done and
+// the proof is assembled; until then the wires must stay alive.
+package gpu
+
+import (
+	"context"
+	"time"
+
+	"github.com/provebench/provebench/gpu/dataset"
+	"github.com/provebench/provebench/gpu/groth16"
+)
+
+// Backend proves partitions on one or more devices. All methods are safe for
+// concurrent use; Start may be called by several workers per device.
+type Backend interface {
+	// Name is "cpu" or "cuda".
+	Name() string
+	// Devices is the number of devices work can be started on.
+	Devices() int
+	// Load makes the proving key resident on every device. It is called
+	// once, before any Start.
+	Load(ctx context.Context, pk *groth16.ProvingKey) error
+	// Start runs the NTT region of ds on device dev and queues its MSMs.
+	// When it returns, the backend no longer reads ds's a/b/c. Cancelling
+	// ctx abandons the job's remaining device work.
+	Start(ctx context.Context, dev int, ds *dataset.Dataset) (Job, error)
+	// Stats reads one device's counters; cheap enough to sample every
+	// millisecond.
+	Stats(dev int) DeviceStats
+	// Close waits for queued work and releases the devices.
+	Close() error
+}
+
+// Job is a partition whose MSMs are queued or running.
+type Job interface {
+	// Wait blocks until the job no longer uses any of the dataset (done,
+	// failed or cancelled) and returns the assembled proof. It always
+	// returns; cancellation comes through the context given to Start.
+	Wait() (Result, error)
+}
+
+// Result is one proved partition.
+type Result struct {
+	Proof groth16.Proof
+	// Stages are the backend's own timings (transfers, NTT region, each
+	// MSM, assembly), in the order they ran.
+	Stages []Stage
+}
+
+// Stage is one timed step of a backend.
+type Stage struct {
+	Name     string
+	Duration time.Duration
+}
+
+// DeviceStats are a device's counters.
+type DeviceStats struct {
+	// MemoryBytes is what the backend holds for this device beyond the
+	// pipeline's datasets: device allocations on a GPU, the quotient
+	// buffers of the CPU backend.
+	MemoryBytes int64
+	// Busy is the cumulative time the device spent executing work.
+	Busy time.Duration
+	// Queued is the number of work items waiting for the device.
+	Queued int
+}
+
+// Stage names shared by the backends, so reports line them up.
+const (
+	StageUpload    = "upload"
+	StageNTT       = "ntt"
+	StageMSMA      = "msm_a"
+	StageMSMB1     = "msm_b1"
+	StageMSMB2     = "msm_b2"
+	StageMSML      = "msm_l"
+	StageMSMH      = "msm_h"
+	StageDownload  = "download"
+	StageAssemble  = "assemble"
+	StageQueueWait = "device_queue"
+)

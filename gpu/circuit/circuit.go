@@ -1,0 +1,300 @@
+// Package circuit defines the R1CS circuit family that provebench proves and
+// its synthesis: from a seed to a partition's dataset (the a, b, c evaluation
+// vectors and the wire assignment).
+//
+// The family stands in for one PoRep partition. It has about one wire per
+// constraint, as the real circuit does (130.3M constraints, 130.2M wires), and
+// half of its private wires are bits, checked by boolean constraints, since
+// real PoRep circuits are bit-heavy. Its shape, for a domain of N constraints:
+//
+//	wire 0        the constant one
+//	wire 1        public input: the chain's start value (from the seed)
+//	wire 2        public input: the chain's end value
+//	wire 3+j      private wire made by step constraint j
+//
+//	step j even   b*(b-1) = 0                       b = wire 3+j, an advice bit
+//	step j odd    (s + cA(j)) * (b + cB(j)) = s'   s = previous state (wire 1 at
+//	                                               j=1), b = wire 3+j-1, s' = wire 3+j
+//	output        s_last * 1 = wire 2
+//	inputs        wire i * 0 = 0 for i = 0, 1, 2   (keeps the verifier's input
+//	                                               terms independent, as bellman does)
+//
+// Synthesis cost is a knob: each advice bit comes out of Rounds rounds of the
+// S-box x -> x^5 + c per constraint (two constraints per bit), real field work
+// whose result the circuit consumes. It lets a scenario set the ratio of CPU
+// synthesis to proving time without changing the constraint count.
+package circuit
+
+import (
+	"context"
+	"encoding/binary"
+	"fmt"
+	"math/bits"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/provebench/provebench/gpu/dataset"
+)
+
+// NumPublic is the number of public inputs (not counting the one wire).
+const NumPublic = 2
+
+// Domain size limits, as powers of two. 2^27 is the size of a 32 GiB PoRep
+// partition; the lower bound keeps the chain at least a few steps long.
+const (
+	MinLogConstraints = 5
+	MaxLogConstraints = 27
+	// MaxRounds bounds the synthesis knob (each round is three field
+	// multiplications per constraint).
+	MaxRounds = 10000
+)
+
+// Params selects one member of the family.
+type Params struct {
+	// Constraints is the number of constraints, which is also the domain
+	// size N: a power of two.
+	Constraints int `json:"constraints"`
+	// Rounds of the x^5+c S-box spent per constraint deriving the advice.
+	Rounds int `json:"rounds"`
+}
+
+// Validate reports why p does not describe a circuit of the family.
+func (p Params) Validate() error {
+	n := p.Constraints
+	if n <= 0 || n&(n-1) != 0 {
+		return fmt.Errorf("constraints %d is not a power of two", n)
+	}
+	if lg := bits.TrailingZeros(uint(n)); lg < MinLogConstraints || lg > MaxLogConstraints {
+		return fmt.Errorf("constraints 2^%d is outside 2^%d..2^%d", lg, MinLogConstraints, MaxLogConstraints)
+	}
+	if p.Rounds < 0 || p.Rounds > MaxRounds {
+		return fmt.Errorf("rounds %d is outside 0..%d", p.Rounds, MaxRounds)
+	}
+	return nil
+}
+
+// LogConstraints is log2 of the domain size.
+func (p Params) LogConstraints() int { return bits.TrailingZeros(uint(p.Constraints)) }
+
+// steps is the number of step constraints (the ones that make a wire).
+func (p Params) steps() int { return p.Constraints - (NumPublic + 1) - 1 }
+
+// NumWires is the length of the assignment: one, the public inputs and one
+// private wire per step.
+func (p Params) NumWires() int { return 1 + NumPublic + p.steps() }
+
+// NumPrivate is the number of private wires.
+func (p Params) NumPrivate() int { return p.steps() }
+
+// DatasetBytes is what one synthesized partition occupies: a/b/c and the
+// assignment.
+func (p Params) DatasetBytes() (abc, wires int64) {
+	return dataset.ABCBytes(p.Constraints), dataset.WireBytes(p.NumWires())
+}
+
+// InB reports whether wire i has a term in the B matrix. Wires outside B have
+// a point at infinity in the proving key's B columns.
+func (p Params) InB(i int) bool {
+	switch {
+	case i < 1+NumPublic:
+		return i == 0 // the one wire appears as a constant in B
+	default:
+		return (i-1-NumPublic)%2 == 0 // advice bits
+	}
+}
+
+// Matrix names one of the three R1CS matrices.
+type Matrix int
+
+// The R1CS matrices.
+const (
+	MatA Matrix = iota
+	MatB
+	MatC
+)
+
+// Term is a non-zero coefficient: constraint row, wire column.
+type Term struct {
+	Constraint int
+	Wire       int
+	Matrix     Matrix
+	Coeff      fr.Element
+}
+
+// Terms calls fn for every non-zero coefficient of the circuit's A, B and C
+// matrices. Setup evaluates the QAP with it.
+func (p Params) Terms(fn func(Term)) {
+	var one, minusOne fr.Element
+	one.SetOne()
+	minusOne.Neg(&one)
+	k := p.steps()
+	last := 0
+	for j := 0; j < k; j++ {
+		w := 1 + NumPublic + j
+		if j%2 == 0 {
+			fn(Term{j, w, MatA, one})
+			fn(Term{j, w, MatB, one})
+			fn(Term{j, 0, MatB, minusOne})
+			continue
+		}
+		s := stateWire(j)
+		ca, cb := stepConstants(j)
+		fn(Term{j, s, MatA, one})
+		fn(Term{j, 0, MatA, ca})
+		fn(Term{j, w - 1, MatB, one})
+		fn(Term{j, 0, MatB, cb})
+		fn(Term{j, w, MatC, one})
+		last = w
+	}
+	fn(Term{k, last, MatA, one})
+	fn(Term{k, 0, MatB, one})
+	fn(Term{k, 2, MatC, one})
+	for i := 0; i <= NumPublic; i++ {
+		fn(Term{k + 1 + i, i, MatA, one})
+	}
+}
+
+// stateWire is the state wire a mixing step j (odd) reads.
+func stateWire(j int) int {
+	if j == 1 {
+		return 1
+	}
+	return 1 + NumPublic + j - 2
+}
+
+// stepConstants are the fixed constants of mixing step j. They belong to the
+// circuit, not the witness, so they depend on j alone.
+func stepConstants(j int) (ca, cb fr.Element) {
+	ca.SetUint64(uint64(j) + 1)
+	cb.SetUint64(uint64(j%7) + 2)
+	return ca, cb
+}
+
+// Seed derives the witness seed of one partition of one proof, so that every
+// partition of a batch proves a different statement.
+func Seed(base uint64, proof, partition int) uint64 {
+	return mix64(mix64(base^0x9e3779b97f4a7c15) ^ uint64(proof)<<32 ^ uint64(partition))
+}
+
+// mix64 is the splitmix64 finaliser: a cheap bijective scrambler, enough for
+// deterministic, well-spread witness seeds (not for secrets).
+func mix64(z uint64) uint64 {
+	z += 0x9e3779b97f4a7c15
+	z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9
+	z = (z ^ (z >> 27)) * 0x94d049bb133111eb
+	return z ^ (z >> 31)
+}
+
+// elementFromSeed maps a seed to a field element spread over the whole field.
+func elementFromSeed(seed uint64) fr.Element {
+	var buf [32]byte
+	s := seed
+	for i := 0; i < 4; i++ {
+		s = mix64(s)
+		binary.BigEndian.PutUint64(buf[8*i:], s)
+	}
+	var e fr.Element
+	e.SetBytes(buf[:]) // reduces mod r
+	return e
+}
+
+// cancelCheckEvery is how many steps synthesis runs between context checks:
+// often enough to stop within milliseconds, rarely enough to cost nothing.
+const cancelCheckEvery = 1 << 14
+
+// Synthesize computes the witness of one partition for seed and writes its
+// dataset: the assignment and a_j, b_j, c_j = <A_j,z>, <B_j,z>, <C_j,z> for
+// every constraint j. The caller owns the returned dataset and must Free it.
+func Synthesize(ctx context.Context, p Params, seed uint64, proof, partition int) (*dataset.Dataset, error) {
+	if err := p.Validate(); err != nil {
+		return nil, err
+	}
+	ds, err := dataset.New(proof, partition, p.Constraints, p.NumWires(), NumPublic)
+	if err != nil {
+		return nil, err
+	}
+	if err := fill(ctx, p, seed, ds); err != nil {
+		ds.Free()
+		return nil, err
+	}
+	return ds, nil
+}
+
+func fill(ctx context.Context, p Params, seed uint64, ds *dataset.Dataset) error {
+	a, b, c, err := ds.ABC()
+	if err != nil {
+		return err
+	}
+	z, err := ds.Wires()
+	if err != nil {
+		return err
+	}
+	var one, minusOne, roundConst fr.Element
+	one.SetOne()
+	minusOne.Neg(&one)
+	roundConst.SetUint64(0x5bd1e995)
+
+	z[0].SetOne()
+	z[1] = elementFromSeed(seed)
+	state := z[1]
+	advice := elementFromSeed(^seed)
+	k := p.steps()
+	for j := 0; j < k; j++ {
+		if j%cancelCheckEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return fmt.Errorf("synthesis cancelled at step %d of %d: %w", j, k, err)
+			}
+		}
+		w := 1 + NumPublic + j
+		if j%2 == 0 {
+			bit := adviceBit(&advice, j, p.Rounds, &roundConst, seed)
+			if bit {
+				z[w].SetOne()
+				a[j].SetOne()
+				b[j].SetZero()
+			} else {
+				z[w].SetZero()
+				a[j].SetZero()
+				b[j] = minusOne
+			}
+			c[j].SetZero()
+			continue
+		}
+		ca, cb := stepConstants(j)
+		a[j].Add(&state, &ca)
+		b[j].Add(&z[w-1], &cb)
+		c[j].Mul(&a[j], &b[j])
+		z[w] = c[j]
+		state = c[j]
+	}
+	// output constraint: s_last * 1 = out
+	z[2] = state
+	a[k] = state
+	b[k].SetOne()
+	c[k] = state
+	// input constraints: z_i * 0 = 0
+	for i := 0; i <= NumPublic; i++ {
+		a[k+1+i] = z[i]
+		b[k+1+i].SetZero()
+		c[k+1+i].SetZero()
+	}
+	return nil
+}
+
+// adviceBit derives the advice bit of step j. With rounds > 0 it runs
+// 2*rounds S-box rounds (the cost of the bit's constraint and of the mixing
+// constraint that consumes it) on a running field state; with 0 it costs a
+// hash of the seed.
+func adviceBit(state *fr.Element, j, rounds int, rc *fr.Element, seed uint64) bool {
+	if rounds == 0 {
+		return mix64(seed^uint64(j))&1 == 1
+	}
+	var sq fr.Element
+	for r := 0; r < 2*rounds; r++ {
+		sq.Square(state)
+		sq.Square(&sq)
+		state.Mul(state, &sq)
+		state.Add(state, rc)
+	}
+	return state.Bits()[0]&1 == 1
+}

@@ -1,0 +1,81 @@
+package pipeline
+
+import (
+	"time"
+)
+
+// Strategy is how admission to synthesis holds back finished work.
+type Strategy string
+
+// The strategies.
+const (
+	// Release: a partition permit (one of PartitionWorkers) is taken before
+	// synthesis and released right after it. Finished partitions then wait
+	// to send on a full channel, each holding its whole dataset: the pile-up
+	// that ran the seed out of memory.
+	Release Strategy = "release"
+	// Hold: the permit is held until the channel has accepted the partition.
+	Hold Strategy = "hold"
+	// Budget: admission reserves the dataset's bytes before synthesis; the
+	// a/b/c bytes come back at the early free (or at dealloc without it), the
+	// rest at dealloc. Live dataset bytes never exceed BudgetBytes.
+	Budget Strategy = "budget"
+	// Pacer: admission is paced by a feedback controller that keeps the GPU
+	// queue at a target depth.
+	Pacer Strategy = "pacer"
+)
+
+// Strategies lists the valid strategies.
+var Strategies = []Strategy{Release, Hold, Budget, Pacer}
+
+// Workload is what a run proves: a batch of Proofs proofs, Concurrency of
+// them in flight at once (as cuzk-bench batch -n -j), each of Partitions
+// partitions of Constraints constraints.
+type Workload struct {
+	Constraints     int    `json:"constraints"`
+	Partitions      int    `json:"partitions"`
+	Proofs          int    `json:"proofs"`
+	Concurrency     int    `json:"concurrency"`
+	SynthesisRounds int    `json:"synthesis_rounds"`
+	Seed            uint64 `json:"seed"`
+}
+
+// Config is the pipeline's strategy and its knobs; every field is
+// independent of the others.
+type Config struct {
+	Strategy Strategy `json:"strategy"`
+	// PartitionWorkers (pw) is the number of partition permits of the
+	// release and hold strategies.
+	PartitionWorkers int `json:"partition_workers"`
+	// ChannelCapacity (C) bounds the channel from synthesis to the GPU
+	// workers.
+	ChannelCapacity int `json:"channel_capacity"`
+	// EarlyFree frees a/b/c right after the NTT region instead of at
+	// dealloc.
+	EarlyFree bool `json:"early_free"`
+	// GPUWorkers is the number of GPU workers per device.
+	GPUWorkers int `json:"gpu_workers"`
+	// SynthesisWorkers caps the partitions synthesizing at once, whatever
+	// the admission strategy. 0 means PartitionWorkers for release and
+	// hold, GOMAXPROCS for budget and pacer.
+	SynthesisWorkers int `json:"synthesis_workers"`
+	// BudgetBytes is the byte budget of the budget strategy.
+	BudgetBytes int64 `json:"budget_bytes"`
+	// Pacer configures the pacer strategy.
+	Pacer PacerConfig `json:"pacer"`
+}
+
+// PacerConfig configures the pacer's feedback controller.
+type PacerConfig struct {
+	// TargetDepth is the GPU queue depth (partitions synthesized and not yet
+	// taken by a GPU worker) the controller holds.
+	TargetDepth float64 `json:"target_depth"`
+	// Kp and Ki are the proportional and integral gains.
+	Kp float64 `json:"kp"`
+	Ki float64 `json:"ki"`
+	// Interval is the control period.
+	Interval time.Duration `json:"interval"`
+	// MaxInFlight caps partitions admitted and not yet on a GPU, whatever
+	// the controller says (0: twice the workers).
+	MaxInFlight int `json:"max_in_flight"`
+}
