@@ -9,8 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"os"
-	"path/filepath"
 	"time"
+
+	"github.com/provebench/provebench/internal/atomicfile"
 )
 
 // SchemaVersion is the version of the document layout. Readers reject other
@@ -211,28 +212,7 @@ func Decode(name string, data []byte) (*Run, error) {
 
 // WriteFile writes data to path atomically: a reader (or a crash) sees the
 // old file or the new one, never a partial one.
-func WriteFile(path string, data []byte) error {
-	f, err := os.CreateTemp(filepath.Dir(path), "."+filepath.Base(path)+".tmp-*")
-	if err != nil {
-		return err
-	}
-	tmp := f.Name()
-	_, err = f.Write(data)
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, path)
-	}
-	if err != nil {
-		os.Remove(tmp)
-		return fmt.Errorf("write %s: %w", path, err)
-	}
-	return nil
-}
+func WriteFile(path string, data []byte) error { return atomicfile.Write(path, data) }
 
 // Write encodes the run as indented JSON to path atomically.
 func Write(path string, r *Run) error {

@@ -3,6 +3,7 @@ package groth16
 import (
 	"context"
 	"fmt"
+	"math"
 	"runtime"
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
@@ -47,18 +48,38 @@ var g2Random = randomGroup[bls12381.G2Affine, bls12381.G2Jac]{
 		dst.FromAffine(s)
 		dst.AddMixed(r)
 	},
-	// gnark-crypto has no batch normalisation for G2: one inversion per
-	// point, about 10 core-seconds per million points.
-	toAff: func(jac []bls12381.G2Jac) []bls12381.G2Affine {
-		out := make([]bls12381.G2Affine, len(jac))
-		for i := range jac {
-			out[i].FromJacobian(&jac[i])
-		}
-		return out
-	},
+	toAff: batchJacobianToAffineG2,
 }
 
-const randomRows = 1024
+// batchJacobianToAffineG2 normalises G2 points with one field inversion for
+// the whole batch (Montgomery's trick): gnark-crypto has this for G1 only,
+// and an inversion per point would cost ten times the point addition.
+func batchJacobianToAffineG2(jac []bls12381.G2Jac) []bls12381.G2Affine {
+	out := make([]bls12381.G2Affine, len(jac))
+	// out[i].X holds the product of the non-zero Z before i.
+	var acc bls12381.E2
+	acc.SetOne()
+	for i := range jac {
+		if jac[i].Z.IsZero() {
+			continue
+		}
+		out[i].X = acc
+		acc.Mul(&acc, &jac[i].Z)
+	}
+	acc.Inverse(&acc)
+	for i := len(jac) - 1; i >= 0; i-- {
+		if jac[i].Z.IsZero() {
+			continue // (0, 0) is the point at infinity
+		}
+		var zInv, zInv2 bls12381.E2
+		zInv.Mul(&out[i].X, &acc) // 1/Z_i
+		acc.Mul(&acc, &jac[i].Z)
+		zInv2.Square(&zInv)
+		out[i].X.Mul(&jac[i].X, &zInv2)
+		out[i].Y.Mul(&jac[i].Y, &zInv2).Mul(&out[i].Y, &zInv)
+	}
+	return out
+}
 
 func randomScalars(n int) ([]fr.Element, error) {
 	out := make([]fr.Element, n)
@@ -73,7 +94,9 @@ func randomScalars(n int) ([]fr.Element, error) {
 // fillRandom writes random points into dst; positions where atInfinity is
 // true get the point at infinity.
 func fillRandom[A, J any](ctx context.Context, g randomGroup[A, J], dst []A, atInfinity func(int) bool) error {
-	rows := min(randomRows, len(dst))
+	// rows = cols = sqrt(n) keeps the scalar multiplications (rows + cols of
+	// them) negligible next to the n additions.
+	rows := max(1, int(math.Sqrt(float64(len(dst)))))
 	cols := (len(dst) + rows - 1) / rows
 	rs, err := randomScalars(rows)
 	if err != nil {

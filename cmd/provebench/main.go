@@ -1,0 +1,120 @@
+// Command provebench benchmarks and memory-profiles GPU proving pipelines:
+// it runs YAML scenarios through a real Groth16 prover, samples memory and
+// the pipeline's buffer counters, and turns the runs into reports, plots and
+// CI verdicts. See README.md.
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"os/signal"
+	"syscall"
+
+	"github.com/spf13/cobra"
+)
+
+// Exit statuses.
+const (
+	exitOK          = 0
+	exitFailure     = 1   // the work ran and failed (a proof did not verify, a run failed)
+	exitUsage       = 2   // bad input: flags, YAML, files
+	exitRegression  = 3   // compare found a regression
+	exitInterrupted = 130 // Ctrl-C
+)
+
+// usageError marks bad input, which exits with status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+func usagef(format string, args ...any) error { return usageError{fmt.Errorf(format, args...)} }
+
+// exitError carries a specific exit status with its message (which may be
+// empty when the command already printed what went wrong).
+type exitError struct {
+	code int
+	err  error
+}
+
+func (e exitError) Error() string {
+	if e.err == nil {
+		return ""
+	}
+	return e.err.Error()
+}
+func (e exitError) Unwrap() error { return e.err }
+
+func main() {
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	os.Exit(execute(ctx, os.Args[1:]))
+}
+
+func execute(ctx context.Context, args []string) int {
+	root := newRoot()
+	root.SetArgs(args)
+	err := root.ExecuteContext(ctx)
+	if err == nil {
+		return exitOK
+	}
+	var ee exitError
+	var ue usageError
+	switch {
+	case errors.As(err, &ee):
+		if ee.err != nil && ee.Error() != "" {
+			fmt.Fprintln(os.Stderr, "provebench:", ee.Error())
+		}
+		return ee.code
+	case errors.As(err, &ue):
+		fmt.Fprintln(os.Stderr, "provebench:", err)
+		return exitUsage
+	case ctx.Err() != nil:
+		fmt.Fprintln(os.Stderr, "provebench: interrupted")
+		return exitInterrupted
+	default:
+		fmt.Fprintln(os.Stderr, "provebench:", err)
+		return exitFailure
+	}
+}
+
+func newRoot() *cobra.Command {
+	root := &cobra.Command{
+		Use:   "provebench",
+		Short: "Benchmark and memory-profile GPU proving pipelines",
+		Long: `provebench runs pipeline configurations, written as YAML scenarios, through a
+real Groth16 prover (BLS12-381; CPU backend on gnark-crypto, CUDA backend on
+ICICLE), samples RSS, GPU memory and the pipeline's buffer counters on one time
+axis, and turns the runs into plots, reports and CI verdicts.`,
+		SilenceUsage:  true,
+		SilenceErrors: true,
+	}
+	// Flag errors are bad input: exit status 2, with the usage hint.
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
+		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
+	})
+	root.AddCommand(newProveCmd())
+	return root
+}
+
+// exactArgs is cobra.ExactArgs with bad-input exit status.
+func exactArgs(n int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := cobra.ExactArgs(n)(c, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}
+
+// minArgs is cobra.MinimumNArgs with bad-input exit status.
+func minArgs(n int) cobra.PositionalArgs {
+	return func(c *cobra.Command, args []string) error {
+		if err := cobra.MinimumNArgs(n)(c, args); err != nil {
+			return usageError{err}
+		}
+		return nil
+	}
+}

@@ -1,0 +1,45 @@
+// Package backends opens a prover backend by name. It is the one place that
+// knows which backends this binary was built with: the CUDA backend only
+// exists in binaries built with the "cuda" tag (make build-cuda).
+package backends
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/provebench/provebench/gpu"
+	"github.com/provebench/provebench/gpu/cpu"
+)
+
+// Names lists the backend names Open accepts.
+var Names = []string{"cpu", "cuda", "auto"}
+
+// Options are the settings common to every backend.
+type Options struct {
+	// Devices limits the devices used: the CPU backend simulates this many
+	// devices (default 1); the CUDA backend uses the first Devices GPUs
+	// (default all).
+	Devices int
+	// Rand supplies the blinding; crypto/rand when nil.
+	Rand io.Reader
+}
+
+// Open returns the named backend: "cpu", "cuda", or "auto" (CUDA when this
+// binary has it and a GPU answers, else CPU).
+func Open(name string, opts Options) (gpu.Backend, error) {
+	switch name {
+	case "cpu":
+		return cpu.New(cpu.Options{Devices: opts.Devices, Rand: opts.Rand})
+	case "cuda":
+		return openCUDA(opts)
+	case "auto", "":
+		if CUDABuilt {
+			if b, err := openCUDA(opts); err == nil {
+				return b, nil
+			}
+		}
+		return cpu.New(cpu.Options{Devices: opts.Devices, Rand: opts.Rand})
+	default:
+		return nil, fmt.Errorf("unknown backend %q (want cpu, cuda or auto)", name)
+	}
+}

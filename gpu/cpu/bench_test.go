@@ -1,0 +1,157 @@
+package cpu_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc"
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
+
+	"github.com/provebench/provebench/gpu/circuit"
+	"github.com/provebench/provebench/gpu/cpu"
+	"github.com/provebench/provebench/gpu/groth16"
+)
+
+// Benchmarks for the CPU prover's stages, and the yardstick it is held to:
+// BenchmarkRaw is the sum of the gnark-crypto calls a partition needs (seven
+// FFTs of N, four G1 MSMs and one G2 MSM of the key's sizes), with nothing
+// else; BenchmarkProve is a partition proved through the backend. The target
+// is Prove <= 1.15 x Raw at each size.
+//
+// Sizes: PROVEBENCH_BENCH_LOG=12,14,16,18 (the default). Keys come from the
+// key cache (PROVEBENCH_CACHE, or a temporary directory).
+
+func benchSizes(b *testing.B) []int {
+	spec := os.Getenv("PROVEBENCH_BENCH_LOG")
+	if spec == "" {
+		spec = "12,14,16,18"
+	}
+	var out []int
+	for _, f := range strings.Split(spec, ",") {
+		lg, err := strconv.Atoi(strings.TrimSpace(f))
+		if err != nil {
+			b.Fatalf("PROVEBENCH_BENCH_LOG: %v", err)
+		}
+		out = append(out, lg)
+	}
+	return out
+}
+
+func benchKey(b *testing.B, n int) *groth16.ProvingKey {
+	b.Helper()
+	dir := os.Getenv("PROVEBENCH_CACHE")
+	if dir == "" {
+		dir = b.TempDir()
+	}
+	// Benchmark keys cost what real ones cost to prove with and are
+	// generated in seconds at any size.
+	pk, _, err := groth16.Cache{Dir: dir}.Get(context.Background(), n, groth16.KindRandom)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { pk.Close() })
+	return pk
+}
+
+func BenchmarkProve(b *testing.B) {
+	for _, lg := range benchSizes(b) {
+		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
+			p := circuit.Params{Constraints: 1 << lg}
+			pk := benchKey(b, p.Constraints)
+			be, err := cpu.New(cpu.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer be.Close()
+			if err := be.Load(context.Background(), pk); err != nil {
+				b.Fatal(err)
+			}
+			stages := map[string]time.Duration{}
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				ds, err := circuit.Synthesize(context.Background(), p, uint64(i), 0, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StartTimer()
+				job, err := be.Start(context.Background(), 0, ds)
+				if err != nil {
+					b.Fatal(err)
+				}
+				res, err := job.Wait()
+				if err != nil {
+					b.Fatal(err)
+				}
+				b.StopTimer()
+				ds.Free()
+				for _, s := range res.Stages {
+					stages[s.Name] += s.Duration
+				}
+				b.StartTimer()
+			}
+			for name, d := range stages {
+				b.ReportMetric(float64(d.Milliseconds())/float64(b.N), name+"-ms/op")
+			}
+		})
+	}
+}
+
+func BenchmarkRaw(b *testing.B) {
+	for _, lg := range benchSizes(b) {
+		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
+			p := circuit.Params{Constraints: 1 << lg}
+			pk := benchKey(b, p.Constraints)
+			ds, err := circuit.Synthesize(context.Background(), p, 1, 0, 0)
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer ds.Free()
+			wires, _ := ds.Wires()
+			n := p.Constraints
+			dom := fft.NewDomain(uint64(n))
+			vecs := make([][]fr.Element, 4)
+			for i := range vecs {
+				vecs[i] = make([]fr.Element, n)
+				for j := range vecs[i] {
+					vecs[i][j].MustSetRandom()
+				}
+			}
+			threads := runtime.GOMAXPROCS(0)
+			cfg := ecc.MultiExpConfig{NbTasks: threads}
+			tasks := fft.WithNbTasks(threads)
+			var fftT, msmT time.Duration
+			for b.Loop() {
+				t := time.Now()
+				for _, v := range vecs[:3] {
+					dom.FFTInverse(v, fft.DIF, tasks)
+					dom.FFT(v, fft.DIT, fft.OnCoset(), tasks)
+				}
+				dom.FFTInverse(vecs[3], fft.DIF, fft.OnCoset(), tasks)
+				fftT += time.Since(t)
+				t = time.Now()
+				var g1 bls12381.G1Jac
+				var g2 bls12381.G2Jac
+				_, errA := g1.MultiExp(pk.A, wires, cfg)
+				_, errB1 := g1.MultiExp(pk.B1, wires, cfg)
+				_, errB2 := g2.MultiExp(pk.B2, wires, cfg)
+				_, errL := g1.MultiExp(pk.L, wires[1+pk.NumPublic:], cfg)
+				_, errH := g1.MultiExp(pk.H, vecs[3][:n-1], cfg)
+				if err := errors.Join(errA, errB1, errB2, errL, errH); err != nil {
+					b.Fatal(err)
+				}
+				msmT += time.Since(t)
+			}
+			b.ReportMetric(float64(fftT.Milliseconds())/float64(b.N), "fft-ms/op")
+			b.ReportMetric(float64(msmT.Milliseconds())/float64(b.N), "msm-ms/op")
+		})
+	}
+}
