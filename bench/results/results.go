@@ -117,6 +117,11 @@ type Repetition struct {
 	// PeakRSSBytes is the kernel's peak resident set of the child (VmHWM,
 	// or wait4's ru_maxrss when the child died before it could be read).
 	PeakRSSBytes uint64 `json:"peak_rss_bytes"`
+	// PeakRSSSource says where PeakRSSBytes comes from: the child's own
+	// VmHWM read as it finished (exact), the last VmHWM the parent sampled
+	// (a child that died: exact up to its last interval), or wait4's
+	// ru_maxrss (an upper bound: Linux folds the parent's peak into it).
+	PeakRSSSource string `json:"peak_rss_source,omitempty"`
 	// PeakRSSSampledBytes is the highest RSS sampled.
 	PeakRSSSampledBytes uint64 `json:"peak_rss_sampled_bytes"`
 	// GPU figures are sampled through NVML; nil when NVML is absent.
@@ -126,6 +131,10 @@ type Repetition struct {
 	// DeviceBusyFraction is the backend's own busy time over the pipeline
 	// wall time, averaged over devices (CPU and CUDA backends alike).
 	DeviceBusyFraction float64 `json:"device_busy_fraction"`
+	// SteadyDeviceBusyFraction is the same over the steady state: the time
+	// between 10% and 90% of the partitions done, leaving out the ramp-up
+	// (first syntheses, nothing to prove yet) and the drain.
+	SteadyDeviceBusyFraction float64 `json:"steady_device_busy_fraction"`
 
 	CPUUserSeconds   float64 `json:"cpu_user_seconds"`
 	CPUSystemSeconds float64 `json:"cpu_system_seconds"`
@@ -168,6 +177,13 @@ type Series struct {
 	// Counters are the pipeline's live counters by name.
 	Counters map[string][]int64 `json:"counters,omitempty"`
 }
+
+// Sources of Repetition.PeakRSSBytes.
+const (
+	PeakFromVmHWM        = "vmhwm"
+	PeakFromSampledVmHWM = "vmhwm-sampled"
+	PeakFromRusage       = "rusage"
+)
 
 // Measured reports whether the repetition counts in statistics: finished
 // and not a warm-up.

@@ -1,0 +1,206 @@
+package bench
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"runtime"
+	"runtime/debug"
+	"time"
+
+	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/bench/sample"
+	"github.com/provebench/provebench/gpu/groth16"
+)
+
+// GPUSampler reads GPU memory and utilisation for a process (NVML). The
+// runner works without one: GPU figures are then recorded as absent.
+type GPUSampler interface {
+	Sample(pid int) (GPUReading, error)
+}
+
+// GPUReading is one GPU sample, summed over devices.
+type GPUReading struct {
+	// ProcessBytes is the memory the sampled process holds on all GPUs.
+	ProcessBytes uint64
+	// DeviceBytes is the memory used on all devices, by anyone.
+	DeviceBytes uint64
+	// Utilization is the mean utilisation of the devices, 0..1.
+	Utilization float64
+}
+
+// Runner runs specs, each repetition in its own child process.
+type Runner struct {
+	// Exe is the provebench binary children run (`Exe child`).
+	Exe string
+	// OutDir receives results.json, rewritten after every repetition.
+	OutDir string
+	// CacheDir is the proving key cache.
+	CacheDir string
+	// Env describes the host; GPU, if set, samples the GPUs.
+	Env results.Environment
+	GPU GPUSampler
+	// Progress is told what happens; nil for silence.
+	Progress Progress
+	// Log receives messages such as key generation; nil for silence.
+	Log io.Writer
+}
+
+// ResultsFile is the name of the results document in the output directory.
+const ResultsFile = "results.json"
+
+// Run runs every spec's warm-ups and repetitions in order and returns the
+// results document, which it also keeps up to date on disk: a run killed at
+// any moment leaves every finished repetition in OutDir/results.json. When
+// ctx is cancelled the repetition in flight is recorded as cancelled, the
+// document is written with Complete false, and Run returns ctx's error.
+func (r *Runner) Run(ctx context.Context, specs []Spec) (*results.Run, error) {
+	if err := os.MkdirAll(r.OutDir, 0o755); err != nil {
+		return nil, fmt.Errorf("output directory: %w", err)
+	}
+	doc := &results.Run{
+		Schema:      results.SchemaVersion,
+		Tool:        "provebench",
+		ToolVersion: toolVersion(),
+		StartedAt:   time.Now().UTC(),
+		Environment: r.Env,
+	}
+	path := filepath.Join(r.OutDir, ResultsFile)
+	save := func() error { return results.Write(path, doc) }
+	if err := save(); err != nil {
+		return nil, err
+	}
+	progress := r.Progress
+	if progress == nil {
+		progress = nopProgress{}
+	}
+	total := 0
+	for _, s := range specs {
+		total += s.Warmups + s.Repeats
+	}
+	progress.Begin(len(specs), total)
+
+	for i := range specs {
+		spec := &specs[i]
+		sc, err := newScenario(spec)
+		if err != nil {
+			return doc, err
+		}
+		doc.Scenarios = append(doc.Scenarios, sc)
+		cur := &doc.Scenarios[len(doc.Scenarios)-1]
+		if err := r.ensureKey(ctx, spec, cur); err != nil {
+			if ctx.Err() != nil {
+				return r.interrupted(ctx, doc, save)
+			}
+			// A key that cannot be made fails this scenario, not the sweep.
+			cur.Repetitions = append(cur.Repetitions, results.Repetition{
+				Status: results.StatusFailed, Error: err.Error(), StartedAt: time.Now().UTC(),
+			})
+			progress.Fail(spec.Name, err)
+			if err := save(); err != nil {
+				return doc, err
+			}
+			continue
+		}
+		for k := 0; k < spec.Warmups+spec.Repeats; k++ {
+			warm := k < spec.Warmups
+			idx := k
+			if !warm {
+				idx = k - spec.Warmups
+			}
+			progress.RepetitionStart(spec, idx, warm)
+			rep := r.runRepetition(ctx, spec, idx, warm, progress)
+			cur.Repetitions = append(cur.Repetitions, rep)
+			if rep.Verifiable {
+				cur.Verifiable = true
+			}
+			progress.RepetitionEnd(spec, &rep)
+			if err := save(); err != nil {
+				return doc, err
+			}
+			if ctx.Err() != nil {
+				return r.interrupted(ctx, doc, save)
+			}
+		}
+	}
+	doc.Complete = true
+	doc.FinishedAt = time.Now().UTC()
+	return doc, save()
+}
+
+func (r *Runner) interrupted(ctx context.Context, doc *results.Run, save func() error) (*results.Run, error) {
+	doc.FinishedAt = time.Now().UTC()
+	if err := save(); err != nil {
+		return doc, errors.Join(ctx.Err(), err)
+	}
+	return doc, ctx.Err()
+}
+
+// newScenario starts a scenario's record from its spec.
+func newScenario(spec *Spec) (results.Scenario, error) {
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return results.Scenario{}, fmt.Errorf("scenario %s: %w", spec.Name, err)
+	}
+	return results.Scenario{
+		Name:        spec.Name,
+		Source:      spec.Source,
+		Labels:      spec.Labels,
+		Description: spec.Description,
+		Strategy:    string(spec.Pipeline.Strategy),
+		Backend:     spec.Backend,
+		KeyKind:     string(spec.Key.Resolve(spec.Workload.Constraints)),
+		Constraints: spec.Workload.Constraints,
+		Partitions:  spec.Workload.Partitions,
+		Proofs:      spec.Workload.Proofs,
+		Spec:        raw,
+	}, nil
+}
+
+// ensureKey makes sure the scenario's key is in the cache before any child
+// starts, so key generation is never inside a measured repetition.
+func (r *Runner) ensureKey(ctx context.Context, spec *Spec, sc *results.Scenario) error {
+	cache := groth16.Cache{Dir: r.CacheDir}
+	if r.Log != nil {
+		cache.Log = func(format string, args ...any) { fmt.Fprintf(r.Log, format+"\n", args...) }
+	}
+	pk, _, err := cache.Get(ctx, spec.Workload.Constraints, spec.Key)
+	if err != nil {
+		return fmt.Errorf("proving key for %s: %w", spec.Name, err)
+	}
+	sc.KeyKind = string(pk.Kind)
+	return pk.Close()
+}
+
+// toolVersion is the module version and VCS revision baked into the binary.
+func toolVersion() string {
+	bi, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "unknown"
+	}
+	v := bi.Main.Version
+	for _, s := range bi.Settings {
+		if s.Key == "vcs.revision" {
+			v += " " + s.Value
+		}
+		if s.Key == "vcs.modified" && s.Value == "true" {
+			v += "+dirty"
+		}
+	}
+	return v
+}
+
+// HostEnvironment describes this host for the results document.
+func HostEnvironment(ctx context.Context) results.Environment {
+	env, err := sample.Host(ctx)
+	if err != nil {
+		env.OS, env.Arch = runtime.GOOS, runtime.GOARCH
+	}
+	env.GOMAXPROCS = runtime.GOMAXPROCS(0)
+	env.GoVersion = runtime.Version()
+	return env
+}

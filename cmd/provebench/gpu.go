@@ -1,0 +1,77 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+
+	"github.com/spf13/cobra"
+
+	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/gpu/backends"
+	"github.com/provebench/provebench/gpu/nvml"
+)
+
+// nvmlSampler adapts NVML to the runner's GPUSampler.
+type nvmlSampler struct {
+	n *nvml.NVML
+	s nvml.GPUSample
+}
+
+func (a *nvmlSampler) Sample(pid int) (bench.GPUReading, error) {
+	if err := a.n.Sample(pid, &a.s); err != nil {
+		return bench.GPUReading{}, err
+	}
+	return bench.GPUReading{
+		ProcessBytes: a.s.ProcessMemoryBytes,
+		DeviceBytes:  a.s.DeviceMemoryBytes,
+		Utilization:  a.s.UtilizationPercent / 100,
+	}, nil
+}
+
+// attachGPU gives the runner NVML sampling when NVML answers, and records
+// the GPUs in the environment; without NVML, GPU figures stay absent.
+func attachGPU(r *bench.Runner) (closeFn func()) {
+	n, err := nvml.Open()
+	if err != nil {
+		return func() {}
+	}
+	r.GPU = &nvmlSampler{n: n}
+	r.Env.NVML = true
+	r.Env.DriverVersion = n.DriverVersion()
+	for _, d := range n.Devices() {
+		r.Env.GPUs = append(r.Env.GPUs, results.GPU{Index: d.Index, Name: d.Name, UUID: d.UUID, MemoryBytes: d.MemoryBytes})
+	}
+	return func() { n.Close() }
+}
+
+func newDetectCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:   "detect",
+		Short: "Show the GPUs, NVML and backends this host and binary offer",
+		Long: `detect prints what provebench can use here: the backends this binary was built
+with, and through NVML the driver, each GPU, the processes using them and the
+cost of one sample. Without NVML it says why (GPU figures are then recorded as
+absent in results).`,
+		Args: exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			w := cmd.OutOrStdout()
+			fmt.Fprintf(w, "backends: cpu")
+			if backends.CUDABuilt {
+				fmt.Fprint(w, ", cuda")
+			}
+			fmt.Fprintln(w)
+			if err := nvml.Describe(w); err != nil {
+				if errors.Is(err, nvml.ErrUnavailable) {
+					fmt.Fprintf(w, "NVML: %v\n", err)
+					return nil
+				}
+				return err
+			}
+			return nil
+		},
+	}
+}
+
+// generateReport is replaced once reports lands.
+func generateReport(doc *results.Run, dir string) ([]string, error) { return nil, nil }

@@ -1,0 +1,290 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/gpu/backends"
+	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/scenarios"
+)
+
+type runFlags struct {
+	out      string
+	backend  string
+	filter   string
+	repeat   int
+	warmups  int
+	noReport bool
+	cacheDir string
+	interval time.Duration
+}
+
+// defaultScenario is what `provebench run` runs without files.
+const defaultScenario = "quickstart"
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "run [FILES...]",
+		Short: "Run scenarios and write results, report and plots",
+		Long: `run runs every configuration of the scenario files, each repetition in its own
+child process, sampling RSS, GPU memory and the pipeline's counters on one time
+axis. It writes DIR/results.json after every repetition (a run killed at any
+moment keeps what finished), then results.csv, results.bench (Go benchmark
+format, for benchstat) and the report (report.md, report.html and plots).
+
+Without files it runs the embedded ` + defaultScenario + ` scenarios; an embedded file
+can also be named as embedded:NAME (` + strings.Join(scenarios.EmbeddedNames(), ", ") + `).
+
+Exit status: 0 when every repetition ran (memory-limit and timeout are
+measurements, not failures), 1 when a repetition failed or crashed, 2 on bad
+input, 130 when interrupted (finished results are kept).`,
+		Example: `  provebench run                         # the embedded quickstart, CPU backend
+  provebench run scenarios/backpressure.yaml -o out/bp
+  provebench run scenarios/gpu.yaml --backend cuda --filter 'hold|budget'`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runRun(cmd.Context(), cmd.OutOrStdout(), args, f)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVarP(&f.out, "out", "o", "", "output directory (default out/run-<date>-<time>)")
+	fl.StringVar(&f.backend, "backend", "", "override every scenario's backend: cpu, cuda or auto")
+	fl.StringVar(&f.filter, "filter", "", "run only configurations whose name matches this regular expression")
+	fl.IntVar(&f.repeat, "repeat", 0, "override every scenario's repeats (>= 1)")
+	fl.IntVar(&f.warmups, "warmups", -1, "override every scenario's warm-ups (>= 0)")
+	fl.BoolVar(&f.noReport, "no-report", false, "write results only, no report or plots")
+	fl.StringVar(&f.cacheDir, "cache", groth16.DefaultCacheDir(), "proving key cache directory")
+	fl.DurationVar(&f.interval, "sample-interval", 0, "override every scenario's sampling interval (e.g. 10ms)")
+	return c
+}
+
+// loadSpecs loads scenario files or embedded:NAME entries, or the default.
+func loadSpecs(args []string) ([]bench.Spec, error) {
+	if len(args) == 0 {
+		return scenarios.LoadEmbedded(defaultScenario)
+	}
+	var files []string
+	var specs []bench.Spec
+	for _, a := range args {
+		if name, ok := strings.CutPrefix(a, "embedded:"); ok {
+			s, err := scenarios.LoadEmbedded(name)
+			if err != nil {
+				return nil, err
+			}
+			specs = append(specs, s...)
+			continue
+		}
+		files = append(files, a)
+	}
+	if len(files) > 0 {
+		s, err := scenarios.Load(files...)
+		if err != nil {
+			return nil, err
+		}
+		specs = append(specs, s...)
+	}
+	return specs, nil
+}
+
+func applyRunFlags(specs []bench.Spec, f runFlags) ([]bench.Spec, error) {
+	if f.backend != "" {
+		ok := false
+		for _, n := range backends.Names {
+			ok = ok || n == f.backend
+		}
+		if !ok {
+			return nil, usagef("--backend: %q is not one of %s", f.backend, strings.Join(backends.Names, ", "))
+		}
+	}
+	if f.repeat < 0 {
+		return nil, usagef("--repeat: must be >= 1")
+	}
+	if f.interval < 0 || (f.interval > 0 && f.interval < time.Millisecond) {
+		return nil, usagef("--sample-interval: must be at least 1ms")
+	}
+	var re *regexp.Regexp
+	if f.filter != "" {
+		var err error
+		if re, err = regexp.Compile(f.filter); err != nil {
+			return nil, usagef("--filter: %v", err)
+		}
+	}
+	var out []bench.Spec
+	for _, s := range specs {
+		if re != nil && !re.MatchString(s.Name) {
+			continue
+		}
+		if f.backend != "" {
+			s.Backend = f.backend
+		}
+		if f.repeat > 0 {
+			s.Repeats = f.repeat
+		}
+		if f.warmups >= 0 {
+			s.Warmups = f.warmups
+		}
+		if f.interval > 0 {
+			s.SampleInterval = f.interval
+		}
+		out = append(out, s)
+	}
+	if len(out) == 0 {
+		return nil, usagef("--filter %q matches no configuration", f.filter)
+	}
+	return out, nil
+}
+
+func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
+	specs, err := loadSpecs(args)
+	if err != nil {
+		return usageError{err}
+	}
+	specs, err = applyRunFlags(specs, f)
+	if err != nil {
+		return err
+	}
+	for _, s := range specs {
+		if s.Backend == "cuda" && !backends.CUDABuilt {
+			return usageError{fmt.Errorf("%s (%s): %w", s.Name, s.Source, backends.ErrNoCUDA)}
+		}
+	}
+	if f.out == "" {
+		f.out = filepath.Join("out", "run-"+time.Now().Format("20060102-150405"))
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		return fmt.Errorf("locate the provebench binary for child processes: %w", err)
+	}
+	runner := &bench.Runner{
+		Exe:      exe,
+		OutDir:   f.out,
+		CacheDir: f.cacheDir,
+		Env:      bench.HostEnvironment(ctx),
+		Progress: bench.NewProgress(w, isTerminal(w)),
+		Log:      w,
+	}
+	closeGPU := attachGPU(runner)
+	defer closeGPU()
+
+	doc, runErr := runner.Run(ctx, specs)
+	if doc == nil {
+		return runErr
+	}
+	interrupted := errors.Is(runErr, context.Canceled)
+	if runErr != nil && !interrupted {
+		return runErr
+	}
+	written := []string{filepath.Join(f.out, bench.ResultsFile)}
+	for _, out := range []struct {
+		name  string
+		write func(string, *results.Run) error
+	}{{"results.csv", results.WriteCSVFile}, {"results.bench", results.WriteBenchfmtFile}} {
+		p := filepath.Join(f.out, out.name)
+		if err := out.write(p, doc); err != nil {
+			return err
+		}
+		written = append(written, p)
+	}
+	if !f.noReport {
+		files, err := generateReport(doc, f.out)
+		if err != nil {
+			return fmt.Errorf("report: %w", err)
+		}
+		written = append(written, files...)
+	}
+	printRunSummary(w, doc, written)
+	if interrupted {
+		return exitError{code: exitInterrupted, err: errors.New("interrupted: the results of finished repetitions are in " + f.out)}
+	}
+	if n := countStatus(doc, results.StatusFailed, results.StatusCrashed); n > 0 {
+		return exitError{code: exitFailure, err: fmt.Errorf("%d repetitions failed or crashed (see %s)", n, written[0])}
+	}
+	return nil
+}
+
+func countStatus(doc *results.Run, statuses ...results.Status) int {
+	n := 0
+	for _, sc := range doc.Scenarios {
+		for _, r := range sc.Repetitions {
+			for _, s := range statuses {
+				if r.Status == s {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+func printRunSummary(w io.Writer, doc *results.Run, files []string) {
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "%-44s %8s %12s %12s %12s\n", "configuration", "ok/runs", "partitions/s", "s/proof", "peak RSS")
+	for _, sc := range doc.Scenarios {
+		var ok, n int
+		var pps, spp float64
+		var peak uint64
+		for _, r := range sc.Repetitions {
+			if r.Warmup {
+				continue
+			}
+			n++
+			if r.Status != results.StatusOK {
+				continue
+			}
+			ok++
+			pps += r.PartitionsPerSecond
+			spp += r.SecondsPerProof
+			peak = max(peak, r.PeakRSSBytes)
+		}
+		if ok > 0 {
+			fmt.Fprintf(w, "%-44s %8s %12.2f %12.2f %12s\n", sc.Name, fmt.Sprintf("%d/%d", ok, n), pps/float64(ok), spp/float64(ok), units.FormatBytes(int64(peak)))
+		} else {
+			fmt.Fprintf(w, "%-44s %8s %12s %12s %12s\n", sc.Name, fmt.Sprintf("%d/%d", ok, n), "-", "-", "-")
+		}
+	}
+	fmt.Fprintln(w, "\n(means over measured repetitions; peak RSS is the largest kernel peak)")
+	fmt.Fprintln(w, "wrote:")
+	for _, f := range files {
+		fmt.Fprintln(w, "  "+f)
+	}
+}
+
+// isTerminal reports whether w is a character device (a terminal), where
+// progress can redraw a line in place.
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+func newChildCmd() *cobra.Command {
+	return &cobra.Command{
+		Use:    "child",
+		Short:  "Run one repetition (internal: started by run)",
+		Hidden: true,
+		Args:   exactArgs(0),
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			stream := os.NewFile(3, "stream")
+			if stream == nil {
+				return usagef("child: no stream on file descriptor 3 (this command is started by `provebench run`)")
+			}
+			return bench.ChildMain(cmd.Context(), os.Stdin, stream)
+		},
+	}
+}
