@@ -21,7 +21,8 @@ const (
 	// rest at dealloc. Live dataset bytes never exceed BudgetBytes.
 	Budget Strategy = "budget"
 	// Pacer: admission is paced by a feedback controller that keeps the GPU
-	// queue at a target depth.
+	// queue (partitions synthesized and not yet taken by a GPU worker) at a
+	// target depth; see the package documentation for the control law.
 	Pacer Strategy = "pacer"
 )
 
@@ -48,7 +49,7 @@ type Config struct {
 	// release and hold strategies.
 	PartitionWorkers int `json:"partition_workers"`
 	// ChannelCapacity (C) bounds the channel from synthesis to the GPU
-	// workers.
+	// workers; at least 1, as in cuzk.
 	ChannelCapacity int `json:"channel_capacity"`
 	// EarlyFree frees a/b/c right after the NTT region instead of at
 	// dealloc.
@@ -59,23 +60,31 @@ type Config struct {
 	// the admission strategy. 0 means PartitionWorkers for release and
 	// hold, GOMAXPROCS for budget and pacer.
 	SynthesisWorkers int `json:"synthesis_workers"`
-	// BudgetBytes is the byte budget of the budget strategy.
+	// BudgetBytes is the byte budget of the budget strategy; it must hold
+	// at least one partition's dataset (a/b/c and wires).
 	BudgetBytes int64 `json:"budget_bytes"`
 	// Pacer configures the pacer strategy.
 	Pacer PacerConfig `json:"pacer"`
 }
 
-// PacerConfig configures the pacer's feedback controller.
+// PacerConfig configures the pacer's feedback controller. Zero fields take
+// the defaults of DefaultPacerConfig (Kp and Ki only when both are zero: a
+// controller without feedback cannot hold its target).
 type PacerConfig struct {
 	// TargetDepth is the GPU queue depth (partitions synthesized and not yet
 	// taken by a GPU worker) the controller holds.
 	TargetDepth float64 `json:"target_depth"`
-	// Kp and Ki are the proportional and integral gains.
+	// Kp and Ki are the proportional and integral gains. Kp is per
+	// partition of depth error; Ki is per partition of error sustained for
+	// one GPU service interval, so the gains carry over between partition
+	// sizes with the same ratio of synthesis to GPU time.
 	Kp float64 `json:"kp"`
 	Ki float64 `json:"ki"`
-	// Interval is the control period.
+	// Interval is the control period: how often the controller samples the
+	// queue and sets the admission rate.
 	Interval time.Duration `json:"interval"`
-	// MaxInFlight caps partitions admitted and not yet on a GPU, whatever
-	// the controller says (0: twice the workers).
+	// MaxInFlight caps partitions admitted and not yet taken by a GPU
+	// worker, whatever the controller says (0: the synthesis workers plus
+	// twice the target depth, rounded up).
 	MaxInFlight int `json:"max_in_flight"`
 }

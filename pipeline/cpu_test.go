@@ -1,0 +1,98 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"runtime"
+	"testing"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/provebench/provebench/gpu"
+	"github.com/provebench/provebench/gpu/cpu"
+	"github.com/provebench/provebench/gpu/groth16"
+)
+
+// TestCPUBackendEndToEnd runs the real prover through the pipeline: the
+// default synthesis, a real setup's key from the on-disk cache, two
+// simulated devices, the early free; every proof must verify.
+func TestCPUBackendEndToEnd(t *testing.T) {
+	const constraints = 1 << 8
+	ctx := context.Background()
+	pk, vk, err := groth16.Cache{Dir: t.TempDir()}.Get(ctx, constraints, groth16.KindSetup)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pk.Close()
+
+	before := runtime.NumGoroutine()
+	b, err := cpu.New(cpu.Options{Devices: 2, Threads: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Load(ctx, pk); err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range Strategies {
+		t.Run(string(s), func(t *testing.T) {
+			e, err := New(Options{
+				Backend:  b,
+				Workload: Workload{Constraints: constraints, Partitions: 2, Proofs: 2, Concurrency: 2, SynthesisRounds: 1, Seed: 7},
+				Config: Config{Strategy: s, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1, EarlyFree: s != Hold,
+					BudgetBytes: 1 << 20},
+				Verify: func(public []fr.Element, p *groth16.Proof) error { return groth16.Verify(vk, public, p) },
+			})
+			if err != nil {
+				t.Fatal(err)
+			}
+			rep, err := e.Run(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			checkBalanced(t, e.Tracker())
+			checkCounts(t, rep, e.Tracker())
+			if rep.ProofsVerified != 2 || rep.PartitionsVerified != 4 {
+				for _, p := range rep.Partitions {
+					t.Logf("proof %d partition %d: %s %v verify: %v", p.Proof, p.Partition, p.Outcome, p.Err, p.VerifyErr)
+				}
+				t.Fatalf("%d proofs / %d partitions verified, want 2 / 4", rep.ProofsVerified, rep.PartitionsVerified)
+			}
+			stages := Summarize(rep.Partitions)
+			for _, name := range []string{gpu.StageNTT, gpu.StageMSMA, gpu.StageMSMH, gpu.StageAssemble, StageSynthesis, StageGPUStart} {
+				if stages[name].Count != 4 {
+					t.Errorf("stage %s seen %d times, want 4", name, stages[name].Count)
+				}
+			}
+			if p := peak(t, e.Tracker(), CounterABCBytes); p <= 0 {
+				t.Errorf("peak abc_bytes %d: the datasets were never counted", p)
+			}
+		})
+	}
+	t.Run("cancelled", func(t *testing.T) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		e, err := New(Options{
+			Backend:  b,
+			Workload: Workload{Constraints: constraints, Partitions: 3, Proofs: 50, Concurrency: 2, SynthesisRounds: 20},
+			Config:   Config{Strategy: Release, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 2, EarlyFree: true},
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		time.AfterFunc(100*time.Millisecond, cancel)
+		rep, err := e.Run(ctx)
+		if !errors.Is(err, context.Canceled) {
+			t.Fatalf("Run: %v, want context.Canceled", err)
+		}
+		checkBalanced(t, e.Tracker())
+		checkCounts(t, rep, e.Tracker())
+		if rep.ProofsNotStarted == 0 {
+			t.Errorf("all 50 proofs started before the cancellation")
+		}
+	})
+	if err := b.Close(); err != nil {
+		t.Fatal(err)
+	}
+	checkNoLeak(t, before)
+}

@@ -1,0 +1,250 @@
+package pipeline
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sync/atomic"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"golang.org/x/sync/errgroup"
+	"golang.org/x/sync/semaphore"
+
+	"github.com/provebench/provebench/gpu"
+	"github.com/provebench/provebench/gpu/circuit"
+	"github.com/provebench/provebench/gpu/dataset"
+	"github.com/provebench/provebench/gpu/groth16"
+)
+
+// Options configure one run of the engine.
+type Options struct {
+	// Backend proves the partitions. It must already be Loaded with the
+	// proving key; the engine does not Close it.
+	Backend  gpu.Backend
+	Workload Workload
+	Config   Config
+	// Synthesize makes one partition's dataset; the engine owns it from
+	// then on. Default: circuit.Synthesize with circuit.Params{Constraints:
+	// Workload.Constraints, Rounds: Workload.SynthesisRounds} and the seed
+	// circuit.Seed(Workload.Seed, proof, partition).
+	Synthesize func(ctx context.Context, proof, partition int) (*dataset.Dataset, error)
+	// Verify, if set, checks each partition's proof against its public
+	// inputs (copied before the dataset is freed). Failures are counted in
+	// the report, not fatal.
+	Verify func(public []fr.Element, p *groth16.Proof) error
+}
+
+// Engine runs one batch of proofs through the pipeline.
+type Engine struct {
+	opts    Options
+	tracker *Tracker
+	ran     atomic.Bool
+}
+
+// New validates opts and returns an engine ready to Run. Configuration
+// errors join one *FieldError per problem, each naming its field
+// ("pipeline.partition_workers: must be >= 1 for strategy hold (got 0)").
+func New(opts Options) (*Engine, error) {
+	if opts.Backend == nil {
+		return nil, errors.New("pipeline: no backend")
+	}
+	if n := opts.Backend.Devices(); n < 1 {
+		return nil, fmt.Errorf("pipeline: backend %s has %d devices", opts.Backend.Name(), n)
+	}
+	opts.Config = opts.Config.Resolved()
+	if err := errors.Join(opts.Workload.Validate(), opts.Config.Validate(opts.Workload)); err != nil {
+		return nil, err
+	}
+	if opts.Synthesize == nil {
+		w := opts.Workload
+		params := circuit.Params{Constraints: w.Constraints, Rounds: w.SynthesisRounds}
+		opts.Synthesize = func(ctx context.Context, proof, partition int) (*dataset.Dataset, error) {
+			return circuit.Synthesize(ctx, params, circuit.Seed(w.Seed, proof, partition), proof, partition)
+		}
+	}
+	return &Engine{opts: opts, tracker: NewTracker()}, nil
+}
+
+// Config is the configuration the engine runs, defaults resolved.
+func (e *Engine) Config() Config { return e.opts.Config }
+
+// Tracker returns the engine's counters: valid before, during and after Run.
+func (e *Engine) Tracker() *Tracker { return e.tracker }
+
+// Run proves the batch. It returns when every partition has ended and
+// every buffer has been freed, with a report of what happened. Failed
+// proofs are in the report, not in the error: the error is non-nil only
+// when ctx was cancelled before the batch was complete (the report then
+// covers what ran). An Engine runs once.
+func (e *Engine) Run(ctx context.Context) (*Report, error) {
+	if !e.ran.CompareAndSwap(false, true) {
+		return nil, errors.New("pipeline: an Engine runs once; make a new one for another run")
+	}
+	r := newRun(e.opts, e.tracker)
+	r.execute(ctx)
+	rep := r.report()
+	if err := ctx.Err(); err != nil && (rep.ProofsCancelled > 0 || rep.ProofsNotStarted > 0) {
+		return rep, fmt.Errorf("pipeline: run cancelled after %d of %d proofs: %w",
+			rep.ProofsDone+rep.ProofsFailed, rep.Workload.Proofs, context.Cause(ctx))
+	}
+	return rep, nil
+}
+
+// run is the state of one Run.
+type run struct {
+	opts Options
+	w    Workload
+	c    Config
+	tr   *Tracker
+
+	start time.Time
+	// ch and chanSlots are the bounded channel to the GPU workers (see
+	// synthesizeAndSend).
+	ch        chan *item
+	chanSlots *semaphore.Weighted
+
+	proofSlots *semaphore.Weighted // Workload.Concurrency
+	synthSlots *semaphore.Weighted // Config.SynthesisWorkers
+	permits    *semaphore.Weighted // release, hold: PartitionWorkers
+	budget     *semaphore.Weighted // budget: BudgetBytes
+	inFlight   *semaphore.Weighted // pacer: MaxInFlight
+	pacer      *pacer
+
+	// resvABC and resvWires are what the budget strategy reserves per
+	// partition.
+	resvABC, resvWires int64
+
+	finalizers errgroup.Group
+
+	proofs   []*proofState     // nil for proofs never started
+	timings  []PartitionTiming // Proofs*Partitions, by proof then partition
+	pacerLog []PacerSample
+}
+
+func newRun(opts Options, tr *Tracker) *run {
+	w, c := opts.Workload, opts.Config
+	r := &run{
+		opts:       opts,
+		w:          w,
+		c:          c,
+		tr:         tr,
+		ch:         make(chan *item, c.ChannelCapacity),
+		chanSlots:  semaphore.NewWeighted(int64(c.ChannelCapacity)),
+		proofSlots: semaphore.NewWeighted(int64(w.Concurrency)),
+		synthSlots: semaphore.NewWeighted(int64(c.SynthesisWorkers)),
+		proofs:     make([]*proofState, w.Proofs),
+		timings:    make([]PartitionTiming, w.Proofs*w.Partitions),
+	}
+	switch c.Strategy {
+	case Release, Hold:
+		r.permits = semaphore.NewWeighted(int64(c.PartitionWorkers))
+	case Budget:
+		r.budget = semaphore.NewWeighted(c.BudgetBytes)
+		r.resvABC, r.resvWires = circuit.Params{Constraints: w.Constraints}.DatasetBytes()
+	case Pacer:
+		r.inFlight = semaphore.NewWeighted(int64(c.Pacer.MaxInFlight))
+	}
+	return r
+}
+
+// execute runs the stages to completion: the dispatcher, the GPU workers
+// and the finalizers they start, and the pacer's control loop.
+func (r *run) execute(ctx context.Context) {
+	r.start = time.Now()
+	var control errgroup.Group
+	stopControl := func() {}
+	if r.c.Strategy == Pacer {
+		r.pacer = newPacer(r.c.Pacer, r.c.SynthesisWorkers, r.tr, r.start)
+		var pctx context.Context
+		pctx, stopControl = context.WithCancel(ctx)
+		control.Go(func() error { r.pacer.run(pctx); return nil })
+	}
+
+	var stages errgroup.Group
+	stages.Go(func() error { r.dispatch(ctx); return nil })
+	for dev := range r.opts.Backend.Devices() {
+		for range r.c.GPUWorkers {
+			stages.Go(func() error { r.gpuWorker(dev); return nil })
+		}
+	}
+	_ = stages.Wait()       // the stages report through the tracker, not errors
+	_ = r.finalizers.Wait() // every Go happened in a GPU worker, all done
+
+	stopControl()
+	_ = control.Wait()
+	if r.pacer != nil {
+		r.pacerLog = r.pacer.samples()
+	}
+}
+
+// report assembles the Report once every stage has returned.
+func (r *run) report() *Report {
+	rep := &Report{
+		Backend:  r.opts.Backend.Name(),
+		Devices:  r.opts.Backend.Devices(),
+		Workload: r.w,
+		Config:   r.c,
+		Elapsed:  time.Since(r.start),
+		Pacer:    r.pacerLog,
+	}
+	first, last := time.Duration(-1), time.Duration(0)
+	for _, pr := range r.proofs {
+		if pr == nil {
+			rep.ProofsNotStarted++
+			rep.PartitionsNotStarted += r.w.Partitions
+			continue
+		}
+		pt := pr.timing
+		pt.Ended = 0
+		for k := range pr.admitted {
+			t := r.timings[pr.id*r.w.Partitions+k]
+			rep.Partitions = append(rep.Partitions, t)
+			switch t.Outcome {
+			case Done:
+				rep.PartitionsDone++
+			case Failed:
+				rep.PartitionsFailed++
+			case Cancelled:
+				rep.PartitionsCancelled++
+			}
+			if t.Verified {
+				if t.VerifyErr == nil {
+					rep.PartitionsVerified++
+				} else {
+					rep.PartitionsVerifyFailed++
+				}
+			}
+			if first < 0 || t.Admitted < first {
+				first = t.Admitted
+			}
+			end := t.End()
+			last = max(last, end)
+			pt.Ended = max(pt.Ended, end)
+		}
+		rep.PartitionsNotStarted += r.w.Partitions - pr.admitted
+		switch pt.Outcome {
+		case Done:
+			rep.ProofsDone++
+			if r.opts.Verify != nil {
+				if pt.VerifyFailed == 0 {
+					rep.ProofsVerified++
+				} else {
+					rep.ProofsVerifyFailed++
+				}
+			}
+		case Failed:
+			rep.ProofsFailed++
+		case Cancelled:
+			rep.ProofsCancelled++
+		}
+		if pr.admitted == 0 {
+			pt.Ended = pt.Started
+		}
+		rep.Proofs = append(rep.Proofs, pt)
+	}
+	if first >= 0 {
+		rep.Wall = last - first
+	}
+	return rep
+}
