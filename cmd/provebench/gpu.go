@@ -72,6 +72,3 @@ absent in results).`,
 		},
 	}
 }
-
-// generateReport is replaced once reports lands.
-func generateReport(doc *results.Run, dir string) ([]string, error) { return nil, nil }

@@ -95,7 +95,7 @@ axis, and turns the runs into plots, reports and CI verdicts.`,
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
-	root.AddCommand(newProveCmd(), newRunCmd(), newChildCmd(), newDetectCmd())
+	root.AddCommand(newRunCmd(), newValidateCmd(), newSchemaCmd(), newProveCmd(), newReportCmd(), newCompareCmd(), newDetectCmd(), newChildCmd())
 	return root
 }
 

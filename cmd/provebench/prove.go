@@ -14,6 +14,7 @@ import (
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/scenarios"
 )
 
 type proveFlags struct {
@@ -57,7 +58,7 @@ proofs that cannot verify.`,
 }
 
 func runProve(ctx context.Context, w io.Writer, f proveFlags) error {
-	n, err := units.ParseCount(f.constraints)
+	n, err := scenarios.ParseCount(f.constraints)
 	if err != nil {
 		return usagef("--constraints: %v", err)
 	}

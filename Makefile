@@ -1,0 +1,52 @@
+# provebench: the two commands a new user needs are `make run` and `make test`.
+#
+#   make run     build, run the quickstart scenarios on the CPU backend, and
+#                write results, report and plots into $(OUT)
+#   make test    vet and test everything (the engine under the race detector)
+#
+# GPU hosts: see docs/gpu.md (make icicle, make build-cuda, make run-cuda).
+
+GO      ?= go
+BIN     ?= bin/provebench
+OUT     ?= out/quickstart
+# -buildvcs=auto records the git commit in the binary when there is one
+# (results.json reports it); it overrides a GOFLAGS=-buildvcs=false.
+GOBUILD := $(GO) build -buildvcs=auto
+
+.PHONY: all build run test test-short vet fmt bench bench-cpu check-snarkjs clean
+
+all: build
+
+build:
+	$(GOBUILD) -o $(BIN) ./cmd/provebench
+
+run: build
+	$(BIN) run --backend cpu -o $(OUT)
+	@echo "results, report and plots: $(OUT) (open $(OUT)/report.html)"
+
+vet:
+	$(GO) vet ./...
+	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
+
+test: vet
+	$(GO) test ./...
+	$(GO) test -race ./pipeline/... ./bench/...
+
+# Go benchmarks of the CPU prover's stages and the raw gnark-crypto calls
+# (the 1.15x target). PROVEBENCH_BENCH_LOG=12,14,16,18 picks the sizes.
+bench-cpu:
+	$(GO) test ./gpu/cpu/ -run '^$$' -bench 'Prove|Raw' -benchtime 3x
+	$(GO) test ./gpu/circuit/ -run '^$$' -bench Synthesize -benchtime 3x
+
+bench: bench-cpu
+
+# Verify an exported proof with snarkjs, an independent verifier (needs npm).
+SNARKJS_DIR ?= .snarkjs
+check-snarkjs:
+	@test -x $(SNARKJS_DIR)/node_modules/.bin/snarkjs || npm install --prefix $(SNARKJS_DIR) --no-audit --no-fund snarkjs@0.7.6
+	PROVEBENCH_SNARKJS=$(abspath $(SNARKJS_DIR))/node_modules/.bin/snarkjs $(GO) test ./gpu/groth16/ -run SnarkJS -v
+
+clean:
+	rm -rf bin out
+
+-include mk/cuda.mk

@@ -1,0 +1,418 @@
+package compare
+
+import (
+	"bytes"
+	"fmt"
+	"html"
+	"io"
+	"maps"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"golang.org/x/perf/benchmath"
+	"golang.org/x/perf/benchunit"
+)
+
+// StepSummaryEnv names the file GitHub Actions shows as a job's summary;
+// the CLI appends WriteMarkdown's output to it when it is set.
+const StepSummaryEnv = "GITHUB_STEP_SUMMARY"
+
+// summaryMetrics are the columns of the scenario overview.
+var summaryMetrics = []struct{ metric, title string }{
+	{SecondsPerProof, "s/proof"},
+	{PartitionsPerSecond, "partitions/s"},
+	{PeakRSSBytes, "peak RSS"},
+	{PeakGPUMemoryBytes, "peak GPU mem"},
+}
+
+// headline is the one-line outcome.
+func (r *Report) headline() (ok bool, text string) {
+	regressions, scenarios, compared := 0, 0, 0
+	var missing, added int
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		switch s.Verdict {
+		case Missing:
+			missing++
+			continue
+		case Added:
+			added++
+			continue
+		}
+		compared++
+		if n := len(s.Regressions()); n > 0 {
+			regressions += n
+			scenarios++
+		}
+	}
+	var extra []string
+	if missing > 0 {
+		extra = append(extra, fmt.Sprintf("%d missing from the new run", missing))
+	}
+	if added > 0 {
+		extra = append(extra, fmt.Sprintf("%d without a baseline", added))
+	}
+	tail := ""
+	if len(extra) > 0 {
+		tail = "; " + strings.Join(extra, ", ")
+	}
+	if regressions == 0 {
+		return true, fmt.Sprintf("no regression in %d compared %s%s", compared, plural(compared, "scenario"), tail)
+	}
+	return false, fmt.Sprintf("%d %s in %d of %d compared %s%s",
+		regressions, plural(regressions, "regression"), scenarios, compared, plural(compared, "scenario"), tail)
+}
+
+// WriteMarkdown writes the report as Markdown for a CI job summary or a
+// pull-request comment: the outcome, the regressions, an overview table and
+// every scenario's metrics in a collapsed section.
+func (r *Report) WriteMarkdown(w io.Writer) error {
+	var b bytes.Buffer
+	ok, head := r.headline()
+	mark := "✅"
+	if !ok {
+		mark = "❌"
+	}
+	fmt.Fprintf(&b, "### provebench compare: %s %s\n\n", mark, head)
+	fmt.Fprintf(&b, "- **Base**: %s\n- **New**: %s\n", mdEscape(r.Base.describe()), mdEscape(r.New.describe()))
+	fmt.Fprintf(&b, "- **Rule**: a regression is a significant change (Mann-Whitney U, p < %g) beyond the metric's threshold in the bad direction; "+
+		"exact figures (failures, final counters, counter peaks that repeat exactly) are compared directly, any increase failing unless a threshold allows it. "+
+		"Thresholds: %s\n\n", r.Alpha, mdEscape(r.thresholdList()))
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "> ⚠️ %s\n>\n", mdEscape(w))
+	}
+	if len(r.Warnings) > 0 {
+		b.WriteString("\n")
+	}
+
+	if !ok {
+		b.WriteString("#### Regressions\n\n")
+		for i := range r.Scenarios {
+			s := &r.Scenarios[i]
+			for _, m := range s.Regressions() {
+				fmt.Fprintf(&b, "- **%s** `%s`: %s\n", mdEscape(s.Name), m.Metric, mdEscape(m.explain()))
+			}
+		}
+		b.WriteString("\n")
+	}
+
+	b.WriteString("#### Scenarios\n\n| Scenario | Strategy | Verdict |")
+	for _, c := range summaryMetrics {
+		fmt.Fprintf(&b, " %s |", c.title)
+	}
+	b.WriteString(" Repetitions (base → new) |\n|---|---|---|")
+	for range summaryMetrics {
+		b.WriteString("---|")
+	}
+	b.WriteString("---|\n")
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		fmt.Fprintf(&b, "| %s | %s | %s |", mdEscape(s.Name), mdEscape(s.Strategy), mdVerdict(s.Verdict))
+		for _, c := range summaryMetrics {
+			fmt.Fprintf(&b, " %s |", mdEscape(s.Metric(c.metric).cell()))
+		}
+		fmt.Fprintf(&b, " %s → %s |\n", mdEscape(orDash(s.BaseStatus)), mdEscape(orDash(s.NewStatus)))
+	}
+	b.WriteString("\nCells read base → new (change) of the medians; ~ is no significant change, ? too few repetitions to tell. " +
+		"Details show the median ± its 95% confidence interval, or [min, max] of the repetitions when they are too few for one.\n\n")
+
+	b.WriteString("#### Details\n\n")
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		if s.Verdict == Missing || s.Verdict == Added {
+			continue
+		}
+		open := ""
+		if s.Verdict == Regression {
+			open = " open"
+		}
+		fmt.Fprintf(&b, "<details%s><summary>%s: %s</summary>\n\n", open, html.EscapeString(s.Name), html.EscapeString(string(s.Verdict)))
+		b.WriteString("| Metric | Base | New | Change | p | Threshold | Verdict |\n|---|---|---|---|---|---|---|\n")
+		shown, zeros := splitZeros(s.Metrics)
+		for _, m := range shown {
+			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", m.Metric,
+				mdEscape(m.Base.describe(m)), mdEscape(m.New.describe(m)), mdEscape(m.changeText()),
+				m.pText(), formatThreshold(m.Threshold), mdEscape(m.verdictText()))
+		}
+		if len(zeros) > 0 {
+			fmt.Fprintf(&b, "\nZero in both runs: %s.\n", mdEscape(strings.Join(zeros, ", ")))
+		}
+		for _, n := range s.Notes {
+			fmt.Fprintf(&b, "\n> ⚠️ %s\n", mdEscape(n))
+		}
+		b.WriteString("\n</details>\n\n")
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteText writes the report for a terminal: the outcome, warnings and
+// one aligned line per scenario and metric.
+func (r *Report) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	ok, head := r.headline()
+	outcome := "OK"
+	if !ok {
+		outcome = "REGRESSION"
+	}
+	fmt.Fprintf(&b, "provebench compare: %s: %s\n", outcome, head)
+	fmt.Fprintf(&b, "base: %s\nnew:  %s\n", r.Base.describe(), r.New.describe())
+	fmt.Fprintf(&b, "alpha %g; thresholds %s\n", r.Alpha, r.thresholdList())
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	b.WriteString("\n")
+
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tMETRIC\tBASE\tNEW\tCHANGE\tP\tVERDICT")
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		name := s.Name
+		if s.Verdict == Missing || s.Verdict == Added {
+			fmt.Fprintf(tw, "%s\t\t%s\t%s\t\t\t%s\n", name, orDash(s.BaseStatus), orDash(s.NewStatus), s.Verdict)
+			continue
+		}
+		shown, zeros := splitZeros(s.Metrics)
+		for _, m := range shown {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", name, m.Metric,
+				m.Base.describe(m), m.New.describe(m), m.changeText(), m.pText(), m.verdictText())
+			name = ""
+		}
+		if len(zeros) > 0 {
+			fmt.Fprintf(tw, "%s\t(zero in both: %d more)\t\t\t\t\t\n", name, len(zeros))
+		}
+		for _, n := range s.Notes {
+			fmt.Fprintf(tw, "\tnote: %s\t\t\t\t\t\n", n)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// AppendMarkdown appends the Markdown report to the file at path, creating
+// it if needed: the way GitHub Actions' $GITHUB_STEP_SUMMARY is written.
+func (r *Report) AppendMarkdown(path string) error {
+	var b bytes.Buffer
+	if err := r.WriteMarkdown(&b); err != nil {
+		return err
+	}
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o644)
+	if err != nil {
+		return fmt.Errorf("append report: %w", err)
+	}
+	_, err = f.Write(b.Bytes())
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("append report to %s: %w", path, err)
+	}
+	return nil
+}
+
+func (ri RunInfo) describe() string {
+	var parts []string
+	v := ri.ToolVersion
+	if v == "" {
+		v = "unknown version"
+	}
+	parts = append(parts, "provebench "+v)
+	if ri.GitCommit != "" {
+		parts = append(parts, "commit "+ri.GitCommit)
+	}
+	host := ri.Host
+	if ri.CPU != "" {
+		host += " (" + ri.CPU + ")"
+	}
+	if host != "" {
+		parts = append(parts, "on "+host)
+	}
+	parts = append(parts, "GPUs "+ri.GPUs)
+	if !ri.StartedAt.IsZero() {
+		parts = append(parts, "started "+ri.StartedAt.UTC().Format("2006-01-02 15:04 UTC"))
+	}
+	if !ri.Complete {
+		parts = append(parts, "INCOMPLETE")
+	}
+	return strings.Join(parts, ", ")
+}
+
+func (r *Report) thresholdList() string {
+	var parts []string
+	for _, k := range slices.Sorted(maps.Keys(r.Thresholds)) {
+		parts = append(parts, k+" "+formatThreshold(r.Thresholds[k]))
+	}
+	if len(parts) == 0 {
+		return "none"
+	}
+	return strings.Join(parts, ", ")
+}
+
+// splitZeros separates exact metrics that are zero in both runs (nothing
+// failed, counters balanced) from the ones worth a row.
+func splitZeros(ms []MetricResult) (shown []*MetricResult, zeros []string) {
+	for i := range ms {
+		m := &ms[i]
+		if m.Exact && m.Verdict == Same && m.Base != nil && m.Base.Center == 0 {
+			zeros = append(zeros, m.Metric)
+			continue
+		}
+		shown = append(shown, m)
+	}
+	return shown, zeros
+}
+
+// cell is a metric in the overview: base → new (change).
+func (m *MetricResult) cell() string {
+	if m == nil {
+		return "—"
+	}
+	if m.Verdict == NoData {
+		return "n/a"
+	}
+	delta := "~"
+	switch {
+	case m.Significant():
+		delta = m.changeText()
+		if m.Verdict == Regression {
+			delta += " ❌"
+		}
+	case m.Verdict == TooFewSamples:
+		delta = "?"
+	}
+	return fmt.Sprintf("%s → %s (%s)", formatValue(m.Base.Center, m.Unit), formatValue(m.New.Center, m.Unit), delta)
+}
+
+// explain is one sentence on a regression.
+func (m *MetricResult) explain() string {
+	how := "exact figures"
+	if !m.Exact {
+		how = fmt.Sprintf("p=%.3f, n=%d+%d", m.P, m.Base.N, m.New.N)
+	}
+	return fmt.Sprintf("%s → %s (%s; %s; threshold %s)",
+		formatValue(m.Base.Center, m.Unit), formatValue(m.New.Center, m.Unit), m.changeText(), how, formatThreshold(m.Threshold))
+}
+
+// describe is one side of a metric: median ± CI (n) or the exact figure.
+func (s *Summary) describe(m *MetricResult) string {
+	if s == nil {
+		return "n/a"
+	}
+	v := formatValue(s.Center, m.Unit)
+	if m.Exact {
+		return v
+	}
+	switch {
+	case m.Verdict == NoData || s.Min == s.Max:
+		return fmt.Sprintf("%s (n=%d)", v, s.N)
+	case math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0):
+		// Too few repetitions for a confidence interval of the median:
+		// show their range instead of benchstat's "± ∞".
+		return fmt.Sprintf("%s [%s, %s] (n=%d)", v, formatValue(s.Min, m.Unit), formatValue(s.Max, m.Unit), s.N)
+	}
+	spread := benchmath.Summary{Center: s.Center, Lo: s.Lo, Hi: s.Hi}.PctRangeString()
+	return fmt.Sprintf("%s ± %s (n=%d)", v, spread, s.N)
+}
+
+func (m *MetricResult) changeText() string {
+	if m.Base == nil || m.New == nil {
+		return ""
+	}
+	if m.Exact && m.Unit == UnitCount {
+		// Counts read better as a difference: failed repetitions 0 → 1 (+1).
+		return fmt.Sprintf("%+g", m.New.Center-m.Base.Center)
+	}
+	return formatChange(m.Change)
+}
+
+func (m *MetricResult) pText() string {
+	switch {
+	case m.Verdict == NoData:
+		return ""
+	case m.Exact:
+		return "exact"
+	}
+	return fmt.Sprintf("%.3f", m.P)
+}
+
+func (m *MetricResult) verdictText() string {
+	v := string(m.Verdict)
+	if m.Note != "" {
+		v += " (" + m.Note + ")"
+	}
+	return v
+}
+
+func formatChange(c float64) string {
+	switch {
+	case math.IsInf(c, 1):
+		return "up from 0"
+	case math.IsInf(c, -1):
+		return "down from 0"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*c)
+}
+
+// formatValue prints a figure with benchstat's scaling: binary prefixes for
+// bytes, SI ones for seconds and rates.
+func formatValue(v float64, u Unit) string {
+	switch u {
+	case UnitSeconds:
+		return benchunit.Scale(v, benchunit.Decimal) + "s"
+	case UnitRate:
+		return benchunit.Scale(v, benchunit.Decimal)
+	case UnitBytes:
+		return benchunit.Scale(v, benchunit.Binary) + "B"
+	case UnitFraction:
+		return fmt.Sprintf("%.1f%%", 100*v)
+	}
+	return strconv.FormatFloat(v, 'f', -1, 64)
+}
+
+func mdVerdict(v Verdict) string {
+	switch v {
+	case Regression:
+		return "❌ **regression**"
+	case Worse:
+		return "⚠️ worse"
+	case Better:
+		return "✅ better"
+	case Missing:
+		return "⚠️ missing"
+	}
+	return string(v)
+}
+
+// mdEscape escapes the characters Markdown (and a table cell) would
+// interpret.
+func mdEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_[]<>|#", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "—"
+	}
+	return s
+}
+
+func plural(n int, word string) string {
+	if n == 1 {
+		return word
+	}
+	return word + "s"
+}

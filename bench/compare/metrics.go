@@ -1,0 +1,249 @@
+package compare
+
+import (
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/provebench/provebench/bench/results"
+)
+
+// Metric names: the JSON names of the repetition's figures, plus the
+// aggregates over repetitions below. Counter metrics are named
+// "peak_counters.<counter>" and "final_counters.<counter>".
+const (
+	SecondsPerProof     = "seconds_per_proof"
+	PartitionsPerSecond = "partitions_per_second"
+	PeakRSSBytes        = "peak_rss_bytes" // the kernel's figure (VmHWM)
+	PeakGPUMemoryBytes  = "peak_gpu_memory_bytes"
+	DeviceBusyFraction  = "device_busy_fraction"
+	// SteadyDeviceBusyFraction leaves out the ramp-up and the drain.
+	SteadyDeviceBusyFraction = "steady_device_busy_fraction"
+	CPUSeconds               = "cpu_seconds" // user + system
+	// FailedRepetitions counts repetitions (warm-ups aside) that ended
+	// failed, memory-limit, timeout or crashed.
+	FailedRepetitions = "failed_repetitions"
+	// FailedPartitions sums failed partitions over repetitions (warm-ups
+	// aside).
+	FailedPartitions = "failed_partitions"
+	// UnverifiedProofs sums, over measured repetitions of a verifiable
+	// scenario, the proofs that did not verify.
+	UnverifiedProofs = "unverified_proofs"
+)
+
+// Unit says how a metric's values read.
+type Unit string
+
+// Units.
+const (
+	UnitSeconds  Unit = "s"
+	UnitRate     Unit = "partitions/s"
+	UnitBytes    Unit = "B"
+	UnitFraction Unit = "fraction"
+	UnitCount    Unit = "count"
+)
+
+// Direction says which way a metric improves.
+type Direction int
+
+// Directions.
+const (
+	LowerIsBetter  Direction = -1
+	HigherIsBetter Direction = +1
+)
+
+// metricDef describes how a metric is taken from a scenario's repetitions.
+// A sampled metric has one value per measured repetition and is compared
+// with the Mann-Whitney U test; an exact one is a single figure per run,
+// compared directly.
+type metricDef struct {
+	unit   Unit
+	better Direction
+	// sample is the figure of one measured repetition; ok is false when the
+	// repetition lacks it (a GPU figure without NVML).
+	sample func(r *results.Repetition) (v float64, ok bool)
+	// exact aggregates the scenario's repetitions into one figure.
+	exact func(reps []results.Repetition) float64
+}
+
+// metricOrder is the order metrics are reported in; counters follow.
+var metricOrder = []string{
+	SecondsPerProof, PartitionsPerSecond, PeakRSSBytes, PeakGPUMemoryBytes,
+	DeviceBusyFraction, SteadyDeviceBusyFraction, CPUSeconds, FailedRepetitions, FailedPartitions, UnverifiedProofs,
+}
+
+var metricDefs = map[string]metricDef{
+	SecondsPerProof: {unit: UnitSeconds, better: LowerIsBetter,
+		sample: func(r *results.Repetition) (float64, bool) { return r.SecondsPerProof, true }},
+	PartitionsPerSecond: {unit: UnitRate, better: HigherIsBetter,
+		sample: func(r *results.Repetition) (float64, bool) { return r.PartitionsPerSecond, true }},
+	PeakRSSBytes: {unit: UnitBytes, better: LowerIsBetter,
+		sample: func(r *results.Repetition) (float64, bool) { return float64(r.PeakRSSBytes), true }},
+	PeakGPUMemoryBytes: {unit: UnitBytes, better: LowerIsBetter,
+		sample: func(r *results.Repetition) (float64, bool) {
+			if r.PeakGPUMemoryBytes == nil {
+				return 0, false
+			}
+			return float64(*r.PeakGPUMemoryBytes), true
+		}},
+	DeviceBusyFraction: {unit: UnitFraction, better: HigherIsBetter,
+		sample: func(r *results.Repetition) (float64, bool) { return r.DeviceBusyFraction, true }},
+	SteadyDeviceBusyFraction: {unit: UnitFraction, better: HigherIsBetter,
+		sample: func(r *results.Repetition) (float64, bool) { return r.SteadyDeviceBusyFraction, true }},
+	CPUSeconds: {unit: UnitSeconds, better: LowerIsBetter,
+		sample: func(r *results.Repetition) (float64, bool) { return r.CPUUserSeconds + r.CPUSystemSeconds, true }},
+	FailedRepetitions: {unit: UnitCount, better: LowerIsBetter,
+		exact: func(reps []results.Repetition) float64 {
+			n := 0
+			for i := range reps {
+				if !reps[i].Warmup && failed(reps[i].Status) {
+					n++
+				}
+			}
+			return float64(n)
+		}},
+	FailedPartitions: {unit: UnitCount, better: LowerIsBetter,
+		exact: func(reps []results.Repetition) float64 {
+			n := 0
+			for i := range reps {
+				if !reps[i].Warmup {
+					n += reps[i].FailedPartitions
+				}
+			}
+			return float64(n)
+		}},
+	UnverifiedProofs: {unit: UnitCount, better: LowerIsBetter,
+		exact: func(reps []results.Repetition) float64 {
+			n := 0
+			for i := range reps {
+				if r := &reps[i]; r.Measured() && r.Verifiable {
+					n += max(r.Proofs-r.ProofsVerified, 0)
+				}
+			}
+			return float64(n)
+		}},
+}
+
+// failed reports whether a status is a failure of the configuration. A
+// cancelled repetition is the user's doing, not the code's.
+func failed(s results.Status) bool {
+	switch s {
+	case results.StatusFailed, results.StatusMemoryLimit, results.StatusTimeout, results.StatusCrashed:
+		return true
+	}
+	return false
+}
+
+// measured returns a scenario's measured repetitions.
+func measured(sc *results.Scenario) []*results.Repetition {
+	var out []*results.Repetition
+	for i := range sc.Repetitions {
+		if sc.Repetitions[i].Measured() {
+			out = append(out, &sc.Repetitions[i])
+		}
+	}
+	return out
+}
+
+// sampleOf returns a sampled metric's values over the measured
+// repetitions, or why there are none.
+func sampleOf(def metricDef, reps []*results.Repetition) ([]float64, string) {
+	if len(reps) == 0 {
+		return nil, "no measured repetition"
+	}
+	vals := make([]float64, 0, len(reps))
+	for _, r := range reps {
+		v, ok := def.sample(r)
+		if !ok {
+			return nil, "NVML absent"
+		}
+		vals = append(vals, v)
+	}
+	return vals, ""
+}
+
+// counterNames returns the sorted union of counter names of a family over
+// the measured repetitions of both sides.
+func counterNames(get func(r *results.Repetition) map[string]int64, sides ...[]*results.Repetition) []string {
+	names := map[string]bool{}
+	for _, reps := range sides {
+		for _, r := range reps {
+			for k := range get(r) {
+				names[k] = true
+			}
+		}
+	}
+	return slices.Sorted(maps.Keys(names))
+}
+
+// counterSample returns a counter's figure in each measured repetition;
+// absent when no repetition reported it.
+func counterSample(reps []*results.Repetition, get func(r *results.Repetition) map[string]int64, name string) ([]float64, string) {
+	if len(reps) == 0 {
+		return nil, "no measured repetition"
+	}
+	var vals []float64
+	for _, r := range reps {
+		if v, ok := get(r)[name]; ok {
+			vals = append(vals, float64(v))
+		}
+	}
+	if len(vals) == 0 {
+		return nil, "counter not reported"
+	}
+	return vals, ""
+}
+
+func peakCounters(r *results.Repetition) map[string]int64  { return r.PeakCounters }
+func finalCounters(r *results.Repetition) map[string]int64 { return r.FinalCounters }
+
+// constant reports whether every value of every sample is the same.
+func constant(samples ...[]float64) bool {
+	var first float64
+	seen := false
+	for _, s := range samples {
+		for _, v := range s {
+			if !seen {
+				first, seen = v, true
+			} else if v != first {
+				return false
+			}
+		}
+	}
+	return true
+}
+
+// maxAbs is the largest magnitude of a sample: a final counter's worst
+// imbalance, either sign.
+func maxAbs(vals []float64) float64 {
+	m := 0.0
+	for _, v := range vals {
+		m = math.Max(m, math.Abs(v))
+	}
+	return m
+}
+
+// statusCounts describes a scenario's non-warm-up repetitions by status,
+// as "8 ok, 1 failed, 1 memory-limit".
+func statusCounts(sc *results.Scenario) string {
+	counts := map[results.Status]int{}
+	for i := range sc.Repetitions {
+		if !sc.Repetitions[i].Warmup {
+			counts[sc.Repetitions[i].Status]++
+		}
+	}
+	var parts []string
+	if n := counts[results.StatusOK]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d ok", n))
+		delete(counts, results.StatusOK)
+	}
+	for _, s := range slices.Sorted(maps.Keys(counts)) {
+		parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+	}
+	if len(parts) == 0 {
+		return "no repetitions"
+	}
+	return strings.Join(parts, ", ")
+}

@@ -1,0 +1,191 @@
+package results
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"unicode"
+
+	"golang.org/x/perf/benchfmt"
+)
+
+// Units of the Go benchmark format output. benchstat scales units by their
+// last token: "-B" units print as KiB/MiB/GiB, "sec" ones as s/ms/µs.
+const (
+	UnitSecondsPerProof     = "sec/proof"
+	UnitPartitionsPerSecond = "partitions/sec"
+	UnitPeakRSS             = "peak-rss-B"
+	UnitPeakRSSSampled      = "peak-rss-sampled-B"
+	UnitPeakGPU             = "peak-gpu-B"
+	UnitPeakGPUDevice       = "peak-gpu-device-B"
+	UnitDeviceBusy          = "device-busy-%"
+	UnitSteadyDeviceBusy    = "device-busy-steady-%"
+	UnitCPUUser             = "cpu-user-sec"
+	UnitCPUSystem           = "cpu-sys-sec"
+)
+
+// BenchmarkBase is the base name of every benchmark line provebench writes:
+// lines read "BenchmarkProvebench/<scenario>-<GOMAXPROCS> ...".
+const BenchmarkBase = "Provebench"
+
+// higherIsBetter lists the units where a rise is an improvement; benchstat
+// reads this from "Unit ... better=higher" lines (lower is its default).
+var higherIsBetter = []string{UnitPartitionsPerSecond, UnitDeviceBusy, UnitSteadyDeviceBusy}
+
+// WriteBenchfmt writes the run in the Go benchmark format that benchstat
+// reads: one line per measured repetition (finished, not a warm-up), named
+// BenchmarkProvebench/<scenario>-<GOMAXPROCS>, with Iters the number of
+// proofs the repetition completed (its per-proof figure is an average over
+// them).
+//
+// The file-level configuration holds only what defines the measurement:
+// goos, goarch, cpu, gpu and backend. benchstat puts results with different
+// file configurations in different tables, so volatile facts (host name,
+// commit, start time) are left out: with them a baseline and a new run
+// would never be compared.
+func WriteBenchfmt(w io.Writer, run *Run) error {
+	bw := benchfmt.NewWriter(w)
+	for _, unit := range higherIsBetter {
+		meta := &benchfmt.UnitMetadata{
+			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "better"},
+			OrigUnit:        unit,
+			Value:           "higher",
+		}
+		if err := bw.Write(meta); err != nil {
+			return fmt.Errorf("write benchmark units: %w", err)
+		}
+	}
+	env := &run.Environment
+	gpus := gpuNames(env.GPUs)
+	for i := range run.Scenarios {
+		sc := &run.Scenarios[i]
+		name := BenchmarkBase + "/" + BenchmarkName(sc.Name, env.GOMAXPROCS)
+		config := fileConfig(env, gpus, sc.Backend)
+		for j := range sc.Repetitions {
+			r := &sc.Repetitions[j]
+			if !r.Measured() {
+				continue
+			}
+			res := &benchfmt.Result{Config: config, Name: benchfmt.Name(name), Iters: max(r.Proofs, 1)}
+			res.Values = benchValues(r)
+			if err := bw.Write(res); err != nil {
+				return fmt.Errorf("write benchmark line for %s repetition %d: %w", sc.Name, r.Index, err)
+			}
+		}
+	}
+	return nil
+}
+
+// WriteBenchfmtFile writes the run's Go benchmark format to path atomically.
+func WriteBenchfmtFile(path string, run *Run) error {
+	var buf bytes.Buffer
+	if err := WriteBenchfmt(&buf, run); err != nil {
+		return fmt.Errorf("%s: %w", path, err)
+	}
+	return WriteFile(path, buf.Bytes())
+}
+
+// BenchmarkName turns a scenario name into one sub-benchmark name part that
+// benchstat reads back as written: white space becomes "_" (as go test
+// does), "/" (a sub-benchmark separator) becomes "_", "=" (which would make
+// the part a key=value pair) becomes ":", and gomaxprocs, when known, is
+// appended as "-N". Without it a trailing "-<digits>" in the name would be
+// taken for GOMAXPROCS, so its dash becomes "_".
+func BenchmarkName(scenario string, gomaxprocs int) string {
+	var b strings.Builder
+	for _, r := range scenario {
+		switch {
+		case unicode.IsSpace(r) || r == '/' || !unicode.IsPrint(r):
+			b.WriteByte('_')
+		case r == '=':
+			b.WriteByte(':')
+		default:
+			b.WriteRune(r)
+		}
+	}
+	name := b.String()
+	if name == "" {
+		name = "_"
+	}
+	if gomaxprocs > 0 {
+		return name + "-" + strconv.Itoa(gomaxprocs)
+	}
+	if i := strings.LastIndexByte(name, '-'); i >= 0 && i < len(name)-1 &&
+		strings.Trim(name[i+1:], "0123456789") == "" {
+		name = name[:i] + "_" + name[i+1:]
+	}
+	return name
+}
+
+// benchValues are a repetition's figures; absent GPU figures are left out
+// rather than written as 0.
+func benchValues(r *Repetition) []benchfmt.Value {
+	vals := []benchfmt.Value{
+		{Value: r.SecondsPerProof, Unit: UnitSecondsPerProof},
+		{Value: r.PartitionsPerSecond, Unit: UnitPartitionsPerSecond},
+		{Value: float64(r.PeakRSSBytes), Unit: UnitPeakRSS},
+		{Value: float64(r.PeakRSSSampledBytes), Unit: UnitPeakRSSSampled},
+	}
+	if r.PeakGPUMemoryBytes != nil {
+		vals = append(vals, benchfmt.Value{Value: float64(*r.PeakGPUMemoryBytes), Unit: UnitPeakGPU})
+	}
+	if r.PeakGPUDeviceMemoryBytes != nil {
+		vals = append(vals, benchfmt.Value{Value: float64(*r.PeakGPUDeviceMemoryBytes), Unit: UnitPeakGPUDevice})
+	}
+	vals = append(vals,
+		benchfmt.Value{Value: 100 * r.DeviceBusyFraction, Unit: UnitDeviceBusy},
+		benchfmt.Value{Value: 100 * r.SteadyDeviceBusyFraction, Unit: UnitSteadyDeviceBusy},
+		benchfmt.Value{Value: r.CPUUserSeconds, Unit: UnitCPUUser},
+		benchfmt.Value{Value: r.CPUSystemSeconds, Unit: UnitCPUSystem},
+	)
+	for _, k := range slices.Sorted(maps.Keys(r.PeakCounters)) {
+		vals = append(vals, benchfmt.Value{Value: float64(r.PeakCounters[k]), Unit: CounterUnit(k)})
+	}
+	return vals
+}
+
+// CounterUnit is the benchmark unit of a counter's peak: "peak-<name>", with
+// a byte counter's "_bytes" suffix written as "-B" so that benchstat scales
+// it (abc_bytes -> peak-abc-B, in_channel -> peak-in_channel).
+func CounterUnit(counter string) string {
+	if base, ok := strings.CutSuffix(counter, "_bytes"); ok {
+		return "peak-" + base + "-B"
+	}
+	return "peak-" + counter
+}
+
+// fileConfig is the file-level configuration of a scenario's lines, in a
+// fixed key order; an unknown value is written as "unknown" (an empty one
+// would delete the key).
+func fileConfig(env *Environment, gpus, backend string) []benchfmt.Config {
+	var config []benchfmt.Config
+	add := func(key, value string) {
+		if value == "" {
+			value = "unknown"
+		}
+		config = append(config, benchfmt.Config{Key: key, Value: []byte(value), File: true})
+	}
+	add("goos", env.OS)
+	add("goarch", env.Arch)
+	add("cpu", env.CPUModel)
+	if gpus != "" { // known only with NVML
+		add("gpu", gpus)
+	}
+	add("backend", backend)
+	return config
+}
+
+// gpuNames lists the host's distinct GPU models, in device order.
+func gpuNames(gpus []GPU) string {
+	var names []string
+	for _, g := range gpus {
+		if !slices.Contains(names, g.Name) {
+			names = append(names, g.Name)
+		}
+	}
+	return strings.Join(names, ", ")
+}

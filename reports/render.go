@@ -1,0 +1,157 @@
+package reports
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"slices"
+	"strings"
+)
+
+// markdown renders the document as GitHub-flavoured Markdown, pictures
+// linked as PNG when written (SVG otherwise) next to report.md.
+func (d *document) markdown(formats []string) ([]byte, error) {
+	ext := formats[0]
+	if slices.Contains(formats, "png") {
+		ext = "png"
+	}
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "# %s\n\n", mdEscape(d.Title))
+	for _, m := range d.Meta {
+		fmt.Fprintf(&b, "- %s\n", mdEscape(m))
+	}
+	b.WriteString("\n")
+	for _, w := range d.Warnings {
+		fmt.Fprintf(&b, "> **Note:** %s\n\n", mdEscape(w))
+	}
+	for _, s := range d.Sections {
+		fmt.Fprintf(&b, "%s %s\n\n", strings.Repeat("#", s.Level), mdEscape(s.Heading))
+		for _, p := range s.Text {
+			fmt.Fprintf(&b, "%s\n\n", mdEscape(p))
+		}
+		if f := s.Figure; f != nil {
+			fmt.Fprintf(&b, "![%s](%s.%s)\n", mdEscape(f.Alt), f.Name, ext)
+			if ext != "svg" && slices.Contains(formats, "svg") {
+				fmt.Fprintf(&b, "\n[SVG](%s.svg)\n", f.Name)
+			}
+			b.WriteString("\n")
+		}
+		if t := s.Table; t != nil {
+			writeMarkdownTable(&b, t)
+		}
+	}
+	return b.Bytes(), nil
+}
+
+func writeMarkdownTable(b *bytes.Buffer, t *table) {
+	row := func(cells []string) {
+		b.WriteString("|")
+		for _, c := range cells {
+			fmt.Fprintf(b, " %s |", mdEscape(c))
+		}
+		b.WriteString("\n")
+	}
+	row(t.Header)
+	b.WriteString("|")
+	for range t.Header {
+		b.WriteString("---|")
+	}
+	b.WriteString("\n")
+	for _, r := range t.Rows {
+		row(r)
+	}
+	b.WriteString("\n")
+}
+
+// mdEscape escapes what Markdown (or a table cell) would interpret.
+func mdEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune("\\`*_[]<>|#", r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}
+
+// pageTemplate is the self-contained HTML page: inline CSS, inline SVG, no
+// external asset, so the file can be attached to a CI run or mailed.
+var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
+	"svg": func(svgs map[string]template.HTML, name string) template.HTML { return svgs[name] },
+}).Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Doc.Title}}</title>
+<style>
+body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; margin: 0; background: #fff; }
+main { max-width: 1200px; margin: 0 auto; padding: 1.5rem 2rem 4rem; }
+h1 { font-size: 1.6rem; border-bottom: 1px solid #d0d7de; padding-bottom: .4rem; }
+h2 { font-size: 1.3rem; margin-top: 2.2rem; border-bottom: 1px solid #eaeef2; padding-bottom: .3rem; }
+h3 { font-size: 1.05rem; margin-top: 1.6rem; }
+ul.meta { color: #57606a; padding-left: 1.2rem; }
+p.note { background: #fff8c5; border-left: 4px solid #d4a72c; padding: .5rem .8rem; }
+figure { margin: 1rem 0; }
+figure svg { max-width: 100%; height: auto; display: block; }
+figcaption { color: #57606a; font-size: .85rem; }
+.scroll { overflow-x: auto; }
+table { border-collapse: collapse; font-size: .85rem; margin: .8rem 0; }
+th, td { border: 1px solid #d0d7de; padding: .3rem .55rem; text-align: left; vertical-align: top; }
+th { background: #f6f8fa; }
+tr:nth-child(even) td { background: #fbfcfd; }
+</style>
+</head>
+<body>
+<main>
+<h1>{{.Doc.Title}}</h1>
+<ul class="meta">{{range .Doc.Meta}}
+<li>{{.}}</li>{{end}}
+</ul>
+{{range .Doc.Warnings}}<p class="note">{{.}}</p>
+{{end}}
+{{- range .Doc.Sections}}
+{{if eq .Level 2}}<h2>{{.Heading}}</h2>{{else}}<h3>{{.Heading}}</h3>{{end}}
+{{range .Text}}<p>{{.}}</p>
+{{end}}
+{{- with .Figure}}<figure>
+{{svg $.SVGs .Name}}
+<figcaption>{{.Alt}}</figcaption>
+</figure>
+{{end}}
+{{- with .Table}}<div class="scroll"><table>
+<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+<tbody>
+{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{end}}</tbody>
+</table></div>
+{{end}}
+{{- end}}
+</main>
+</body>
+</html>
+`))
+
+// html renders the document as one page with the SVG plots inline.
+func (d *document) html(svgs map[string][]byte) ([]byte, error) {
+	inline := make(map[string]template.HTML, len(svgs))
+	for name, data := range svgs {
+		// The SVG is gonum/plot's own output, its text XML-escaped; drop
+		// the XML prolog, which has no place inside HTML.
+		s := string(data)
+		if i := strings.Index(s, "<svg"); i >= 0 {
+			s = s[i:]
+		}
+		inline[name] = template.HTML(s)
+	}
+	var b bytes.Buffer
+	err := pageTemplate.Execute(&b, struct {
+		Doc  *document
+		SVGs map[string]template.HTML
+	}{d, inline})
+	if err != nil {
+		return nil, fmt.Errorf("render %s: %w", HTMLFile, err)
+	}
+	return b.Bytes(), nil
+}

@@ -1,0 +1,230 @@
+// Package reports turns a results document into pictures and documents:
+// throughput against peak memory with the Pareto front, a side-by-side
+// comparison of strategies, a memory-and-counters timeline per
+// configuration (PNG and SVG, drawn with gonum/plot), a Markdown report
+// linking the PNGs and a self-contained HTML page embedding the SVGs.
+//
+// It reads results only: nothing here knows how the figures were measured.
+package reports
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"unicode"
+
+	"github.com/provebench/provebench/bench/results"
+)
+
+// Formats are the picture formats Generate can write.
+var Formats = []string{"png", "svg"}
+
+// Options configures Generate.
+type Options struct {
+	// Formats are the picture files to write, "png" and/or "svg"; empty
+	// means both. The HTML page embeds SVG whatever is chosen here.
+	Formats []string
+	// Title heads the report and the plots; empty means "provebench report".
+	Title string
+}
+
+// Report file names inside the output directory.
+const (
+	MarkdownFile = "report.md"
+	HTMLFile     = "report.html"
+)
+
+// Generate writes the report of a run into dir (created if needed): the
+// plots in the chosen formats, report.md and report.html. It returns the
+// paths written. Everything is rendered before anything is written, and a
+// failed write removes what this call wrote, so dir never holds half a
+// report.
+func Generate(run *results.Run, dir string, opts Options) ([]string, error) {
+	if run == nil {
+		return nil, errors.New("report: nil results")
+	}
+	if len(run.Scenarios) == 0 {
+		return nil, errors.New("report: the results have no scenarios: nothing to report")
+	}
+	formats, err := checkFormats(opts.Formats)
+	if err != nil {
+		return nil, err
+	}
+	title := opts.Title
+	if title == "" {
+		title = "provebench report"
+	}
+
+	sums := make([]*scenarioSummary, len(run.Scenarios))
+	for i := range run.Scenarios {
+		sums[i] = summarize(&run.Scenarios[i])
+	}
+	plotTitle := title
+	if b := backends(run); b != "" {
+		plotTitle += " (" + b + " backend)"
+	}
+
+	// Figures, each rendered in every format asked for, and always in SVG
+	// for the HTML page.
+	var figs []figure
+	if f, ok := throughputFigure(plotTitle, sums, rssAxis); ok {
+		figs = append(figs, f)
+	}
+	if f, ok := throughputFigure(plotTitle, sums, gpuAxis); ok {
+		figs = append(figs, f)
+	}
+	if f, ok := strategiesFigure(plotTitle, sums); ok {
+		figs = append(figs, f)
+	}
+	timelineFiles := timelineNames(sums)
+	for _, s := range sums {
+		if s.timeline == nil {
+			continue
+		}
+		t := fmt.Sprintf("%s: repetition %d", s.sc.Name, s.timeline.Index)
+		switch {
+		case s.timeline.Status != results.StatusOK:
+			t += " (" + string(s.timeline.Status) + ")"
+		case len(s.measured) > 1:
+			t += fmt.Sprintf(" (median throughput of %d)", len(s.measured))
+		}
+		if f, ok := timelineFigure(timelineFiles[s.sc.Name], t, s.timeline, s.live); ok {
+			figs = append(figs, f)
+		}
+	}
+	files := map[string][]byte{}
+	svgs := map[string][]byte{}
+	rendered := map[string]bool{}
+	for _, f := range figs {
+		for _, format := range unionFormats(formats) {
+			data, err := render(f, format)
+			if err != nil {
+				return nil, fmt.Errorf("report: %w", err)
+			}
+			if format == "svg" {
+				svgs[f.name] = data
+			}
+			if slices.Contains(formats, format) {
+				files[f.name+"."+format] = data
+			}
+		}
+		rendered[f.name] = true
+	}
+
+	doc := buildDocument(run, title, sums, rendered, timelineFiles)
+	md, err := doc.markdown(formats)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	page, err := doc.html(svgs)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	files[MarkdownFile] = md
+	files[HTMLFile] = page
+	return writeAll(dir, files)
+}
+
+func checkFormats(formats []string) ([]string, error) {
+	if len(formats) == 0 {
+		return slices.Clone(Formats), nil
+	}
+	var out []string
+	for _, f := range formats {
+		f = strings.ToLower(strings.TrimSpace(f))
+		if !slices.Contains(Formats, f) {
+			return nil, fmt.Errorf("report: format %q: want %s", f, strings.Join(Formats, " or "))
+		}
+		if !slices.Contains(out, f) {
+			out = append(out, f)
+		}
+	}
+	return out, nil
+}
+
+func unionFormats(formats []string) []string {
+	if slices.Contains(formats, "svg") {
+		return formats
+	}
+	return append(slices.Clone(formats), "svg")
+}
+
+// writeAll writes the files into dir, each atomically, in name order; on
+// failure it removes the ones it wrote.
+func writeAll(dir string, files map[string][]byte) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	slices.Sort(names)
+	var written []string
+	for _, name := range names {
+		path := filepath.Join(dir, name)
+		if err := results.WriteFile(path, files[name]); err != nil {
+			for _, p := range written {
+				os.Remove(p)
+			}
+			return nil, fmt.Errorf("report: %w", err)
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}
+
+// timelineNames gives each scenario a file name for its timeline, unique
+// within the run and safe on any file system: "timeline-<slug>".
+func timelineNames(sums []*scenarioSummary) map[string]string {
+	out := map[string]string{}
+	used := map[string]bool{}
+	for _, s := range sums {
+		base := "timeline-" + slug(s.sc.Name)
+		name := base
+		for i := 2; used[name]; i++ {
+			name = fmt.Sprintf("%s-%d", base, i)
+		}
+		used[name] = true
+		out[s.sc.Name] = name
+	}
+	return out
+}
+
+// slug lowercases a name and keeps letters, digits, '.' and '_', turning
+// every other run of characters into one '-'.
+func slug(name string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(name) {
+		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_') {
+			b.WriteRune(r)
+			dash = false
+		} else if !dash && b.Len() > 0 {
+			b.WriteByte('-')
+			dash = true
+		}
+	}
+	s := strings.Trim(b.String(), "-.")
+	if len(s) > 60 {
+		s = strings.TrimRight(s[:60], "-.")
+	}
+	if s == "" {
+		s = "scenario"
+	}
+	return s
+}
+
+// backends lists the run's backends, as "cpu" or "cpu, cuda".
+func backends(run *results.Run) string {
+	var out []string
+	for _, sc := range run.Scenarios {
+		if sc.Backend != "" && !slices.Contains(out, sc.Backend) {
+			out = append(out, sc.Backend)
+		}
+	}
+	return strings.Join(out, ", ")
+}

@@ -1,0 +1,234 @@
+package reports
+
+import (
+	"cmp"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"golang.org/x/perf/benchmath"
+
+	"github.com/provebench/provebench/bench/results"
+)
+
+// spread is a figure over a scenario's measured repetitions: its median
+// and range. Reports show the range rather than a confidence interval
+// because it exists from one repetition up; compare does the statistics.
+type spread struct {
+	Median, Min, Max float64
+	N                int
+}
+
+func (s spread) ok() bool { return s.N > 0 }
+
+func spreadOf(vals []float64) spread {
+	if len(vals) == 0 {
+		return spread{}
+	}
+	sample := benchmath.NewSample(slices.Clone(vals), &benchmath.DefaultThresholds)
+	sum := benchmath.AssumeNothing.Summary(sample, 0.95)
+	return spread{Median: sum.Center, Min: sample.Values[0], Max: sample.Values[len(sample.Values)-1], N: len(vals)}
+}
+
+// scenarioSummary is what the report says about one configuration.
+type scenarioSummary struct {
+	sc       *results.Scenario
+	measured []*results.Repetition
+
+	pps, spp, rss, rssSampled, busy, steadyBusy spread
+	// gpu and gpuDevice have N == 0 when NVML was absent.
+	gpu, gpuDevice spread
+
+	verified, verifiable int // proofs verified / proofs of verifiable measured repetitions
+	// rssBounds counts measured repetitions whose kernel peak is wait4's
+	// ru_maxrss, an upper bound rather than the child's own VmHWM.
+	rssBounds int
+	warmups   int
+	statuses  string // "9 ok, 1 failed"
+	failures  []*results.Repetition
+
+	// live names the pipeline's live counters: those any repetition
+	// reports a final value for. The others are cumulative event counts.
+	live map[string]bool
+	// peakCounters is each live counter's highest peak over the measured
+	// repetitions (every counter's when the run reports no final values);
+	// finalNonZero lists counters that did not end at zero.
+	peakCounters map[string]int64
+	finalNonZero []string
+	// stages is each stage's median (over measured repetitions) of its
+	// mean duration in seconds.
+	stages map[string]float64
+
+	// timeline is the repetition whose series is drawn; timelineWhy says
+	// how it was chosen.
+	timeline    *results.Repetition
+	timelineWhy string
+}
+
+func summarize(sc *results.Scenario) *scenarioSummary {
+	s := &scenarioSummary{sc: sc, live: map[string]bool{}, peakCounters: map[string]int64{}, stages: map[string]float64{}}
+	for i := range sc.Repetitions {
+		for k := range sc.Repetitions[i].FinalCounters {
+			s.live[k] = true
+		}
+	}
+	counts := map[results.Status]int{}
+	for i := range sc.Repetitions {
+		r := &sc.Repetitions[i]
+		if r.Warmup {
+			s.warmups++
+			continue
+		}
+		counts[r.Status]++
+		if r.Measured() {
+			s.measured = append(s.measured, r)
+		} else {
+			s.failures = append(s.failures, r)
+		}
+	}
+	s.statuses = statusText(counts, s.warmups)
+
+	collect := func(get func(r *results.Repetition) (float64, bool)) spread {
+		var vals []float64
+		for _, r := range s.measured {
+			v, ok := get(r)
+			if !ok {
+				return spread{}
+			}
+			vals = append(vals, v)
+		}
+		return spreadOf(vals)
+	}
+	s.pps = collect(func(r *results.Repetition) (float64, bool) { return r.PartitionsPerSecond, true })
+	s.spp = collect(func(r *results.Repetition) (float64, bool) { return r.SecondsPerProof, true })
+	s.rss = collect(func(r *results.Repetition) (float64, bool) { return float64(r.PeakRSSBytes), true })
+	s.rssSampled = collect(func(r *results.Repetition) (float64, bool) { return float64(r.PeakRSSSampledBytes), true })
+	s.busy = collect(func(r *results.Repetition) (float64, bool) { return r.DeviceBusyFraction, true })
+	s.steadyBusy = collect(func(r *results.Repetition) (float64, bool) { return r.SteadyDeviceBusyFraction, true })
+	s.gpu = collect(func(r *results.Repetition) (float64, bool) { return derefU(r.PeakGPUMemoryBytes) })
+	s.gpuDevice = collect(func(r *results.Repetition) (float64, bool) { return derefU(r.PeakGPUDeviceMemoryBytes) })
+
+	stageVals := map[string][]float64{}
+	finals := map[string]bool{}
+	for _, r := range s.measured {
+		if r.PeakRSSSource == results.PeakFromRusage {
+			s.rssBounds++
+		}
+		if r.Verifiable {
+			s.verifiable += r.Proofs
+			s.verified += r.ProofsVerified
+		}
+		for k, v := range r.PeakCounters {
+			if len(s.live) > 0 && !s.live[k] {
+				continue
+			}
+			if cur, ok := s.peakCounters[k]; !ok || v > cur {
+				s.peakCounters[k] = v
+			}
+		}
+		for k, v := range r.FinalCounters {
+			if v != 0 {
+				finals[k] = true
+			}
+		}
+		for k, st := range r.Stages {
+			stageVals[k] = append(stageVals[k], st.MeanSeconds)
+		}
+	}
+	s.finalNonZero = slices.Sorted(maps.Keys(finals))
+	for k, v := range stageVals {
+		s.stages[k] = spreadOf(v).Median
+	}
+	s.timeline, s.timelineWhy = representative(sc, s.measured)
+	return s
+}
+
+func derefU(p *uint64) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return float64(*p), true
+}
+
+// representative picks the repetition whose series the timeline draws: the
+// measured one of median throughput (the lower middle for an even count),
+// else the last non-warm-up repetition with a series, whatever its status,
+// since the timeline of a failure is what a reader wants to see.
+func representative(sc *results.Scenario, measured []*results.Repetition) (*results.Repetition, string) {
+	var withSeries []*results.Repetition
+	for _, r := range measured {
+		if hasSeries(r) {
+			withSeries = append(withSeries, r)
+		}
+	}
+	if len(withSeries) > 0 {
+		slices.SortStableFunc(withSeries, func(a, b *results.Repetition) int {
+			return cmp.Compare(a.PartitionsPerSecond, b.PartitionsPerSecond)
+		})
+		r := withSeries[(len(withSeries)-1)/2]
+		if len(withSeries) == 1 {
+			return r, fmt.Sprintf("repetition %d, the only measured one with a series", r.Index)
+		}
+		return r, fmt.Sprintf("repetition %d, the median by throughput of %d measured repetitions", r.Index, len(withSeries))
+	}
+	for i := len(sc.Repetitions) - 1; i >= 0; i-- {
+		r := &sc.Repetitions[i]
+		if !r.Warmup && hasSeries(r) {
+			return r, fmt.Sprintf("repetition %d (%s): no measured repetition has a series", r.Index, r.Status)
+		}
+	}
+	return nil, "no repetition recorded a series"
+}
+
+func hasSeries(r *results.Repetition) bool { return r.Series != nil && len(r.Series.T) > 0 }
+
+// statusText describes repetitions by status, ok first.
+func statusText(counts map[results.Status]int, warmups int) string {
+	var parts []string
+	if n := counts[results.StatusOK]; n > 0 {
+		parts = append(parts, fmt.Sprintf("%d ok", n))
+	}
+	for _, st := range slices.Sorted(maps.Keys(counts)) {
+		if st != results.StatusOK {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[st], st))
+		}
+	}
+	if len(parts) == 0 {
+		parts = append(parts, "none")
+	}
+	s := strings.Join(parts, ", ")
+	if warmups > 0 {
+		s += fmt.Sprintf(" (+%d warm-up)", warmups)
+	}
+	return s
+}
+
+// knownStrategies fixes the colour of the pipeline's strategies, in the
+// order the engine defines them; any other strategy follows, sorted.
+var knownStrategies = []string{"release", "hold", "budget", "pacer"}
+
+// strategyOrder returns the run's strategies in colour order.
+func strategyOrder(sums []*scenarioSummary) []string {
+	seen := map[string]bool{}
+	for _, s := range sums {
+		seen[s.sc.Strategy] = true
+	}
+	var out []string
+	for _, k := range knownStrategies {
+		if seen[k] {
+			out = append(out, k)
+			delete(seen, k)
+		}
+	}
+	return append(out, slices.Sorted(maps.Keys(seen))...)
+}
+
+// strategyIndex gives a strategy a stable palette index: a known
+// strategy keeps its colour whatever else the run holds.
+func strategyIndex(strategy string, order []string) int {
+	if i := slices.Index(knownStrategies, strategy); i >= 0 {
+		return i
+	}
+	return len(knownStrategies) + slices.Index(order, strategy)
+}

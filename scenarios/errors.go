@@ -1,0 +1,102 @@
+package scenarios
+
+import (
+	"cmp"
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Error is one problem in a scenario file, located as precisely as the
+// problem allows: the value that is wrong, or the scenario when the problem
+// is a combination of values.
+type Error struct {
+	File   string
+	Line   int // 1-based; 0 when the problem has no line (the file cannot be read)
+	Column int // 1-based; 0 when unknown
+	// Path is the field's place in the document, such as
+	// scenarios[2].pipeline.channel_capacity; empty for problems of the
+	// whole file.
+	Path string
+	Msg  string
+}
+
+// Error formats the problem as file:line:col: path: message, the form
+// editors and CI annotations recognise, leaving out the parts it lacks.
+func (e *Error) Error() string {
+	var b strings.Builder
+	b.WriteString(e.File)
+	if e.Line > 0 {
+		fmt.Fprintf(&b, ":%d", e.Line)
+		if e.Column > 0 {
+			fmt.Fprintf(&b, ":%d", e.Column)
+		}
+	}
+	b.WriteString(": ")
+	if e.Path != "" {
+		b.WriteString(e.Path)
+		b.WriteString(": ")
+	}
+	b.WriteString(e.Msg)
+	return b.String()
+}
+
+// Errors is every problem found in one load, in file order and then by
+// position. Load returns it as its error whenever it is not empty.
+type Errors []*Error
+
+// Error prints one problem per line.
+func (es Errors) Error() string {
+	lines := make([]string, len(es))
+	for i, e := range es {
+		lines[i] = e.Error()
+	}
+	return strings.Join(lines, "\n")
+}
+
+// Unwrap exposes the problems to errors.Is and errors.As.
+func (es Errors) Unwrap() []error {
+	errs := make([]error, len(es))
+	for i, e := range es {
+		errs[i] = e
+	}
+	return errs
+}
+
+// errorList collects problems, dropping exact repeats: a bad default is
+// reported once, not once per scenario that inherits it.
+type errorList struct {
+	errs Errors
+	seen map[Error]bool
+}
+
+func (l *errorList) add(e *Error) {
+	if l.seen == nil {
+		l.seen = make(map[Error]bool)
+	}
+	if l.seen[*e] {
+		return
+	}
+	l.seen[*e] = true
+	l.errs = append(l.errs, e)
+}
+
+// sorted returns the problems ordered by file (in the order the files were
+// given), line and column, so they read top to bottom.
+func (l *errorList) sorted(fileOrder []string) Errors {
+	rank := make(map[string]int, len(fileOrder))
+	for i, f := range fileOrder {
+		if _, ok := rank[f]; !ok {
+			rank[f] = i
+		}
+	}
+	es := slices.Clone(l.errs)
+	slices.SortStableFunc(es, func(a, b *Error) int {
+		return cmp.Or(
+			cmp.Compare(rank[a.File], rank[b.File]),
+			cmp.Compare(a.Line, b.Line),
+			cmp.Compare(a.Column, b.Column),
+		)
+	})
+	return es
+}

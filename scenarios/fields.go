@@ -1,0 +1,359 @@
+package scenarios
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/gpu/circuit"
+	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/pipeline"
+)
+
+// kind is how a field's value is written and parsed.
+type kind int
+
+const (
+	kindInt         kind = iota // a decimal integer
+	kindUint                    // a decimal integer in 0..2^64-1
+	kindConstraints             // a power of two, as an integer or 2^k
+	kindSize                    // bytes: see ParseSize
+	kindDuration                // Go's time.ParseDuration forms
+	kindBool                    // true or false
+	kindFloat                   // a finite number
+	kindEnum                    // one of field.enum
+)
+
+// bound is an optional limit on a numeric field, in the field's own unit
+// (seconds for durations). Only lower bounds are ever exclusive.
+type bound struct {
+	set       bool
+	v         float64
+	exclusive bool
+}
+
+func atLeast(v float64) bound     { return bound{set: true, v: v} }
+func greaterThan(v float64) bound { return bound{set: true, v: v, exclusive: true} }
+func atMost(v float64) bound      { return bound{set: true, v: v} }
+
+// field is one setting a scenario can write. The table of fields is the
+// single definition of the format: the loader walks it, the JSON Schema is
+// generated from it, and the built-in defaults are part of it.
+type field struct {
+	// path is the field's dotted place under a settings block, such as
+	// pipeline.pacer.kp. The segments before the last name its groups.
+	path string
+	kind kind
+	doc  string
+	// def is the built-in default, written as a user would write it; it is
+	// parsed and checked like user input.
+	def    string
+	enum   []string
+	lo, hi bound
+	// set stores the parsed value (int64, uint64, time.Duration, bool,
+	// float64 or string, by kind) into a spec.
+	set func(s *bench.Spec, v any)
+}
+
+// groupDocs describes the groups of fields, for the JSON Schema.
+var groupDocs = map[string]string{
+	"workload":       "What a repetition proves: Proofs proofs, Concurrency of them in flight at once, each of Partitions partitions of Constraints constraints.",
+	"pipeline":       "The pipeline's admission strategy and its knobs.",
+	"pipeline.pacer": "The pacer strategy's feedback controller.",
+}
+
+// fields is the format: every setting of defaults, scenarios and matrix
+// bases, in the order the schema lists them.
+var fields = []*field{
+	{
+		path: "backend", kind: kindEnum, def: "cpu",
+		enum: []string{"cpu", "cuda", "auto"},
+		doc:  "Prover backend: cpu (gnark-crypto, runs anywhere), cuda (ICICLE on an NVIDIA GPU), or auto (cuda where a GPU and the CUDA build are present, else cpu).",
+		set:  func(s *bench.Spec, v any) { s.Backend = v.(string) },
+	},
+	{
+		path: "devices", kind: kindInt, def: "0", lo: atLeast(0),
+		doc: "Number of devices to use; 0 means all.",
+		set: func(s *bench.Spec, v any) { s.Devices = int(v.(int64)) },
+	},
+	{
+		path: "key", kind: kindEnum, def: string(groth16.KindAuto),
+		enum: []string{string(groth16.KindSetup), string(groth16.KindRandom), string(groth16.KindAuto)},
+		doc: fmt.Sprintf("Proving key: setup (a real Groth16 setup: proofs verify; at most 2^%d constraints), "+
+			"random (a benchmark key of the same shape: proving costs the same, proofs do not verify), "+
+			"or auto (setup up to 2^%d constraints, random above). The loader resolves auto.",
+			log2(maxSetupConstraints), log2(groth16.AutoSetupMax)),
+		set: func(s *bench.Spec, v any) { s.Key = groth16.KeyKind(v.(string)) },
+	},
+	{
+		path: "verify", kind: kindBool, def: "true",
+		doc: "Verify every proof. Applies to setup keys only: proofs made with a random key cannot verify, so the loader turns verify off for them.",
+		set: func(s *bench.Spec, v any) { s.Verify = v.(bool) },
+	},
+	{
+		path: "repeats", kind: kindInt, def: "3", lo: atLeast(1),
+		doc: "Measured repetitions, each in its own child process.",
+		set: func(s *bench.Spec, v any) { s.Repeats = int(v.(int64)) },
+	},
+	{
+		path: "warmups", kind: kindInt, def: "1", lo: atLeast(0),
+		doc: "Repetitions run and discarded before the measured ones.",
+		set: func(s *bench.Spec, v any) { s.Warmups = int(v.(int64)) },
+	},
+	{
+		path: "sample_interval", kind: kindDuration, def: "10ms", lo: atLeast(time.Millisecond.Seconds()),
+		doc: "Period of the memory, GPU and counter samplers (a Go duration such as 10ms).",
+		set: func(s *bench.Spec, v any) { s.SampleInterval = v.(time.Duration) },
+	},
+	{
+		path: "timeout", kind: kindDuration, def: "10m", lo: greaterThan(0),
+		doc: "Limit on one repetition's wall time (a Go duration such as 10m); a repetition that runs past it is stopped and recorded as failed.",
+		set: func(s *bench.Spec, v any) { s.Timeout = v.(time.Duration) },
+	},
+	{
+		path: "memory_limit", kind: kindSize, def: "0",
+		doc: "RSS above which a repetition is stopped and recorded as failed (such as 16GiB); 0 means no limit.",
+		set: func(s *bench.Spec, v any) { s.MemoryLimit = v.(int64) },
+	},
+
+	{
+		path: "workload.constraints", kind: kindConstraints, def: "2^14",
+		doc: fmt.Sprintf("Constraints per partition (the domain size): a power of two from 2^%d to 2^%d, written as 2^k or an integer. A 32 GiB PoRep partition is 2^27.",
+			circuit.MinLogConstraints, circuit.MaxLogConstraints),
+		set: func(s *bench.Spec, v any) { s.Workload.Constraints = int(v.(int64)) },
+	},
+	{
+		path: "workload.partitions", kind: kindInt, def: "4", lo: atLeast(1),
+		doc: "Partitions per proof (PoRep C2: 10).",
+		set: func(s *bench.Spec, v any) { s.Workload.Partitions = int(v.(int64)) },
+	},
+	{
+		path: "workload.proofs", kind: kindInt, def: "2", lo: atLeast(1),
+		doc: "Proofs per repetition.",
+		set: func(s *bench.Spec, v any) { s.Workload.Proofs = int(v.(int64)) },
+	},
+	{
+		path: "workload.concurrency", kind: kindInt, def: "1", lo: atLeast(1),
+		doc: "Proofs in flight at once; more than proofs means all of them.",
+		set: func(s *bench.Spec, v any) { s.Workload.Concurrency = int(v.(int64)) },
+	},
+	{
+		path: "workload.synthesis_rounds", kind: kindInt, def: "4", lo: atLeast(0), hi: atMost(circuit.MaxRounds),
+		doc: "Synthesis cost: rounds of the x^5+c S-box per constraint (CPU work per partition grows linearly with it; proving cost does not change).",
+		set: func(s *bench.Spec, v any) { s.Workload.SynthesisRounds = int(v.(int64)) },
+	},
+	{
+		path: "workload.seed", kind: kindUint, def: "1",
+		doc: "Base seed of the witnesses; every partition of every proof derives its own from it.",
+		set: func(s *bench.Spec, v any) { s.Workload.Seed = v.(uint64) },
+	},
+
+	{
+		path: "pipeline.strategy", kind: kindEnum, def: string(pipeline.Release), enum: strategyNames(),
+		doc: "Admission strategy: release (permit released after synthesis: finished partitions pile up on a full channel), hold (permit held until the channel accepts), budget (admission reserves the dataset's bytes), pacer (admission paced to hold the GPU queue at a target depth).",
+		set: func(s *bench.Spec, v any) { s.Pipeline.Strategy = pipeline.Strategy(v.(string)) },
+	},
+	{
+		path: "pipeline.partition_workers", kind: kindInt, def: "4", lo: atLeast(0),
+		doc: "Partition permits (pw) of the release and hold strategies; at least 1 for them.",
+		set: func(s *bench.Spec, v any) { s.Pipeline.PartitionWorkers = int(v.(int64)) },
+	},
+	{
+		path: "pipeline.channel_capacity", kind: kindInt, def: "1", lo: atLeast(1),
+		doc: "Capacity (C) of the channel from synthesis to the GPU workers; at least 1, as in cuzk.",
+		set: func(s *bench.Spec, v any) { s.Pipeline.ChannelCapacity = int(v.(int64)) },
+	},
+	{
+		path: "pipeline.early_free", kind: kindBool, def: "false",
+		doc: "Free a/b/c right after the NTT region instead of when the partition is done.",
+		set: func(s *bench.Spec, v any) { s.Pipeline.EarlyFree = v.(bool) },
+	},
+	{
+		path: "pipeline.gpu_workers", kind: kindInt, def: "1", lo: atLeast(1),
+		doc: "GPU workers per device.",
+		set: func(s *bench.Spec, v any) { s.Pipeline.GPUWorkers = int(v.(int64)) },
+	},
+	{
+		path: "pipeline.synthesis_workers", kind: kindInt, def: "0", lo: atLeast(0),
+		doc: "Cap on partitions synthesizing at once, whatever the strategy; 0 means partition_workers for release and hold, GOMAXPROCS for budget and pacer.",
+		set: func(s *bench.Spec, v any) { s.Pipeline.SynthesisWorkers = int(v.(int64)) },
+	},
+	{
+		path: "pipeline.budget", kind: kindSize, def: "256MiB",
+		doc: "Byte budget of the budget strategy (such as 8GiB): live dataset bytes never exceed it. It must hold at least one partition's dataset.",
+		set: func(s *bench.Spec, v any) { s.Pipeline.BudgetBytes = v.(int64) },
+	},
+	{
+		path: "pipeline.pacer.target_depth", kind: kindFloat, def: formatFloat(pipeline.DefaultTargetDepth), lo: greaterThan(0),
+		doc: "GPU queue depth (partitions synthesized and not yet taken by a GPU worker) the controller holds.",
+		set: func(s *bench.Spec, v any) { s.Pipeline.Pacer.TargetDepth = v.(float64) },
+	},
+	{
+		path: "pipeline.pacer.kp", kind: kindFloat, def: formatFloat(pipeline.DefaultKp), lo: atLeast(0),
+		doc: "Proportional gain, per partition of depth error. Kp and ki cannot both be 0: a controller without feedback cannot hold its target.",
+		set: func(s *bench.Spec, v any) { s.Pipeline.Pacer.Kp = v.(float64) },
+	},
+	{
+		path: "pipeline.pacer.ki", kind: kindFloat, def: formatFloat(pipeline.DefaultKi), lo: atLeast(0),
+		doc: "Integral gain, per partition of depth error sustained for one GPU service interval.",
+		set: func(s *bench.Spec, v any) { s.Pipeline.Pacer.Ki = v.(float64) },
+	},
+	{
+		path: "pipeline.pacer.interval", kind: kindDuration, def: pipeline.DefaultPacerInterval.String(), lo: atLeast(pipeline.MinPacerInterval.Seconds()),
+		doc: "Control period: how often the controller samples the queue and sets the admission rate (a Go duration such as 20ms).",
+		set: func(s *bench.Spec, v any) { s.Pipeline.Pacer.Interval = v.(time.Duration) },
+	},
+	{
+		path: "pipeline.pacer.max_in_flight", kind: kindInt, def: "0", lo: atLeast(0),
+		doc: "Cap on partitions admitted and not yet taken by a GPU worker, whatever the controller says; it must exceed target_depth. 0 means the synthesis workers plus twice the target depth, rounded up.",
+		set: func(s *bench.Spec, v any) { s.Pipeline.Pacer.MaxInFlight = int(v.(int64)) },
+	},
+}
+
+// maxSetupConstraints is the largest domain a scenario may ask a real setup
+// for: a setup costs a scalar multiplication per key point, which is hours
+// beyond 2^20 on a workstation. Larger sizes use a random key.
+const maxSetupConstraints = 1 << 20
+
+func strategyNames() []string {
+	names := make([]string, len(pipeline.Strategies))
+	for i, s := range pipeline.Strategies {
+		names[i] = string(s)
+	}
+	return names
+}
+
+func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+
+func log2(n int) int { return circuit.Params{Constraints: n}.LogConstraints() }
+
+// parse reads a scalar as the field's kind and checks it against the
+// field's own limits (limits that depend on other fields are checked once a
+// scenario is resolved).
+func (f *field) parse(text string) (any, error) {
+	switch f.kind {
+	case kindInt:
+		n, err := strconv.ParseInt(text, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q: want an integer", text)
+		}
+		return n, f.inBounds(float64(n), text)
+	case kindUint:
+		n, err := strconv.ParseUint(text, 10, 64)
+		if err != nil {
+			return nil, fmt.Errorf("%q: want an integer from 0 to 2^64-1", text)
+		}
+		return n, nil
+	case kindConstraints:
+		n, err := ParseCount(text)
+		if err != nil {
+			return nil, err
+		}
+		if err := (circuit.Params{Constraints: int(n)}).Validate(); err != nil {
+			return nil, err
+		}
+		return n, nil
+	case kindSize:
+		n, err := ParseSize(text)
+		if err != nil {
+			return nil, err
+		}
+		return n, f.inBounds(float64(n), text)
+	case kindDuration:
+		d, err := time.ParseDuration(text)
+		if err != nil {
+			return nil, fmt.Errorf("%q: want a duration such as 500ms, 10s or 1m30s", text)
+		}
+		return d, f.inBounds(d.Seconds(), text)
+	case kindBool:
+		switch text {
+		case "true", "True", "TRUE":
+			return true, nil
+		case "false", "False", "FALSE":
+			return false, nil
+		}
+		return nil, fmt.Errorf("%q: want true or false", text)
+	case kindFloat:
+		x, err := parseFloat(text)
+		if err != nil {
+			return nil, err
+		}
+		return x, f.inBounds(x, text)
+	case kindEnum:
+		for _, e := range f.enum {
+			if text == e {
+				return text, nil
+			}
+		}
+		return nil, fmt.Errorf("%q: want one of %s", text, strings.Join(f.enum, ", "))
+	}
+	panic(fmt.Sprintf("scenarios: field %s has unknown kind %d", f.path, f.kind))
+}
+
+// inBounds checks x, written as text, against the field's limits.
+func (f *field) inBounds(x float64, text string) error {
+	if b := f.lo; b.set && (x < b.v || b.exclusive && x == b.v) {
+		if b.exclusive {
+			return fmt.Errorf("%s: must be greater than %s", text, f.format(b.v))
+		}
+		return fmt.Errorf("%s is below the minimum %s", text, f.format(b.v))
+	}
+	if b := f.hi; b.set && x > b.v {
+		return fmt.Errorf("%s is above the maximum %s", text, f.format(b.v))
+	}
+	return nil
+}
+
+// format writes a limit in the field's unit.
+func (f *field) format(v float64) string {
+	if f.kind == kindDuration {
+		return time.Duration(v * float64(time.Second)).String()
+	}
+	return formatFloat(v)
+}
+
+// fieldByPath returns the field at a dotted path, or nil.
+func fieldByPath(path string) *field {
+	for _, f := range fields {
+		if f.path == path {
+			return f
+		}
+	}
+	return nil
+}
+
+// childNames lists the names directly under a group ("" is the top of a
+// settings block): its fields and its sub-groups.
+func childNames(group string) []string {
+	prefix := ""
+	if group != "" {
+		prefix = group + "."
+	}
+	var names []string
+	seen := make(map[string]bool)
+	for _, f := range fields {
+		rest, ok := strings.CutPrefix(f.path, prefix)
+		if !ok {
+			continue
+		}
+		name, _, _ := strings.Cut(rest, ".")
+		if !seen[name] {
+			seen[name] = true
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// leafPaths lists the paths of the fields under a group ("" for all).
+func leafPaths(group string) []string {
+	var paths []string
+	for _, f := range fields {
+		if group == "" || strings.HasPrefix(f.path, group+".") {
+			paths = append(paths, f.path)
+		}
+	}
+	return paths
+}

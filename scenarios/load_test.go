@@ -1,0 +1,666 @@
+package scenarios
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"reflect"
+	"regexp"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/gpu/circuit"
+	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/pipeline"
+)
+
+// load loads a document that must be valid.
+func load(t *testing.T, doc string) []bench.Spec {
+	t.Helper()
+	specs, err := LoadBytes("test.yaml", []byte(doc))
+	if err != nil {
+		t.Fatalf("LoadBytes: %v\n--- document:\n%s", err, doc)
+	}
+	return specs
+}
+
+// loadErrors loads a document that must be invalid and returns its problems.
+func loadErrors(t *testing.T, doc string) Errors {
+	t.Helper()
+	specs, err := LoadBytes("test.yaml", []byte(doc))
+	if err == nil {
+		t.Fatalf("LoadBytes accepted the document (%d specs)\n--- document:\n%s", len(specs), doc)
+	}
+	if specs != nil {
+		t.Errorf("LoadBytes returned %d specs along with its error", len(specs))
+	}
+	var es Errors
+	if !errors.As(err, &es) {
+		t.Fatalf("error is %T, want Errors: %v", err, err)
+	}
+	return es
+}
+
+func TestErrorFormat(t *testing.T) {
+	tests := []struct {
+		e    Error
+		want string
+	}{
+		{Error{File: "a.yaml", Line: 3, Column: 7, Path: "scenarios[2].pipeline.channel_capacity", Msg: "bad"}, "a.yaml:3:7: scenarios[2].pipeline.channel_capacity: bad"},
+		{Error{File: "a.yaml", Line: 3, Path: "version", Msg: "bad"}, "a.yaml:3: version: bad"},
+		{Error{File: "a.yaml", Line: 3, Column: 1, Msg: "bad"}, "a.yaml:3:1: bad"},
+		{Error{File: "a.yaml", Msg: "cannot read"}, "a.yaml: cannot read"},
+	}
+	for _, tt := range tests {
+		if got := tt.e.Error(); got != tt.want {
+			t.Errorf("got %q, want %q", got, tt.want)
+		}
+	}
+	es := Errors{&tests[0].e, &tests[3].e}
+	if got, want := es.Error(), tests[0].want+"\n"+tests[3].want; got != want {
+		t.Errorf("Errors.Error() = %q, want %q", got, want)
+	}
+	var e *Error
+	if !errors.As(error(es), &e) || e != &tests[0].e {
+		t.Errorf("errors.As did not find the first *Error")
+	}
+}
+
+// A minimal valid document to graft problems onto.
+const header = "version: 1\n"
+
+// TestErrorsLocateProblems checks every kind of problem the loader reports:
+// each must come out as file:line:col: path: message, at the right place,
+// and alone (no spurious follow-on errors).
+func TestErrorsLocateProblems(t *testing.T) {
+	tests := []struct {
+		name string
+		doc  string
+		want []string // "line:col: path: message substring"
+	}{
+		{"unknown top-level field", header + "defualts: {}\nscenarios: [{name: a}]\n",
+			[]string{"2:1: defualts: unknown field (did you mean defaults?)"}},
+		{"unknown field in a group", header + "defaults:\n  workload:\n    partitons: 4\nscenarios: [{name: a}]\n",
+			[]string{"4:5: defaults.workload.partitons: unknown field (did you mean partitions?)"}},
+		{"unknown field in a scenario", header + "scenarios:\n  - name: a\n    pipline: {}\n",
+			[]string{"4:5: scenarios[0].pipline: unknown field (did you mean pipeline?)"}},
+		{"unknown field, nothing close", header + "scenarios:\n  - name: a\n    pipeline: {zzzzzzzz: 1}\n",
+			[]string{"4:16: scenarios[0].pipeline.zzzzzzzz: unknown field; valid here: strategy, partition_workers"}},
+		{"group given a scalar", header + "scenarios:\n  - name: a\n    pipeline: 3\n",
+			[]string{`4:15: scenarios[0].pipeline: want a mapping of settings; got "3"`}},
+		{"leaf given a mapping", header + "scenarios:\n  - name: a\n    repeats: {n: 1}\n",
+			[]string{"4:14: scenarios[0].repeats: want an integer; got a mapping"}},
+		{"leaf given a list", header + "scenarios:\n  - name: a\n    backend: [cpu]\n",
+			[]string{"4:14: scenarios[0].backend: want one of cpu, cuda, auto; got a list"}},
+		{"leaf without a value", header + "scenarios:\n  - name: a\n    repeats:\n",
+			[]string{"4:13: scenarios[0].repeats: missing value: want an integer"}},
+		{"bad enum", header + "scenarios:\n  - name: a\n    pipeline: {strategy: hodl}\n",
+			[]string{`4:26: scenarios[0].pipeline.strategy: "hodl": want one of release, hold, budget, pacer`}},
+		{"bad integer", header + "scenarios:\n  - name: a\n    repeats: three\n",
+			[]string{`4:14: scenarios[0].repeats: "three": want an integer`}},
+		{"integer below minimum", header + "defaults: {repeats: 0, warmups: -1}\nscenarios: [{name: a}]\n",
+			[]string{"2:21: defaults.repeats: 0 is below the minimum 1", "2:33: defaults.warmups: -1 is below the minimum 0"}},
+		{"pipeline minimums", header + "scenarios:\n  - name: a\n    pipeline: {gpu_workers: 0, channel_capacity: 0, synthesis_workers: -1}\n",
+			[]string{
+				"4:29: scenarios[0].pipeline.gpu_workers: 0 is below the minimum 1",
+				"4:50: scenarios[0].pipeline.channel_capacity: 0 is below the minimum 1",
+				"4:72: scenarios[0].pipeline.synthesis_workers: -1 is below the minimum 0",
+			}},
+		{"durations", header + "defaults: {sample_interval: 500us, timeout: 0s}\nscenarios:\n  - name: a\n    pipeline: {pacer: {interval: 1x}}\n",
+			[]string{
+				"2:29: defaults.sample_interval: 500us is below the minimum 1ms",
+				"2:45: defaults.timeout: 0s: must be greater than 0s",
+				`5:34: scenarios[0].pipeline.pacer.interval: "1x": want a duration`,
+			}},
+		{"constraints", header + "scenarios:\n  - name: a\n    workload: {constraints: 1000}\n  - name: b\n    workload: {constraints: 2^28}\n  - name: c\n    workload: {constraints: 16}\n",
+			[]string{
+				"4:29: scenarios[0].workload.constraints: constraints 1000 is not a power of two",
+				"6:29: scenarios[1].workload.constraints: constraints 2^28 is outside 2^5..2^27",
+				"8:29: scenarios[2].workload.constraints: constraints 2^4 is outside 2^5..2^27",
+			}},
+		{"synthesis rounds", header + "scenarios:\n  - name: a\n    workload: {synthesis_rounds: 10001}\n",
+			[]string{"4:34: scenarios[0].workload.synthesis_rounds: 10001 is above the maximum 10000"}},
+		{"workload minimums", header + "scenarios:\n  - name: a\n    workload: {partitions: 0, proofs: 0, concurrency: 0}\n",
+			[]string{
+				"4:28: scenarios[0].workload.partitions: 0 is below the minimum 1",
+				"4:39: scenarios[0].workload.proofs: 0 is below the minimum 1",
+				"4:55: scenarios[0].workload.concurrency: 0 is below the minimum 1",
+			}},
+		{"seed", header + "scenarios:\n  - name: a\n    workload: {seed: -1}\n",
+			[]string{`4:22: scenarios[0].workload.seed: "-1": want an integer from 0 to 2^64-1`}},
+		{"size", header + "defaults: {memory_limit: 16G}\nscenarios: [{name: a}]\n",
+			[]string{`2:26: defaults.memory_limit: size "16G": unit "G" is ambiguous`}},
+		{"floats", header + "scenarios:\n  - name: a\n    pipeline: {pacer: {kp: -0.5, ki: .nan, target_depth: 0}}\n",
+			[]string{
+				"4:28: scenarios[0].pipeline.pacer.kp: -0.5 is below the minimum 0",
+				`4:38: scenarios[0].pipeline.pacer.ki: ".nan": want a finite number`,
+				"4:58: scenarios[0].pipeline.pacer.target_depth: 0: must be greater than 0",
+			}},
+		{"bool", header + "scenarios:\n  - name: a\n    verify: yes\n",
+			[]string{`4:13: scenarios[0].verify: "yes": want true or false`}},
+
+		{"empty file", "", []string{"0:0: empty file"}},
+		{"comments only", "# nothing\n", []string{"0:0: empty file"}},
+		{"syntax error", header + "scenarios:\n  - name: a\n   pipeline: {\n", []string{"2:0: YAML syntax: did not find expected"}},
+		{"two documents", header + "scenarios: [{name: a}]\n---\nversion: 1\n", []string{"3:1: a second YAML document"}},
+		{"not a mapping", "[1, 2]\n", []string{"1:1: want a mapping with version"}},
+		{"version missing", "scenarios: [{name: a}]\n", []string{"1:1: version: missing"}},
+		{"version unsupported", "version: 2\nscenarios: [{name: a, bogus: 1}]\n",
+			[]string{`1:10: version: unsupported version "2": this provebench reads version 1`}},
+		{"no scenarios", header + "defaults: {repeats: 1}\n", []string{"1:1: no scenarios"}},
+		{"empty lists", header + "scenarios: []\nmatrix:\n", []string{"1:1: no scenarios"}},
+		{"duplicate key", header + "scenarios:\n  - name: a\n    repeats: 1\n    repeats: 2\n",
+			[]string{"5:5: scenarios[0].repeats: duplicate key (first at line 4)"}},
+		{"scenarios not a list", header + "scenarios: {name: a}\n",
+			[]string{"2:12: scenarios: want a list"}},
+		{"scenario not a mapping", header + "scenarios: [a, {name: b}]\n",
+			[]string{`2:13: scenarios[0]: want a mapping; got "a"`}},
+		{"scenario name missing", header + "scenarios:\n  - repeats: 1\n",
+			[]string{"3:5: scenarios[0].name: missing"}},
+		{"scenario name invalid", header + "scenarios:\n  - name: a/b\n  - name: x y\n  - name: c=d\n",
+			[]string{`3:11: scenarios[0].name: "a/b": a name is`, `4:11: scenarios[1].name: "x y"`, `5:11: scenarios[2].name: "c=d"`}},
+		{"duplicate names", header + "scenarios:\n  - name: a\n  - name: a\n",
+			[]string{"4:11: scenarios[1].name: duplicate scenario name a (first at test.yaml:3)"}},
+
+		{"matrix name and axes missing", header + "matrix:\n  - description: x\n",
+			[]string{"3:5: matrix[0].name: missing", "3:5: matrix[0].axes: missing"}},
+		{"matrix unknown field", header + "matrix:\n  - name: m\n    axis: {}\n",
+			[]string{"3:5: matrix[0].axes: missing", "4:5: matrix[0].axis: unknown field (did you mean axes?)"}},
+		{"axis unknown", header + "matrix:\n  - name: m\n    axes: {pipeline.stratgy: [hold]}\n",
+			[]string{"4:12: matrix[0].axes[pipeline.stratgy]: unknown field (did you mean pipeline.strategy?)"}},
+		{"axis on a group", header + "matrix:\n  - name: m\n    axes: {workload: [1]}\n",
+			[]string{"4:12: matrix[0].axes[workload]: workload is a group; sweep one of its fields: workload.constraints,"}},
+		{"axis not a list", header + "matrix:\n  - name: m\n    axes: {repeats: 3}\n",
+			[]string{`4:21: matrix[0].axes[repeats]: want a list of values`}},
+		{"axis empty", header + "matrix:\n  - name: m\n    axes: {repeats: []}\n",
+			[]string{"4:21: matrix[0].axes[repeats]: empty"}},
+		{"axis bad value", header + "matrix:\n  - name: m\n    axes: {repeats: [1, x]}\n",
+			[]string{`4:25: matrix[0].axes[repeats][1]: "x": want an integer`}},
+		{"axis repeated value", header + "matrix:\n  - name: m\n    axes: {workload.constraints: [1024, 2^12, 2^10]}\n",
+			[]string{"4:47: matrix[0].axes[workload.constraints][2]: 2^10 repeats the value 1024 (line 4)"}},
+		{"base sets a swept field", header + "matrix:\n  - name: m\n    base: {repeats: 2}\n    axes: {repeats: [1, 3]}\n",
+			[]string{"4:21: matrix[0].base.repeats: repeats is swept by axes (line 5), so this value is never used"}},
+		{"matrix too large", header + "matrix:\n  - name: m\n    axes:\n      workload.seed: [1,2,3,4,5,6,7,8,9,10]\n      workload.proofs: [1,2,3,4,5,6,7,8,9,10]\n      workload.partitions: [1,2,3,4,5,6,7,8,9,10,11]\n",
+			[]string{"3:5: matrix[0]: more than 1000 points"}},
+
+		{"permits needed", header + "scenarios:\n  - name: a\n    pipeline: {strategy: hold, partition_workers: 0}\n",
+			[]string{"4:51: scenarios[0].pipeline.partition_workers: 0 is too few: the hold strategy needs at least 1 partition permit"}},
+		{"budget below a dataset", header + "scenarios:\n  - name: a\n    workload: {constraints: 2^14}\n    pipeline: {strategy: budget, budget: 2000KiB}\n",
+			[]string{"5:42: scenarios[0].pipeline.budget: 2000KiB is less than one partition's dataset at 2^14 constraints (2097120B (~2MiB): 1536KiB a/b/c + 524256B (~512KiB) wires)"}},
+		{"budget from the built-in default", header + "scenarios:\n  - name: big\n    key: random\n    workload: {constraints: 2^24}\n    pipeline: {strategy: budget}\n",
+			[]string{"3:5: scenarios[0]: pipeline.budget (built-in default 256MiB): 256MiB is less than one partition's dataset at 2^24"}},
+		{"memory limit below a dataset", header + "scenarios:\n  - name: a\n    memory_limit: 1MiB\n",
+			[]string{"4:19: scenarios[0].memory_limit: 1MiB is less than one partition's dataset at 2^14 constraints"}},
+		{"setup too large", header + "scenarios:\n  - name: a\n    key: setup\n    workload: {constraints: 2^21}\n",
+			[]string{"4:10: scenarios[0].key: a real setup of 2^21 constraints takes hours; above 2^20 use key random"}},
+		{"pacer without feedback", header + "scenarios:\n  - name: a\n    pipeline: {strategy: pacer, pacer: {kp: 0, ki: 0}}\n",
+			[]string{"4:45: scenarios[0].pipeline.pacer.kp: kp and ki are both 0"}},
+		{"engine validation", header + "scenarios:\n  - name: a\n    pipeline: {strategy: pacer, pacer: {target_depth: 4, max_in_flight: 4}}\n",
+			[]string{"4:73: scenarios[0].pipeline.pacer.max_in_flight: 4 cannot hold target_depth 4"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			es := loadErrors(t, tt.doc)
+			var got []string
+			for _, e := range es {
+				got = append(got, e.Error())
+			}
+			if len(es) != len(tt.want) {
+				t.Fatalf("got %d errors, want %d:\n%s", len(es), len(tt.want), strings.Join(got, "\n"))
+			}
+			for i, w := range tt.want {
+				pos, rest, _ := strings.Cut(w, ": ")
+				var line, col int
+				fmt.Sscanf(pos, "%d:%d", &line, &col)
+				e := es[i]
+				if e.File != "test.yaml" || e.Line != line || e.Column != col {
+					t.Errorf("error %d at %s:%d:%d, want test.yaml:%s\n%s", i, e.File, e.Line, e.Column, pos, got[i])
+				}
+				if !strings.Contains(got[i], rest) {
+					t.Errorf("error %d:\n  %s\nwant it to contain\n  %s", i, got[i], rest)
+				}
+			}
+		})
+	}
+}
+
+// TestReportsEveryProblem checks that one load reports all the problems of
+// a file, in line order, not just the first.
+func TestReportsEveryProblem(t *testing.T) {
+	doc := header + `defaults:
+  repeats: 0
+  pipeline: {strategy: budget, budget: 1KiB}
+scenarios:
+  - name: a
+    warmups: -2
+  - name: b
+    backend: gpu
+matrix:
+  - name: m
+    axes: {pipeline.early_free: [true, maybe]}
+`
+	es := loadErrors(t, doc)
+	var lines []int
+	for _, e := range es {
+		lines = append(lines, e.Line)
+	}
+	if want := []int{3, 4, 7, 9, 12}; !slices.Equal(lines, want) {
+		t.Errorf("problems on lines %v, want %v:\n%v", lines, want, es)
+	}
+}
+
+// A problem with a shared value is one line naming the scenarios it hits.
+func TestSharedValueReportedOnce(t *testing.T) {
+	doc := header + "defaults:\n  pipeline: {strategy: budget, budget: 1MiB}\nscenarios:\n"
+	for i := range 6 {
+		doc += fmt.Sprintf("  - name: s%d\n", i)
+	}
+	es := loadErrors(t, doc)
+	if len(es) != 1 {
+		t.Fatalf("got %d errors, want 1:\n%v", len(es), es)
+	}
+	want := "test.yaml:3:40: defaults.pipeline.budget: 1MiB is less than one partition's dataset"
+	if got := es[0].Error(); !strings.HasPrefix(got, want) || !strings.HasSuffix(got, "(in scenarios s0, s1, s2, s3 and 2 more)") {
+		t.Errorf("got  %s\nwant %s ... (in scenarios s0, s1, s2, s3 and 2 more)", got, want)
+	}
+}
+
+// TestBuiltinDefaults pins the built-in defaults, written out here rather
+// than read from the table, so a change to them is deliberate.
+func TestBuiltinDefaults(t *testing.T) {
+	specs := load(t, header+"scenarios: [{name: a}]\n")
+	want := bench.Spec{
+		Name:   "a",
+		Source: "test.yaml:2",
+		Workload: pipeline.Workload{
+			Constraints: 1 << 14, Partitions: 4, Proofs: 2, Concurrency: 1, SynthesisRounds: 4, Seed: 1,
+		},
+		Pipeline: pipeline.Config{
+			Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1,
+			BudgetBytes: 256 << 20, Pacer: pipeline.DefaultPacerConfig(),
+		},
+		Backend: "cpu", Key: groth16.KindSetup, Verify: true,
+		Repeats: 3, Warmups: 1, SampleInterval: 10 * time.Millisecond, Timeout: 10 * time.Minute,
+	}
+	if !reflect.DeepEqual(specs, []bench.Spec{want}) {
+		t.Errorf("got  %+v\nwant %+v", specs, []bench.Spec{want})
+	}
+}
+
+func TestDeepMerge(t *testing.T) {
+	doc := header + `defaults:
+  repeats: 5
+  memory_limit: 1.5GB
+  workload: {constraints: 2^10, proofs: 3}
+  pipeline:
+    strategy: hold
+    partition_workers: 3
+    channel_capacity: 2
+    pacer: {kp: 0.3, interval: 5ms}
+scenarios:
+  - name: a
+    pipeline: {strategy: release, pacer: {ki: 0.2}}
+matrix:
+  - name: m
+    base: {workload: {partitions: 7}, pipeline: {channel_capacity: 9}}
+    axes: {pipeline.partition_workers: [1, 2]}
+`
+	specs := load(t, doc)
+	if len(specs) != 3 {
+		t.Fatalf("got %d specs, want 3", len(specs))
+	}
+	a := specs[0]
+	if a.Pipeline.Strategy != pipeline.Release || a.Pipeline.PartitionWorkers != 3 || a.Pipeline.ChannelCapacity != 2 {
+		t.Errorf("scenario pipeline: got %+v; want strategy from the scenario, pw and C from the defaults", a.Pipeline)
+	}
+	if p := a.Pipeline.Pacer; p.Kp != 0.3 || p.Ki != 0.2 || p.Interval != 5*time.Millisecond || p.TargetDepth != pipeline.DefaultTargetDepth {
+		t.Errorf("pacer: got %+v; want kp and interval from the defaults, ki from the scenario, target_depth built in", p)
+	}
+	if a.Repeats != 5 || a.MemoryLimit != 1_500_000_000 || a.Workload.Proofs != 3 || a.Workload.Partitions != 4 || a.Workload.Constraints != 1024 {
+		t.Errorf("scenario: got %+v", a)
+	}
+	for i, m := range specs[1:] {
+		if m.Pipeline.Strategy != pipeline.Hold || m.Pipeline.ChannelCapacity != 9 || m.Workload.Partitions != 7 ||
+			m.Workload.Proofs != 3 || m.Pipeline.PartitionWorkers != i+1 {
+			t.Errorf("matrix point %d: got %+v %+v; want base over defaults, axis over base", i, m.Workload, m.Pipeline)
+		}
+	}
+}
+
+func TestMatrixExpansion(t *testing.T) {
+	doc := header + `scenarios:
+  - name: first
+matrix:
+  - name: sweep
+    description: strategies against channel depth
+    axes:
+      pipeline.strategy: [release, hold]
+      pipeline.channel_capacity: [1, 4, 8]
+  - name: sizes
+    axes:
+      workload.constraints: [2^10, 4096]
+`
+	specs := load(t, doc)
+	var names []string
+	for _, s := range specs {
+		names = append(names, s.Name)
+	}
+	want := []string{
+		"first",
+		"sweep/strategy=release/channel_capacity=1",
+		"sweep/strategy=release/channel_capacity=4",
+		"sweep/strategy=release/channel_capacity=8",
+		"sweep/strategy=hold/channel_capacity=1",
+		"sweep/strategy=hold/channel_capacity=4",
+		"sweep/strategy=hold/channel_capacity=8",
+		"sizes/constraints=2^10",
+		"sizes/constraints=4096",
+	}
+	if !slices.Equal(names, want) {
+		t.Fatalf("names:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
+	}
+	s := specs[5]
+	if s.Pipeline.Strategy != pipeline.Hold || s.Pipeline.ChannelCapacity != 4 {
+		t.Errorf("%s: got %+v", s.Name, s.Pipeline)
+	}
+	if want := map[string]string{"pipeline.strategy": "hold", "pipeline.channel_capacity": "4"}; !reflect.DeepEqual(s.Labels, want) {
+		t.Errorf("%s: labels %v, want %v", s.Name, s.Labels, want)
+	}
+	if s.Source != "test.yaml:5" || s.Description != "strategies against channel depth" {
+		t.Errorf("%s: source %q description %q", s.Name, s.Source, s.Description)
+	}
+	if specs[0].Labels != nil {
+		t.Errorf("explicit scenario has labels %v", specs[0].Labels)
+	}
+	if specs[8].Workload.Constraints != 4096 || specs[8].Labels["workload.constraints"] != "4096" {
+		t.Errorf("%s: %+v %v", specs[8].Name, specs[8].Workload, specs[8].Labels)
+	}
+}
+
+// Matrix points are ordered with the scenarios as the file writes them.
+func TestDocumentOrder(t *testing.T) {
+	specs := load(t, header+"matrix:\n  - name: m\n    axes: {repeats: [1]}\nscenarios:\n  - name: a\n")
+	if specs[0].Name != "m/repeats=1" || specs[1].Name != "a" {
+		t.Errorf("order: %s, %s", specs[0].Name, specs[1].Name)
+	}
+}
+
+func TestAxisKeys(t *testing.T) {
+	axes := func(paths ...string) []*axis {
+		var as []*axis
+		for _, p := range paths {
+			as = append(as, &axis{field: &field{path: p}})
+		}
+		return as
+	}
+	tests := []struct {
+		paths, want []string
+	}{
+		{[]string{"pipeline.strategy", "workload.seed"}, []string{"strategy", "seed"}},
+		{[]string{"a.x", "b.x", "y"}, []string{"a.x", "b.x", "y"}},
+		{[]string{"p.a.x", "q.a.x", "b.x"}, []string{"p.a.x", "q.a.x", "b.x"}},
+		{[]string{"x", "a.x"}, []string{"x", "a.x"}},
+	}
+	for _, tt := range tests {
+		if got := axisKeys(axes(tt.paths...)); !slices.Equal(got, tt.want) {
+			t.Errorf("axisKeys(%v) = %v, want %v", tt.paths, got, tt.want)
+		}
+	}
+}
+
+// The loader resolves key auto and turns verify off where proofs cannot
+// verify.
+func TestKeyAndVerifyResolved(t *testing.T) {
+	doc := header + `scenarios:
+  - {name: auto-small, key: auto, workload: {constraints: 2^10}}
+  - {name: auto-limit, key: auto, workload: {constraints: 2^16}}
+  - {name: auto-large, key: auto, workload: {constraints: 2^17}}
+  - {name: random, key: random, verify: true, workload: {constraints: 2^10}}
+  - {name: setup-noverify, key: setup, verify: false, workload: {constraints: 2^10}}
+  - {name: setup-limit, key: setup, workload: {constraints: 2^20}}
+`
+	want := map[string]struct {
+		key    groth16.KeyKind
+		verify bool
+	}{
+		"auto-small":     {groth16.KindSetup, true},
+		"auto-limit":     {groth16.KindSetup, true},
+		"auto-large":     {groth16.KindRandom, false},
+		"random":         {groth16.KindRandom, false},
+		"setup-noverify": {groth16.KindSetup, false},
+		"setup-limit":    {groth16.KindSetup, true},
+	}
+	for _, s := range load(t, doc) {
+		if w := want[s.Name]; s.Key != w.key || s.Verify != w.verify {
+			t.Errorf("%s: key %s verify %v, want %s %v", s.Name, s.Key, s.Verify, w.key, w.verify)
+		}
+	}
+}
+
+func TestAnchorsAndMergeKeys(t *testing.T) {
+	doc := header + `defaults:
+  pipeline: &held {strategy: hold, partition_workers: 6}
+scenarios:
+  - name: a
+    pipeline:
+      <<: *held
+      channel_capacity: 6
+  - name: b
+    pipeline: {<<: [*held], strategy: release}
+  - name: c
+    workload: &w {proofs: 5}
+  - name: d
+    workload: *w
+`
+	specs := load(t, doc)
+	if p := specs[0].Pipeline; p.Strategy != pipeline.Hold || p.PartitionWorkers != 6 || p.ChannelCapacity != 6 {
+		t.Errorf("a: %+v", p)
+	}
+	if p := specs[1].Pipeline; p.Strategy != pipeline.Release || p.PartitionWorkers != 6 {
+		t.Errorf("b: explicit key must beat the merged one: %+v", p)
+	}
+	if specs[3].Workload.Proofs != 5 {
+		t.Errorf("d: alias not followed: %+v", specs[3].Workload)
+	}
+	es := loadErrors(t, header+"scenarios:\n  - name: a\n    pipeline: {<<: 3}\n")
+	if len(es) != 1 || !strings.Contains(es[0].Error(), "merge key (<<) takes a mapping") {
+		t.Errorf("bad merge key: %v", es)
+	}
+}
+
+func TestLoadFiles(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, doc string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(doc), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	a := write("a.yaml", header+"scenarios: [{name: x}, {name: y}]\n")
+	b := write("b.yaml", header+"scenarios:\n  - name: z\n  - name: x\n")
+	c := write("c.yaml", header+"scenarios: [{name: w}]\n")
+
+	specs, err := Load(a, c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(specs) != 3 || specs[2].Name != "w" || specs[2].Source != c+":2" {
+		t.Errorf("got %+v", specs)
+	}
+
+	_, err = Load(a, b, filepath.Join(dir, "missing.yaml"))
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 2 {
+		t.Fatalf("got %v, want two problems", err)
+	}
+	if want := b + ":4:11: scenarios[1].name: duplicate scenario name x (first at " + a + ":2)"; es[0].Error() != want {
+		t.Errorf("got  %s\nwant %s", es[0], want)
+	}
+	if want := filepath.Join(dir, "missing.yaml") + ": cannot read: no such file or directory"; es[1].Error() != want {
+		t.Errorf("got  %s\nwant %s", es[1], want)
+	}
+	if _, err := Load(); err == nil {
+		t.Error("Load() with no files succeeded")
+	}
+}
+
+func TestEmbedded(t *testing.T) {
+	names := EmbeddedNames()
+	if want := []string{"backpressure", "ci", "gpu", "quickstart"}; !slices.Equal(names, want) {
+		t.Fatalf("EmbeddedNames() = %v, want %v", names, want)
+	}
+	for _, name := range names {
+		specs, err := LoadEmbedded(name)
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if len(specs) == 0 {
+			t.Errorf("%s: no scenarios", name)
+		}
+		for _, s := range specs {
+			if !strings.HasPrefix(s.Source, "scenarios/"+name+".yaml:") {
+				t.Errorf("%s: source %q", s.Name, s.Source)
+			}
+		}
+	}
+	if _, err := LoadEmbedded("quickstart.yaml"); err != nil {
+		t.Errorf("LoadEmbedded with extension: %v", err)
+	}
+	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, ci, gpu, quickstart") {
+		t.Errorf("LoadEmbedded(nope): %v", err)
+	}
+}
+
+// datasetBytes is one partition's dataset at a spec's size.
+func datasetBytes(s bench.Spec) int64 {
+	abc, wires := circuit.Params{Constraints: s.Workload.Constraints}.DatasetBytes()
+	return abc + wires
+}
+
+// TestEmbeddedFilesKeepTheirPromises checks what the files' comments claim
+// about their configurations, so an edit cannot quietly break them.
+func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
+	byName := func(file string) map[string]bench.Spec {
+		specs, err := LoadEmbedded(file)
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := make(map[string]bench.Spec)
+		for _, s := range specs {
+			m[s.Name] = s
+		}
+		return m
+	}
+	// budgetHolds is how many whole datasets a budget admits at once.
+	budgetHolds := func(s bench.Spec) int64 { return s.Pipeline.BudgetBytes / datasetBytes(s) }
+
+	t.Run("quickstart", func(t *testing.T) {
+		specs := byName("quickstart")
+		for _, s := range specs {
+			if s.Backend != "cpu" || s.Key != groth16.KindSetup || !s.Verify {
+				t.Errorf("%s: want the CPU backend with a real, verified setup: %+v", s.Name, s)
+			}
+		}
+		if n := budgetHolds(specs["budget"]); n != 2 {
+			t.Errorf("budget holds %d datasets, the file says 2", n)
+		}
+		if len(specs) > 4 || specs["release"].Repeats+specs["release"].Warmups > 4 {
+			t.Errorf("quickstart grew: %d scenarios; keep it under 2 minutes on 2 cores", len(specs))
+		}
+	})
+	t.Run("ci", func(t *testing.T) {
+		specs := byName("ci")
+		for _, s := range specs {
+			if s.Pipeline.Strategy == pipeline.Pacer {
+				t.Errorf("%s: the pacer's peaks depend on timing; ci figures must repeat exactly", s.Name)
+			}
+			if s.Workload.SynthesisRounds != 0 || s.Repeats < 5 || s.Backend != "cpu" || !s.Verify {
+				t.Errorf("%s: want saturated CPU runs with 5+ verified repeats: %+v", s.Name, s)
+			}
+		}
+		if n := budgetHolds(specs["budget"]); n != 2 {
+			t.Errorf("budget holds %d datasets, the file says 2", n)
+		}
+	})
+	t.Run("backpressure", func(t *testing.T) {
+		specs := byName("backpressure")
+		if len(specs) != 12 {
+			t.Errorf("%d configurations, want 12 (6 strategies x early free off/on)", len(specs))
+		}
+		for _, s := range specs {
+			if s.Pipeline.Strategy == pipeline.Budget && budgetHolds(s) != int64(s.Pipeline.PartitionWorkers) {
+				t.Errorf("%s: budget holds %d datasets, the file says pw=%d", s.Name, budgetHolds(s), s.Pipeline.PartitionWorkers)
+			}
+			if inPlay := s.Workload.Partitions * s.Workload.Concurrency; inPlay < 3*s.Pipeline.PartitionWorkers {
+				t.Errorf("%s: %d partitions in play against pw=%d: too few to pile up", s.Name, inPlay, s.Pipeline.PartitionWorkers)
+			}
+		}
+	})
+	t.Run("gpu", func(t *testing.T) {
+		specs := byName("gpu")
+		if len(specs) != 10 {
+			t.Errorf("%d configurations, want 10", len(specs))
+		}
+		const hostMemory, gpuMemory = 128 << 30, 139 << 30
+		for _, s := range specs {
+			if s.Backend != "cuda" || s.Key != groth16.KindRandom || s.Verify {
+				t.Errorf("%s: want cuda with a random key, unverified: %+v", s.Name, s)
+			}
+			// The worst case, every partition in play alive at once plus
+			// the key, must fit under the limit, and the limit under the
+			// host's memory.
+			key := int64(9 << 30)
+			worst := int64(s.Workload.Partitions*s.Workload.Concurrency)*datasetBytes(s) + key
+			if worst > s.MemoryLimit || s.MemoryLimit >= hostMemory {
+				t.Errorf("%s: worst case %s, limit %s, host %s", s.Name, formatBytes(worst), formatBytes(s.MemoryLimit), formatBytes(hostMemory))
+			}
+			if s.Pipeline.Strategy == pipeline.Budget && budgetHolds(s) != int64(s.Pipeline.PartitionWorkers) {
+				t.Errorf("%s: budget holds %d datasets, the file says pw=%d", s.Name, budgetHolds(s), s.Pipeline.PartitionWorkers)
+			}
+			// The GPU holds the key and, per worker, a partition's a/b/c
+			// and wires at most.
+			if onGPU := key + int64(s.Pipeline.GPUWorkers)*datasetBytes(s); onGPU > gpuMemory/2 {
+				t.Errorf("%s: %s on the GPU", s.Name, formatBytes(onGPU))
+			}
+		}
+	})
+}
+
+// TestErrorPositionsAreInTheFile guards the promise that every problem
+// names a real place: for a file full of mistakes, every error's line
+// exists and its path names a key written on that line (or the scenario
+// it belongs to).
+func TestErrorPositionsAreInTheFile(t *testing.T) {
+	doc := header + `defaults:
+  repeats: x
+  workload: {constraints: 3, bogus: 1}
+scenarios:
+  - name: a
+    pipeline: {strategy: budget, budget: 1B, pacer: {kp: -1}}
+  - name: b
+    sample_interval: 1h1
+matrix:
+  - name: m
+    axes:
+      pipeline.channel_capacity: [0, 1]
+      key: [setup, rnd]
+`
+	lines := strings.Split(doc, "\n")
+	ident := regexp.MustCompile(`[a-z_]+`)
+	for _, e := range loadErrors(t, doc) {
+		if e.Line < 1 || e.Line > len(lines) || e.Column < 1 {
+			t.Errorf("%v: no such position", e)
+			continue
+		}
+		ids := ident.FindAllString(e.Path, -1)
+		if len(ids) == 0 || !strings.Contains(lines[e.Line-1], ids[len(ids)-1]) && !strings.Contains(lines[e.Line-1], "- name:") {
+			t.Errorf("%v: line %d (%q) does not hold %s", e, e.Line, lines[e.Line-1], e.Path)
+		}
+	}
+}

@@ -1,0 +1,323 @@
+package scenarios
+
+import (
+	"cmp"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/gpu/circuit"
+	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/pipeline"
+)
+
+// point is one configuration to run, an explicit scenario or one point of a
+// matrix, with a value for every field.
+type point struct {
+	name, description string
+	node, nameNode    *yaml.Node // the scenario or matrix item, and its name
+	path              string     // scenarios[i] or matrix[i]
+	// own is the path under which values belong to this point alone; values
+	// from elsewhere (defaults, a matrix's base and axes) are shared with
+	// other points, so messages about them name the point.
+	own    string
+	values layer
+	labels map[string]string
+}
+
+// builtins is the layer of built-in defaults, the bottom of every merge.
+func builtins() layer {
+	l := make(layer, len(fields))
+	for _, f := range fields {
+		v, err := f.parse(f.def)
+		if err != nil {
+			panic(fmt.Sprintf("scenarios: built-in default of %s: %v", f.path, err))
+		}
+		l[f.path] = &leaf{field: f, text: f.def, val: v}
+	}
+	return l
+}
+
+// merge overlays layers, later ones winning field by field.
+func merge(layers ...layer) layer {
+	out := make(layer, len(fields))
+	for _, l := range layers {
+		maps.Copy(out, l)
+	}
+	return out
+}
+
+// expand turns a document into its points: built-in defaults, then the
+// file's defaults, then a matrix's base, then the scenario's own values or
+// the point's axis values.
+func expand(doc *document) []*point {
+	base := merge(builtins(), doc.defaults)
+	var pts []*point
+	for _, s := range doc.scenarios {
+		pts = append(pts, &point{
+			name: s.name, description: s.description,
+			node: s.node, nameNode: s.nameNode, path: s.path, own: s.path,
+			values: merge(base, s.settings),
+		})
+	}
+	for _, m := range doc.matrices {
+		pts = append(pts, m.points(merge(base, m.base))...)
+	}
+	slices.SortStableFunc(pts, func(a, b *point) int { return cmp.Compare(a.node.Line, b.node.Line) })
+	return pts
+}
+
+// points is the matrix's cartesian product, the first axis varying slowest.
+// A point is named matrix/axis=value/axis=value..., the form Go's benchmark
+// tools read as sub-benchmark keys (benchstat -col /strategy).
+func (m *matrixDecl) points(base layer) []*point {
+	if len(m.axes) == 0 {
+		return nil
+	}
+	for _, a := range m.axes {
+		if len(a.values) == 0 {
+			return nil
+		}
+	}
+	keys := axisKeys(m.axes)
+	var pts []*point
+	idx := make([]int, len(m.axes))
+	for {
+		values := merge(base)
+		labels := make(map[string]string, len(m.axes))
+		parts := []string{m.name}
+		for i, a := range m.axes {
+			l := a.values[idx[i]]
+			values[a.field.path] = l
+			labels[a.field.path] = l.text
+			parts = append(parts, keys[i]+"="+l.text)
+		}
+		pts = append(pts, &point{
+			name: strings.Join(parts, "/"), description: m.description,
+			node: m.node, nameNode: m.nameNode, path: m.path,
+			values: values, labels: labels,
+		})
+		i := len(idx) - 1
+		for ; i >= 0; i-- {
+			if idx[i]++; idx[i] < len(m.axes[i].values) {
+				break
+			}
+			idx[i] = 0
+		}
+		if i < 0 {
+			return pts
+		}
+	}
+}
+
+// axisKeys names each axis in derived names by the shortest tail of its
+// path that no other axis of the matrix shares: its last segment, unless
+// that is ambiguous.
+func axisKeys(axes []*axis) []string {
+	keys := make([]string, len(axes))
+	for i, a := range axes {
+		segs := strings.Split(a.field.path, ".")
+		for n := 1; n <= len(segs); n++ {
+			tail := strings.Join(segs[len(segs)-n:], ".")
+			unique := true
+			for j, b := range axes {
+				if j != i && (b.field.path == tail || strings.HasSuffix(b.field.path, "."+tail)) {
+					unique = false
+				}
+			}
+			keys[i] = tail
+			if unique {
+				break
+			}
+		}
+	}
+	return keys
+}
+
+// spec builds a point's bench.Spec and checks the rules that join fields.
+func (p *parser) spec(pt *point) bench.Spec {
+	var s bench.Spec
+	for _, f := range fields {
+		if l := pt.values[f.path]; l.val != nil {
+			f.set(&s, l.val)
+		}
+	}
+	s.Name = pt.name
+	s.Description = pt.description
+	s.Source = fmt.Sprintf("%s:%d", p.file, pt.node.Line)
+	if len(pt.labels) > 0 {
+		s.Labels = pt.labels
+	}
+	p.check(pt, &s)
+	// Resolve what the loader can, so results record what ran: auto keys
+	// become setup or random, and verification is off where it cannot
+	// succeed (random keys).
+	if s.Workload.Constraints > 0 {
+		s.Key = s.Key.Resolve(s.Workload.Constraints)
+	}
+	s.Verify = s.Verify && s.Key == groth16.KindSetup
+	return s
+}
+
+// check applies the rules that involve more than one field. A rule whose
+// fields did not parse is skipped: their errors are already reported. The
+// engine's own validation (pipeline.Workload.Validate, Config.Validate)
+// runs last, so the loader never accepts a configuration the engine would
+// refuse; its findings on fields this loader already reported are dropped.
+func (p *parser) check(pt *point, s *bench.Spec) {
+	complete := true
+	for _, l := range pt.values {
+		complete = complete && l.val != nil
+	}
+	valid := func(paths ...string) bool {
+		for _, path := range paths {
+			if pt.values[path].val == nil {
+				return false
+			}
+		}
+		return true
+	}
+	reported := make(map[string]bool)
+	report := func(path, format string, args ...any) {
+		reported[path] = true
+		p.pointError(pt, path, fmt.Sprintf(format, args...))
+	}
+	w, c := s.Workload, s.Pipeline
+	params := circuit.Params{Constraints: w.Constraints, Rounds: w.SynthesisRounds}
+
+	if valid("pipeline.strategy", "pipeline.partition_workers") &&
+		(c.Strategy == pipeline.Release || c.Strategy == pipeline.Hold) && c.PartitionWorkers < 1 {
+		report("pipeline.partition_workers", "%d is too few: the %s strategy needs at least 1 partition permit", c.PartitionWorkers, c.Strategy)
+	}
+	if valid("pipeline.strategy", "pipeline.pacer.kp", "pipeline.pacer.ki") &&
+		c.Strategy == pipeline.Pacer && c.Pacer.Kp == 0 && c.Pacer.Ki == 0 {
+		report("pipeline.pacer.kp", "kp and ki are both 0: a controller without feedback cannot hold its target")
+	}
+	if valid("workload.constraints") {
+		abc, wires := params.DatasetBytes()
+		dataset := fmt.Sprintf("one partition's dataset at 2^%d constraints (%s: %s a/b/c + %s wires)",
+			params.LogConstraints(), formatBytes(abc+wires), formatBytes(abc), formatBytes(wires))
+		if valid("pipeline.strategy", "pipeline.budget") && c.Strategy == pipeline.Budget && c.BudgetBytes < abc+wires {
+			report("pipeline.budget", "%s is less than %s; admission could never start one", pt.values["pipeline.budget"].text, dataset)
+		}
+		if valid("memory_limit") && s.MemoryLimit > 0 && s.MemoryLimit < abc+wires {
+			report("memory_limit", "%s is less than %s; every repetition would be stopped", pt.values["memory_limit"].text, dataset)
+		}
+		if valid("key") && s.Key == groth16.KindSetup && w.Constraints > maxSetupConstraints {
+			report("key", "a real setup of 2^%d constraints takes hours; above 2^%d use key random (or auto)",
+				params.LogConstraints(), log2(maxSetupConstraints))
+		}
+	}
+
+	if !complete {
+		return
+	}
+	for _, err := range flatten(errors.Join(w.Validate(), c.Resolved().Validate(w))) {
+		var fe *pipeline.FieldError
+		if !errors.As(err, &fe) {
+			p.pointError(pt, "", err.Error())
+			continue
+		}
+		path := fe.Field
+		if path == "pipeline.budget_bytes" { // the engine's name for pipeline.budget
+			path = "pipeline.budget"
+		}
+		if reported[path] {
+			continue
+		}
+		if pt.values[path] == nil {
+			p.pointError(pt, "", fe.Error())
+			continue
+		}
+		report(path, "%s", fe.Problem)
+	}
+}
+
+// flatten lists the errors joined in err (errors.Join nests).
+func flatten(err error) []error {
+	if err == nil {
+		return nil
+	}
+	j, ok := err.(interface{ Unwrap() []error })
+	if !ok {
+		return []error{err}
+	}
+	var out []error
+	for _, e := range j.Unwrap() {
+		out = append(out, flatten(e)...)
+	}
+	return out
+}
+
+// pointError reports a problem with a point's value of the field at path:
+// at the line where that value was written, naming the point when the value
+// is shared with others; at the point itself, naming the field, for a
+// built-in default or a problem of no one field (path "").
+func (p *parser) pointError(pt *point, path, msg string) {
+	node, where := pt.node, pt.path
+	if l := pt.values[path]; l != nil {
+		if l.node != nil {
+			node, where = l.node, l.path
+		} else {
+			msg = fmt.Sprintf("%s (built-in default %s): %s", path, l.text, msg)
+		}
+	}
+	if pt.own != "" && (where == pt.own || strings.HasPrefix(where, pt.own+".")) {
+		p.errorf(node, where, "%s", msg)
+		return
+	}
+	p.sharedErrorf(node, where, msg, pt.name)
+}
+
+// maxNamed bounds the scenarios a shared problem lists by name.
+const maxNamed = 4
+
+// sharedErrorf reports a problem with a value that several points share,
+// once, naming the points it affects.
+func (p *parser) sharedErrorf(node *yaml.Node, path, msg, name string) {
+	key := Error{File: p.file, Line: node.Line, Column: node.Column, Path: path, Msg: msg}
+	if p.shared == nil {
+		p.shared = make(map[Error]*sharedError)
+	}
+	se := p.shared[key]
+	if se == nil {
+		e := key
+		se = &sharedError{err: &e, base: msg}
+		p.shared[key] = se
+		p.errs.add(se.err)
+	}
+	se.names = append(se.names, name)
+	switch n := len(se.names); {
+	case n == 1:
+		se.err.Msg = fmt.Sprintf("%s (in scenario %s)", se.base, name)
+	case n <= maxNamed:
+		se.err.Msg = fmt.Sprintf("%s (in scenarios %s)", se.base, strings.Join(se.names, ", "))
+	default:
+		se.err.Msg = fmt.Sprintf("%s (in scenarios %s and %d more)", se.base, strings.Join(se.names[:maxNamed], ", "), n-maxNamed)
+	}
+}
+
+// formatBytes writes a byte count in the largest binary unit that holds it
+// exactly, or in bytes with an approximation when none does (a rounded
+// figure would mislead whoever sizes a budget from it).
+func formatBytes(n int64) string {
+	units := []string{"B", "KiB", "MiB", "GiB", "TiB", "PiB"}
+	u := 0
+	for u < len(units)-1 && n%(int64(1)<<(10*(u+1))) == 0 && n != 0 {
+		u++
+	}
+	if u > 0 || n < 1024 {
+		return fmt.Sprintf("%d%s", n>>(10*u), units[u])
+	}
+	v, a := float64(n), 0
+	for v >= 1024 && a < len(units)-1 {
+		v /= 1024
+		a++
+	}
+	return fmt.Sprintf("%dB (~%.4g%s)", n, v, units[a])
+}
