@@ -115,6 +115,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		KeyKind:          string(pk.Kind),
 		Verifiable:       vk != nil && spec.Verify,
 		WallSecs:         report.Wall.Seconds(),
+		ElapsedSecs:      report.Elapsed.Seconds(),
 		PartitionsDone:   report.PartitionsDone,
 		PartitionsFailed: report.PartitionsFailed,
 		ProofsDone:       report.ProofsDone,

@@ -49,6 +49,9 @@ type childResult struct {
 	KeyKind    string  `json:"key_kind"`
 	Verifiable bool    `json:"verifiable"`
 	WallSecs   float64 `json:"wall_seconds"`
+	// ElapsedSecs is the whole of the engine's Run, over which device busy
+	// time is measured.
+	ElapsedSecs float64 `json:"elapsed_seconds"`
 
 	PartitionsDone   int `json:"partitions_done"`
 	PartitionsFailed int `json:"partitions_failed"`

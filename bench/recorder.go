@@ -1,6 +1,7 @@
 package bench
 
 import (
+	"slices"
 	"time"
 
 	"github.com/provebench/provebench/bench/results"
@@ -19,6 +20,7 @@ type recorder struct {
 	gpuDev   []uint64
 	gpuUtil  []float64
 	counters [][]int64 // per row: the latest values streamed by the child
+	countT   []float64 // per row: the child's timestamp of those values
 
 	peakRSS, peakGPUProc, peakGPUDev uint64
 	gpuUtilSum                       float64
@@ -29,8 +31,9 @@ func newRecorder(interval time.Duration, gpu bool) *recorder {
 	return &recorder{interval: interval, gpu: gpu}
 }
 
-func (r *recorder) add(at time.Time, rss uint64, g *GPUReading, counters []int64) {
+func (r *recorder) add(at time.Time, rss uint64, g *GPUReading, counters []int64, countersT float64) {
 	r.at = append(r.at, at)
+	r.countT = append(r.countT, countersT)
 	r.rss = append(r.rss, rss)
 	r.peakRSS = max(r.peakRSS, rss)
 	r.counters = append(r.counters, counters)
@@ -81,15 +84,20 @@ func (r *recorder) series(t0 time.Time, names []string) *results.Series {
 }
 
 // steadyBusyFraction is the devices' busy fraction between 10% and 90% of
-// the partitions done, from the sampled cumulative busy time; 0 when the
-// series is too short to tell.
-func steadyBusyFraction(s *results.Series, partitions, devices int) float64 {
-	done, busy := s.Counters["partitions_done"], s.Counters[seriesDeviceBusy]
-	if done == nil || busy == nil || partitions < 5 || devices < 1 {
+// the partitions done, from the cumulative busy time the child streamed,
+// on the child's own clock (the parent's receipt times would add their
+// jitter to a ratio of differences); 0 when the run is too short to tell.
+func (r *recorder) steadyBusyFraction(names []string, partitions, devices int) float64 {
+	iDone, iBusy := slices.Index(names, "partitions_done"), slices.Index(names, seriesDeviceBusy)
+	if iDone < 0 || iBusy < 0 || partitions < 5 || devices < 1 {
 		return 0
 	}
 	lo, hi := -1, -1
-	for i, d := range done {
+	for i, row := range r.counters {
+		if len(row) != len(names) {
+			continue
+		}
+		d := row[iDone]
 		if lo < 0 && d*10 >= int64(partitions) {
 			lo = i
 		}
@@ -100,9 +108,9 @@ func steadyBusyFraction(s *results.Series, partitions, devices int) float64 {
 	if lo < 0 || hi <= lo {
 		return 0
 	}
-	span := s.T[hi] - s.T[lo]
+	span := r.countT[hi] - r.countT[lo]
 	if span <= 0 {
 		return 0
 	}
-	return float64(busy[hi]-busy[lo]) / 1000 / span / float64(devices)
+	return float64(r.counters[hi][iBusy]-r.counters[lo][iBusy]) / 1000 / span / float64(devices)
 }

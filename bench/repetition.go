@@ -1,7 +1,6 @@
 package bench
 
 import (
-	"bufio"
 	"bytes"
 	"context"
 	"encoding/json"
@@ -14,11 +13,17 @@ import (
 
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/sample"
+	"golang.org/x/sys/unix"
 )
 
 // interruptGrace is how long a child gets to stop by itself after the user
 // interrupts the run, before it is killed.
 const interruptGrace = 5 * time.Second
+
+// hwmInterval is how often the parent reads the child's VmHWM, which costs
+// several times the RSS read: the child reports its own exact peak at its
+// end, so this one only serves children that die first.
+const hwmInterval = 100 * time.Millisecond
 
 // stderrKeep bounds what is kept of a child's stderr for error messages.
 const stderrKeep = 16 << 10
@@ -62,7 +67,12 @@ func (r *Runner) runRepetition(ctx context.Context, spec *Spec, idx int, warmup 
 		_ = cmd.Wait() // the result is read from cmd.ProcessState below
 		close(exited)
 	}()
-	stream := newStreamReader(pr)
+	stream, err := newStreamReader(pr)
+	if err != nil {
+		_ = cmd.Process.Kill()
+		<-exited
+		return fail(results.StatusFailed, err)
+	}
 
 	interval := spec.SampleInterval
 	if interval <= 0 {
@@ -81,6 +91,8 @@ func (r *Runner) runRepetition(ctx context.Context, spec *Spec, idx int, warmup 
 	var stopStatus results.Status // set when the parent stops the child
 	var stopErr error
 	var last sample.ProcSample
+	hwmEvery := max(1, int(hwmInterval/interval))
+	ticks := 0
 	var lastProgress time.Time
 	kill := func(status results.Status, err error) {
 		if stopStatus == "" {
@@ -107,29 +119,43 @@ loop:
 		case <-deadline:
 			kill(results.StatusTimeout, fmt.Errorf("ran past the scenario's timeout of %s", spec.Timeout))
 		case now := <-tick.C:
-			var s sample.ProcSample
-			if proc == nil || proc.Sample(&s) != nil {
+			if proc == nil {
 				continue
 			}
-			last = s
+			// RSS every tick from statm (cheap); the kernel's peak from
+			// status every hwmEvery ticks, for a child that dies before
+			// reporting its own.
+			rss, err := proc.RSS()
+			if err != nil {
+				continue
+			}
+			if ticks%hwmEvery == 0 {
+				var s sample.ProcSample
+				if proc.Sample(&s) == nil {
+					last = s
+				}
+			}
+			ticks++
+			stream.poll(now, false)
 			var g *GPUReading
 			if r.GPU != nil {
 				if gr, err := r.GPU.Sample(cmd.Process.Pid); err == nil {
 					g = &gr
 				}
 			}
-			rec.add(now, s.RSSBytes, g, stream.latest())
-			if spec.MemoryLimit > 0 && s.RSSBytes > uint64(spec.MemoryLimit) {
-				kill(results.StatusMemoryLimit, fmt.Errorf("RSS %d bytes passed the scenario's memory limit of %d bytes", s.RSSBytes, spec.MemoryLimit))
+			values, valuesT := stream.latest()
+			rec.add(now, rss, g, values, valuesT)
+			if spec.MemoryLimit > 0 && rss > uint64(spec.MemoryLimit) {
+				kill(results.StatusMemoryLimit, fmt.Errorf("RSS %d bytes passed the scenario's memory limit of %d bytes", rss, spec.MemoryLimit))
 			}
 			if now.Sub(lastProgress) >= 200*time.Millisecond {
 				lastProgress = now
 				done, _ := stream.counter("partitions_done")
-				progress.Tick(spec, now.Sub(spawned), int(done), s.RSSBytes)
+				progress.Tick(spec, now.Sub(spawned), int(done), rss)
 			}
 		}
 	}
-	<-stream.done // the pipe closes when the child exits
+	stream.poll(time.Now(), true) // the rest, up to the end of the stream
 	end := time.Now()
 	rep.ProcessSeconds = end.Sub(spawned).Seconds()
 
@@ -157,7 +183,7 @@ loop:
 	res, childErr := stream.outcome()
 	if res != nil {
 		fillFromChild(&rep, res)
-		rep.SteadyDeviceBusyFraction = steadyBusyFraction(rep.Series, res.PartitionsDone, res.Devices)
+		rep.SteadyDeviceBusyFraction = rec.steadyBusyFraction(stream.names(), res.PartitionsDone, res.Devices)
 	}
 	switch {
 	case stopStatus != "":
@@ -206,12 +232,12 @@ func fillFromChild(rep *results.Repetition, res *childResult) {
 	rep.PeakCounters = res.PeakCounters
 	rep.FinalCounters = res.FinalCounters
 	rep.Stages = res.Stages
-	if len(res.DeviceBusy) > 0 && res.WallSecs > 0 {
+	if len(res.DeviceBusy) > 0 && res.ElapsedSecs > 0 {
 		var sum time.Duration
 		for _, b := range res.DeviceBusy {
 			sum += b
 		}
-		rep.DeviceBusyFraction = sum.Seconds() / res.WallSecs / float64(len(res.DeviceBusy))
+		rep.DeviceBusyFraction = sum.Seconds() / res.ElapsedSecs / float64(len(res.DeviceBusy))
 	}
 	// The child's VmHWM read as it finished and the parent's last sample
 	// of it are both the kernel's exact figure at their moment: the larger
@@ -231,43 +257,79 @@ func describeExit(ps *os.ProcessState) string {
 	return fmt.Sprintf("exited with status %d", ps.ExitCode())
 }
 
-// streamReader decodes the child's message stream in the background and
-// keeps what the sampler needs: the latest values and the outcome.
+// streamReader decodes the child's message stream. The sampler polls it at
+// every tick with a non-blocking read, so the parent wakes once per tick
+// rather than once per message as well.
 type streamReader struct {
-	mu       sync.Mutex
-	ready    time.Time
-	isReady  bool
+	fd      int
+	pending []byte
+	chunk   []byte
+	eof     bool
+
+	// t0 is the pipeline's start on the parent's clock: the earliest of
+	// receipt time minus the child's own timestamp over the messages, so
+	// that polling delay does not shift the time axis.
+	t0       time.Time
+	haveT0   bool
 	seriesNm []string
 	index    map[string]int
 	values   []int64
+	valuesT  float64 // the child's timestamp of values
 	result   *childResult
 	errMsg   string
-	done     chan struct{}
 }
 
-func newStreamReader(f *os.File) *streamReader {
-	s := &streamReader{done: make(chan struct{})}
-	go func() {
-		defer close(s.done)
-		sc := bufio.NewScanner(f)
-		sc.Buffer(make([]byte, 64<<10), 64<<20)
-		for sc.Scan() {
-			var m childMsg
-			if err := json.Unmarshal(sc.Bytes(), &m); err != nil {
-				continue // a torn line from a killed child
+func newStreamReader(f *os.File) (*streamReader, error) {
+	fd := int(f.Fd())
+	if err := unix.SetNonblock(fd, true); err != nil {
+		return nil, fmt.Errorf("stream pipe: %w", err)
+	}
+	return &streamReader{fd: fd, chunk: make([]byte, 64<<10)}, nil
+}
+
+// poll reads and handles whatever the child has written; block waits for
+// the end of the stream (the child has exited, so it comes at once).
+func (s *streamReader) poll(now time.Time, block bool) {
+	giveUp := now.Add(2 * time.Second)
+	for !s.eof {
+		n, err := unix.Read(s.fd, s.chunk)
+		switch {
+		case err == unix.EINTR:
+			continue
+		case err == unix.EAGAIN:
+			if !block || time.Now().After(giveUp) {
+				return
 			}
-			s.handle(m)
+			// The child is gone but a write end is still open somewhere:
+			// wait briefly rather than spin.
+			time.Sleep(time.Millisecond)
+			continue
+		case err != nil || n == 0:
+			s.eof = true
 		}
-	}()
-	return s
+		s.pending = append(s.pending, s.chunk[:max(n, 0)]...)
+		for {
+			i := bytes.IndexByte(s.pending, '\n')
+			if i < 0 {
+				break
+			}
+			var m childMsg
+			if json.Unmarshal(s.pending[:i], &m) == nil {
+				s.handle(now, m)
+			} // else a torn line from a killed child
+			s.pending = s.pending[i+1:]
+		}
+	}
 }
 
-func (s *streamReader) handle(m childMsg) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
+func (s *streamReader) handle(now time.Time, m childMsg) {
+	if m.Kind == msgReady || m.Kind == msgSample || m.Kind == msgDone {
+		if t0 := now.Add(-time.Duration(m.T * float64(time.Second))); !s.haveT0 || t0.Before(s.t0) {
+			s.t0, s.haveT0 = t0, true
+		}
+	}
 	switch m.Kind {
 	case msgReady:
-		s.ready, s.isReady = time.Now(), true
 		s.seriesNm = m.Names
 		s.index = make(map[string]int, len(m.Names))
 		for i, n := range m.Names {
@@ -275,7 +337,7 @@ func (s *streamReader) handle(m childMsg) {
 		}
 	case msgSample:
 		if len(m.Values) == len(s.seriesNm) {
-			s.values = append(s.values[:0], m.Values...)
+			s.values, s.valuesT = m.Values, m.T
 		}
 	case msgDone:
 		s.result = m.Result
@@ -284,25 +346,13 @@ func (s *streamReader) handle(m childMsg) {
 	}
 }
 
-func (s *streamReader) readyAt() (time.Time, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.ready, s.isReady
-}
+func (s *streamReader) readyAt() (time.Time, bool) { return s.t0, s.haveT0 }
 
-// latest returns a copy of the latest sampled values (nil before the first).
-func (s *streamReader) latest() []int64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	if s.values == nil {
-		return nil
-	}
-	return append([]int64(nil), s.values...)
-}
+// latest returns the latest sampled values (nil before the first). The
+// slice is not modified afterwards: each message decodes into a new one.
+func (s *streamReader) latest() ([]int64, float64) { return s.values, s.valuesT }
 
 func (s *streamReader) counter(name string) (int64, bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
 	i, ok := s.index[name]
 	if !ok || i >= len(s.values) {
 		return 0, false
@@ -310,17 +360,9 @@ func (s *streamReader) counter(name string) (int64, bool) {
 	return s.values[i], true
 }
 
-func (s *streamReader) names() []string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.seriesNm
-}
+func (s *streamReader) names() []string { return s.seriesNm }
 
-func (s *streamReader) outcome() (*childResult, string) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.result, s.errMsg
-}
+func (s *streamReader) outcome() (*childResult, string) { return s.result, s.errMsg }
 
 // tailBuffer keeps the last max bytes written to it.
 type tailBuffer struct {

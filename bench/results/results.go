@@ -125,11 +125,12 @@ type Repetition struct {
 	// PeakRSSSampledBytes is the highest RSS sampled.
 	PeakRSSSampledBytes uint64 `json:"peak_rss_sampled_bytes"`
 	// GPU figures are sampled through NVML; nil when NVML is absent.
-	PeakGPUMemoryBytes       *uint64  `json:"peak_gpu_memory_bytes,omitempty"`
-	PeakGPUDeviceMemoryBytes *uint64  `json:"peak_gpu_device_memory_bytes,omitempty"`
-	MeanGPUUtilization       *float64 `json:"mean_gpu_utilization,omitempty"`
-	// DeviceBusyFraction is the backend's own busy time over the pipeline
-	// wall time, averaged over devices (CPU and CUDA backends alike).
+	PeakGPUMemoryBytes       *uint64 `json:"peak_gpu_memory_bytes,omitempty"`
+	PeakGPUDeviceMemoryBytes *uint64 `json:"peak_gpu_device_memory_bytes,omitempty"`
+	// MeanGPUUtilization is NVML's utilisation as a fraction (0..1).
+	MeanGPUUtilization *float64 `json:"mean_gpu_utilization,omitempty"`
+	// DeviceBusyFraction is the backend's own busy time over the engine's
+	// run, averaged over devices (CPU and CUDA backends alike).
 	DeviceBusyFraction float64 `json:"device_busy_fraction"`
 	// SteadyDeviceBusyFraction is the same over the steady state: the time
 	// between 10% and 90% of the partitions done, leaving out the ramp-up
@@ -173,7 +174,7 @@ type Series struct {
 	// GPU columns are absent without NVML.
 	GPUMemoryBytes       []uint64  `json:"gpu_memory_bytes,omitempty"`
 	GPUDeviceMemoryBytes []uint64  `json:"gpu_device_memory_bytes,omitempty"`
-	GPUUtilization       []float64 `json:"gpu_utilization,omitempty"`
+	GPUUtilization       []float64 `json:"gpu_utilization,omitempty"` // fraction, 0..1
 	// Counters are the pipeline's live counters by name.
 	Counters map[string][]int64 `json:"counters,omitempty"`
 }

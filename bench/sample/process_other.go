@@ -22,5 +22,8 @@ func (p *Process) Pid() int { return p.pid }
 // Sample is never reached: NewProcess fails on this system.
 func (p *Process) Sample(dst *ProcSample) error { return errors.ErrUnsupported }
 
+// RSS is not supported off Linux.
+func (p *Process) RSS() (uint64, error) { return 0, errors.ErrUnsupported }
+
 // Close does nothing.
 func (p *Process) Close() error { return nil }

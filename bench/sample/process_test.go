@@ -53,6 +53,13 @@ func TestProcessSelf(t *testing.T) {
 		t.Fatal(err)
 	}
 	grown := mustSample(t, p)
+	fast, err := p.RSS()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !within(int64(fast), int64(grown.RSSBytes), 0.02) {
+		t.Errorf("RSS from statm %d MiB, from status %d MiB", fast/mib, grown.RSSBytes/mib)
+	}
 	growth := int64(grown.RSSBytes) - int64(before.RSSBytes)
 	if !within(growth, size, 0.05) {
 		t.Errorf("RSS grew by %d MiB after touching %d MiB", growth/mib, size/mib)

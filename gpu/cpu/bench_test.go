@@ -108,50 +108,112 @@ func BenchmarkProve(b *testing.B) {
 func BenchmarkRaw(b *testing.B) {
 	for _, lg := range benchSizes(b) {
 		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
-			p := circuit.Params{Constraints: 1 << lg}
-			pk := benchKey(b, p.Constraints)
-			ds, err := circuit.Synthesize(context.Background(), p, 1, 0, 0)
-			if err != nil {
-				b.Fatal(err)
-			}
-			defer ds.Free()
-			wires, _ := ds.Wires()
-			n := p.Constraints
-			dom := fft.NewDomain(uint64(n))
-			vecs := make([][]fr.Element, 4)
-			for i := range vecs {
-				vecs[i] = make([]fr.Element, n)
-				for j := range vecs[i] {
-					vecs[i][j].MustSetRandom()
-				}
-			}
-			threads := runtime.GOMAXPROCS(0)
-			cfg := ecc.MultiExpConfig{NbTasks: threads}
-			tasks := fft.WithNbTasks(threads)
+			raw := newRawCalls(b, 1<<lg)
 			var fftT, msmT time.Duration
 			for b.Loop() {
-				t := time.Now()
-				for _, v := range vecs[:3] {
-					dom.FFTInverse(v, fft.DIF, tasks)
-					dom.FFT(v, fft.DIT, fft.OnCoset(), tasks)
-				}
-				dom.FFTInverse(vecs[3], fft.DIF, fft.OnCoset(), tasks)
-				fftT += time.Since(t)
-				t = time.Now()
-				var g1 bls12381.G1Jac
-				var g2 bls12381.G2Jac
-				_, errA := g1.MultiExp(pk.A, wires, cfg)
-				_, errB1 := g1.MultiExp(pk.B1, wires, cfg)
-				_, errB2 := g2.MultiExp(pk.B2, wires, cfg)
-				_, errL := g1.MultiExp(pk.L, wires[1+pk.NumPublic:], cfg)
-				_, errH := g1.MultiExp(pk.H, vecs[3][:n-1], cfg)
-				if err := errors.Join(errA, errB1, errB2, errL, errH); err != nil {
-					b.Fatal(err)
-				}
-				msmT += time.Since(t)
+				f, m := raw.run(b)
+				fftT += f
+				msmT += m
 			}
 			b.ReportMetric(float64(fftT.Milliseconds())/float64(b.N), "fft-ms/op")
 			b.ReportMetric(float64(msmT.Milliseconds())/float64(b.N), "msm-ms/op")
 		})
 	}
+}
+
+// BenchmarkProveVsRaw alternates one partition proved through the backend
+// and the raw calls on the same size, so both see the same machine (load,
+// frequency, caches), and reports their ratio: the 1.15x target.
+func BenchmarkProveVsRaw(b *testing.B) {
+	for _, lg := range benchSizes(b) {
+		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
+			p := circuit.Params{Constraints: 1 << lg}
+			raw := newRawCalls(b, p.Constraints)
+			be, err := cpu.New(cpu.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer be.Close()
+			if err := be.Load(context.Background(), raw.pk); err != nil {
+				b.Fatal(err)
+			}
+			var proveT, rawT time.Duration
+			for i := 0; b.Loop(); i++ {
+				ds, err := circuit.Synthesize(context.Background(), p, uint64(i), 0, 0)
+				if err != nil {
+					b.Fatal(err)
+				}
+				t := time.Now()
+				job, err := be.Start(context.Background(), 0, ds)
+				if err != nil {
+					b.Fatal(err)
+				}
+				if _, err := job.Wait(); err != nil {
+					b.Fatal(err)
+				}
+				proveT += time.Since(t)
+				ds.Free()
+				f, m := raw.run(b)
+				rawT += f + m
+			}
+			b.ReportMetric(float64(proveT.Milliseconds())/float64(b.N), "prove-ms/op")
+			b.ReportMetric(float64(rawT.Milliseconds())/float64(b.N), "raw-ms/op")
+			b.ReportMetric(proveT.Seconds()/rawT.Seconds(), "prove/raw")
+		})
+	}
+}
+
+// rawCalls are the gnark-crypto calls one partition needs, on the same
+// sizes, points and wires as the prover, with nothing around them.
+type rawCalls struct {
+	pk    *groth16.ProvingKey
+	wires []fr.Element
+	dom   *fft.Domain
+	vecs  [][]fr.Element
+	n     int
+}
+
+func newRawCalls(b *testing.B, n int) *rawCalls {
+	p := circuit.Params{Constraints: n}
+	pk := benchKey(b, n)
+	ds, err := circuit.Synthesize(context.Background(), p, 1, 0, 0)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(func() { ds.Free() })
+	wires, _ := ds.Wires()
+	r := &rawCalls{pk: pk, wires: wires, dom: fft.NewDomain(uint64(n)), n: n, vecs: make([][]fr.Element, 4)}
+	for i := range r.vecs {
+		r.vecs[i] = make([]fr.Element, n)
+		for j := range r.vecs[i] {
+			r.vecs[i][j].MustSetRandom()
+		}
+	}
+	return r
+}
+
+func (r *rawCalls) run(b *testing.B) (fftT, msmT time.Duration) {
+	threads := runtime.GOMAXPROCS(0)
+	cfg := ecc.MultiExpConfig{NbTasks: threads}
+	tasks := fft.WithNbTasks(threads)
+	t := time.Now()
+	for _, v := range r.vecs[:3] {
+		r.dom.FFTInverse(v, fft.DIF, tasks)
+		r.dom.FFT(v, fft.DIT, fft.OnCoset(), tasks)
+	}
+	r.dom.FFTInverse(r.vecs[3], fft.DIF, fft.OnCoset(), tasks)
+	fftT = time.Since(t)
+	t = time.Now()
+	pk := r.pk
+	var g1 bls12381.G1Jac
+	var g2 bls12381.G2Jac
+	_, errA := g1.MultiExp(pk.A, r.wires, cfg)
+	_, errB1 := g1.MultiExp(pk.B1, r.wires, cfg)
+	_, errB2 := g2.MultiExp(pk.B2, r.wires, cfg)
+	_, errL := g1.MultiExp(pk.L, r.wires[1+pk.NumPublic:], cfg)
+	_, errH := g1.MultiExp(pk.H, r.vecs[3][:r.n-1], cfg)
+	if err := errors.Join(errA, errB1, errB2, errL, errH); err != nil {
+		b.Fatal(err)
+	}
+	return fftT, time.Since(t)
 }

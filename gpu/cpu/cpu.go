@@ -118,7 +118,7 @@ func (b *Backend) Stats(dev int) gpu.DeviceStats {
 	d := b.devs[dev]
 	return gpu.DeviceStats{
 		MemoryBytes: d.mem.Load(),
-		Busy:        time.Duration(d.exec.busyNanos.Load()),
+		Busy:        d.exec.busy(),
 		Queued:      int(d.exec.queued.Load()),
 	}
 }

@@ -18,7 +18,8 @@ type executor struct {
 	closed  bool
 	done    chan struct{}
 
-	busyNanos atomic.Int64
+	busyNanos atomic.Int64 // finished kernels
+	runSince  atomic.Int64 // start of the running kernel (UnixNano), 0 when idle
 	queued    atomic.Int64
 }
 
@@ -73,10 +74,24 @@ func (e *executor) loop() {
 
 		start := time.Now()
 		k.waited = start.Sub(k.enqueued)
+		e.runSince.Store(start.UnixNano())
 		k.run()
 		e.busyNanos.Add(int64(time.Since(start)))
+		e.runSince.Store(0)
 		close(k.done)
 	}
+}
+
+// busy is the time spent running kernels so far, the running one's elapsed
+// part included, so that busy time sampled over a window is exact to the
+// sample rather than to a kernel. The two loads can straddle a kernel's end
+// and count its tail twice or not at all: at most one sample's error.
+func (e *executor) busy() time.Duration {
+	b := e.busyNanos.Load()
+	if since := e.runSince.Load(); since != 0 {
+		b += max(0, time.Now().UnixNano()-since)
+	}
+	return time.Duration(b)
 }
 
 // close runs what is queued, then stops the loop.
