@@ -4,12 +4,16 @@
 package backends
 
 import (
+	"errors"
 	"fmt"
 	"io"
 
 	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/cpu"
 )
+
+// ErrNoCUDA is returned for the cuda backend by a binary built without it.
+var ErrNoCUDA = errors.New("this provebench was built without the CUDA backend: build it with `make build-cuda` on a host with ICICLE (see docs/gpu.md)")
 
 // Names lists the backend names Open accepts.
 var Names = []string{"cpu", "cuda", "auto"}
