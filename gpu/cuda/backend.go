@@ -1,0 +1,316 @@
+//go:build cuda
+
+package cuda
+
+import (
+	"context"
+	"crypto/rand"
+	"errors"
+	"fmt"
+	"io"
+	"math/big"
+	"slices"
+	"sync"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	icicle "github.com/ingonyama-zk/icicle-gnark/v3/wrappers/golang/runtime"
+
+	"github.com/provebench/provebench/gpu"
+	"github.com/provebench/provebench/gpu/groth16"
+)
+
+// Options configure the backend.
+type Options struct {
+	// DeviceType is ICICLE's device type: "CUDA" (the default) or "CPU",
+	// ICICLE's reference device, which runs the same code path on hosts
+	// without a GPU (for tests: its MSMs are slow).
+	DeviceType string
+	// Devices are the ids of the devices to use, each with its own
+	// threads, streams and copy of the proving key; nil means all devices
+	// of the type.
+	Devices []int
+	// Rand supplies the blinding (r, s); crypto/rand when nil. A seeded
+	// reader makes proofs reproducible, and equal to the CPU backend's.
+	Rand io.Reader
+	// QueueDepth is the most partitions that may wait for a device, copied
+	// or being copied, while another one runs; Start blocks while the
+	// device's queue is full. Default 1: the next partition uploads while
+	// the current one runs, which keeps the device busy as long as an
+	// upload takes less time than a partition's device work, and bounds
+	// the device memory partitions take to about two datasets.
+	QueueDepth int
+	// PinUploads page-locks each dataset's buffers while Start copies them
+	// (cuMemHostRegister): the copies then run as direct DMA instead of
+	// through the driver's staging buffer, at the cost of locking and
+	// unlocking the pages each time. CUDA only.
+	PinUploads bool
+	// BackendDir is the folder of ICICLE's CUDA backend libraries
+	// (libicicle_backend_cuda_*.so); $ICICLE_BACKEND_INSTALL_DIR when
+	// empty. Unused for the CPU device, which is built into the front end.
+	BackendDir string
+}
+
+// Backend is the ICICLE prover.
+type Backend struct {
+	deviceType string
+	drv        *driver // nil on ICICLE's CPU device
+	devs       []*device
+	pinUploads bool
+
+	randMu sync.Mutex
+	rand   io.Reader
+
+	mu     sync.RWMutex
+	key    *keyInfo
+	closed bool
+}
+
+// keyInfo is the loaded key and the constants proofs made with it need.
+type keyInfo struct {
+	pk *groth16.ProvingKey
+	// cosetGen is w_2N, the generator of the coset the quotient is
+	// evaluated on.
+	cosetGen fr.Element
+	// wireScale is 1/R: the wire MSMs run on Montgomery representations
+	// z*R, so their sums come out multiplied by R.
+	wireScale big.Int
+	// quotientScale is 1/(Z*R), Z = w_2N^N - 1 the vanishing polynomial on
+	// the coset: the device never divides by Z, and the quotient's
+	// coefficients stay in Montgomery representation.
+	quotientScale big.Int
+}
+
+var _ gpu.Backend = (*Backend)(nil)
+
+// New loads ICICLE's device backend and starts the devices.
+func New(opts Options) (*Backend, error) {
+	typ := opts.DeviceType
+	if typ == "" {
+		typ = DeviceCUDA
+	}
+	if typ != DeviceCUDA && typ != DeviceCPU {
+		return nil, fmt.Errorf("cuda backend: device type %q: want %s or %s", typ, DeviceCUDA, DeviceCPU)
+	}
+	if opts.Rand == nil {
+		opts.Rand = rand.Reader
+	}
+	if opts.QueueDepth == 0 {
+		opts.QueueDepth = 1
+	}
+	if opts.QueueDepth < 0 {
+		return nil, fmt.Errorf("cuda backend: queue depth %d", opts.QueueDepth)
+	}
+	if opts.PinUploads && typ != DeviceCUDA {
+		return nil, fmt.Errorf("cuda backend: PinUploads needs the %s device", DeviceCUDA)
+	}
+	b := &Backend{deviceType: typ, rand: opts.Rand, pinUploads: opts.PinUploads}
+	if typ == DeviceCUDA {
+		dir := opts.BackendDir
+		if dir == "" {
+			dir = backendDir()
+		}
+		if err := loadBackend(dir); err != nil {
+			return nil, fmt.Errorf("cuda backend: %w", err)
+		}
+		drv, err := openDriver()
+		if err != nil {
+			return nil, fmt.Errorf("cuda backend: %w", err)
+		}
+		b.drv = drv
+	}
+	ids, err := deviceIDs(typ, opts.Devices)
+	if err != nil {
+		b.drv.close()
+		return nil, fmt.Errorf("cuda backend: %w", err)
+	}
+	for _, id := range ids {
+		d, err := startDevice(typ, id, clock{drv: b.drv}, opts.QueueDepth)
+		if err != nil {
+			_ = b.Close()
+			return nil, fmt.Errorf("cuda backend: %s device %d: %w", typ, id, err)
+		}
+		b.devs = append(b.devs, d)
+	}
+	return b, nil
+}
+
+// deviceIDs resolves the device list against the devices ICICLE sees.
+func deviceIDs(typ string, want []int) ([]int, error) {
+	t, err := startThread(icicle.CreateDevice(typ, 0))
+	if err != nil {
+		if typ == DeviceCUDA {
+			return nil, fmt.Errorf("no %s device: %w (the CUDA backend did not register, or no GPU is visible; see docs/gpu.md)", typ, err)
+		}
+		return nil, fmt.Errorf("no %s device: %w", typ, err)
+	}
+	var count int
+	err = t.do(func() error {
+		n, e := icicle.GetDeviceCount()
+		count = n
+		return check("device count", e)
+	})
+	t.close(nil)
+	if err != nil {
+		return nil, err
+	}
+	if want == nil {
+		ids := make([]int, count)
+		for i := range ids {
+			ids[i] = i
+		}
+		return ids, nil
+	}
+	if len(want) == 0 {
+		return nil, errors.New("empty device list")
+	}
+	for i, id := range want {
+		if id < 0 || id >= count {
+			return nil, fmt.Errorf("device %d: %s has devices 0..%d", id, typ, count-1)
+		}
+		if slices.Contains(want[:i], id) {
+			return nil, fmt.Errorf("device %d listed twice", id)
+		}
+	}
+	return slices.Clone(want), nil
+}
+
+// Name implements gpu.Backend.
+func (b *Backend) Name() string { return "cuda" }
+
+// DeviceType is the ICICLE device type the backend runs on.
+func (b *Backend) DeviceType() string { return b.deviceType }
+
+// Devices implements gpu.Backend.
+func (b *Backend) Devices() int { return len(b.devs) }
+
+// Load implements gpu.Backend: it uploads the key's vectors to every device
+// (in parallel) and initialises each device's NTT domain.
+func (b *Backend) Load(ctx context.Context, pk *groth16.ProvingKey) error {
+	if err := pk.CheckShape(); err != nil {
+		return err
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.closed:
+		return errClosed
+	case b.key != nil:
+		return errors.New("cuda backend: a proving key is already loaded")
+	}
+	ki, err := newKeyInfo(pk)
+	if err != nil {
+		return err
+	}
+	errs := make([]error, len(b.devs))
+	var wg sync.WaitGroup
+	for i, d := range b.devs {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			errs[i] = d.launch.do(func() error { return d.loadKey(ctx, pk, &ki.cosetGen) })
+		}()
+	}
+	wg.Wait()
+	if err := errors.Join(errs...); err != nil {
+		for _, d := range b.devs {
+			_ = d.launch.do(d.releaseKey)
+		}
+		return fmt.Errorf("cuda backend: load key: %w", err)
+	}
+	b.key = ki
+	return nil
+}
+
+func newKeyInfo(pk *groth16.ProvingKey) (*keyInfo, error) {
+	n := uint64(pk.Domain)
+	w2n, err := fr.Generator(2 * n)
+	if err != nil {
+		return nil, fmt.Errorf("cuda backend: coset for domain %d: %w", n, err)
+	}
+	// The NTTs of size N use w_2N^2 as their root: it must be the root
+	// gnark-crypto's domain (and so the key's Lagrange basis) uses.
+	wn, err := fr.Generator(n)
+	if err != nil {
+		return nil, fmt.Errorf("cuda backend: domain %d: %w", n, err)
+	}
+	var sq fr.Element
+	if sq.Square(&w2n); !sq.Equal(&wn) {
+		return nil, errors.New("cuda backend: the 2N-th root of unity does not square to the domain's generator")
+	}
+	ki := &keyInfo{pk: pk, cosetGen: w2n}
+
+	r := montgomeryR()
+	var rInv fr.Element
+	rInv.Inverse(&r)
+	rInv.BigInt(&ki.wireScale)
+
+	var z, one fr.Element
+	one.SetOne()
+	z.Exp(w2n, new(big.Int).SetUint64(n)).Sub(&z, &one)
+	var s fr.Element
+	s.Mul(&z, &r).Inverse(&s)
+	s.BigInt(&ki.quotientScale)
+	return ki, nil
+}
+
+// loadedKey returns the key, or why work cannot start.
+func (b *Backend) loadedKey() (*keyInfo, error) {
+	b.mu.RLock()
+	defer b.mu.RUnlock()
+	switch {
+	case b.closed:
+		return nil, errClosed
+	case b.key == nil:
+		return nil, errors.New("cuda backend: Start before Load")
+	}
+	return b.key, nil
+}
+
+// Stats implements gpu.Backend. MemoryBytes counts the device memory the
+// backend allocated itself (the resident key, ICICLE's NTT domain as
+// measured when it was built, each partition's buffers until their
+// stream-ordered free is queued); ICICLE's MSM scratch space is not in it
+// (NVML's per-process figure has everything). Busy is the union of the
+// intervals in which the compute stream ran a partition's work (its NTT
+// region, and its MSMs and download), timed with CUDA events (the host
+// clock on ICICLE's synchronous CPU device), added when a partition
+// completes. Queued counts partitions waiting for the device's launch
+// thread.
+func (b *Backend) Stats(dev int) gpu.DeviceStats {
+	if dev < 0 || dev >= len(b.devs) {
+		return gpu.DeviceStats{}
+	}
+	d := b.devs[dev]
+	return gpu.DeviceStats{
+		MemoryBytes: d.mem.Load(),
+		Busy:        d.busy(),
+		Queued:      int(d.queued.Load()),
+	}
+}
+
+// Close implements gpu.Backend: queued partitions run to completion, then
+// the key, streams and NTT domain are released.
+func (b *Backend) Close() error {
+	b.mu.Lock()
+	if b.closed {
+		b.mu.Unlock()
+		return nil
+	}
+	b.closed = true
+	b.mu.Unlock()
+	var errs []error
+	for _, d := range b.devs {
+		if err := d.close(); err != nil {
+			errs = append(errs, fmt.Errorf("cuda backend: close device %d: %w", d.id, err))
+		}
+	}
+	b.drv.close()
+	return errors.Join(errs...)
+}
+
+// blinding draws a proof's (r, s).
+func (b *Backend) blinding() (groth16.Blinding, error) {
+	b.randMu.Lock()
+	defer b.randMu.Unlock()
+	return groth16.NewBlinding(b.rand)
+}
