@@ -86,11 +86,12 @@ func (r *recorder) series(t0 time.Time, names []string) *results.Series {
 // steadyBusyFraction is the devices' busy fraction between 10% and 90% of
 // the partitions done, from the cumulative busy time the child streamed,
 // on the child's own clock (the parent's receipt times would add their
-// jitter to a ratio of differences); 0 when the run is too short to tell.
-func (r *recorder) steadyBusyFraction(names []string, partitions, devices int) float64 {
+// jitter to a ratio of differences); false when the run is too short, or
+// sampled too coarsely, to tell.
+func (r *recorder) steadyBusyFraction(names []string, partitions, devices int) (float64, bool) {
 	iDone, iBusy := slices.Index(names, "partitions_done"), slices.Index(names, seriesDeviceBusy)
 	if iDone < 0 || iBusy < 0 || partitions < 5 || devices < 1 {
-		return 0
+		return 0, false
 	}
 	lo, hi := -1, -1
 	for i, row := range r.counters {
@@ -106,11 +107,11 @@ func (r *recorder) steadyBusyFraction(names []string, partitions, devices int) f
 		}
 	}
 	if lo < 0 || hi <= lo {
-		return 0
+		return 0, false
 	}
 	span := r.countT[hi] - r.countT[lo]
 	if span <= 0 {
-		return 0
+		return 0, false
 	}
-	return float64(r.counters[hi][iBusy]-r.counters[lo][iBusy]) / 1000 / span / float64(devices)
+	return float64(r.counters[hi][iBusy]-r.counters[lo][iBusy]) / 1000 / span / float64(devices), true
 }

@@ -183,7 +183,9 @@ loop:
 	res, childErr := stream.outcome()
 	if res != nil {
 		fillFromChild(&rep, res)
-		rep.SteadyDeviceBusyFraction = rec.steadyBusyFraction(stream.names(), res.PartitionsDone, res.Devices)
+		if f, ok := rec.steadyBusyFraction(stream.names(), res.PartitionsDone, res.Devices); ok {
+			rep.SteadyDeviceBusyFraction = &f
+		}
 	}
 	switch {
 	case stopStatus != "":

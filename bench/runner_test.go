@@ -246,11 +246,11 @@ func TestSteadyBusyFraction(t *testing.T) {
 		ts := float64(i) / 100
 		r.add(time.Now(), 1, nil, []int64{int64(i / 10), int64(800 * ts)}, ts)
 	}
-	got := r.steadyBusyFraction(names, 10, 1)
-	if got < 0.79 || got > 0.81 {
+	got, ok := r.steadyBusyFraction(names, 10, 1)
+	if !ok || got < 0.79 || got > 0.81 {
 		t.Fatalf("steady busy = %.3f, want 0.8", got)
 	}
-	if r.steadyBusyFraction(names, 3, 1) != 0 {
+	if _, ok := r.steadyBusyFraction(names, 3, 1); ok {
 		t.Fatal("too few partitions should give 0 (unknown)")
 	}
 }

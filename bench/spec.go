@@ -30,9 +30,11 @@ type Spec struct {
 	Backend string `json:"backend"`
 	// Devices limits the devices used; 0 means all.
 	Devices int `json:"devices"`
-	// Key is setup, random or auto (setup up to 2^16 constraints).
+	// Key is setup, random or auto (setup up to 2^16 constraints); the
+	// scenario loader resolves auto.
 	Key groth16.KeyKind `json:"key"`
-	// Verify checks every proof (when the key is a real setup).
+	// Verify checks every proof; the loader turns it off for random keys,
+	// whose proofs cannot verify.
 	Verify bool `json:"verify"`
 
 	Repeats        int           `json:"repeats"`

@@ -321,6 +321,13 @@ func fmtSpread(s spread, k valueKind) string {
 		}
 		return fmt.Sprintf("%.0f%% (%.0f–%.0f)", 100*s.Median, 100*s.Min, 100*s.Max)
 	}
+	if k == kindRate {
+		// A rate reads best plain: 0.835 partitions/s, not 835m.
+		if s.Min == s.Max {
+			return fmt.Sprintf("%.3g", s.Median)
+		}
+		return fmt.Sprintf("%.3g (%.3g–%.3g)", s.Median, s.Min, s.Max)
+	}
 	cls, unit := benchunit.Decimal, ""
 	switch k {
 	case kindBytes:

@@ -105,7 +105,12 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 	s.rss = collect(func(r *results.Repetition) (float64, bool) { return float64(r.PeakRSSBytes), true })
 	s.rssSampled = collect(func(r *results.Repetition) (float64, bool) { return float64(r.PeakRSSSampledBytes), true })
 	s.busy = collect(func(r *results.Repetition) (float64, bool) { return r.DeviceBusyFraction, true })
-	s.steadyBusy = collect(func(r *results.Repetition) (float64, bool) { return r.SteadyDeviceBusyFraction, true })
+	s.steadyBusy = collect(func(r *results.Repetition) (float64, bool) {
+		if r.SteadyDeviceBusyFraction == nil {
+			return 0, false
+		}
+		return *r.SteadyDeviceBusyFraction, true
+	})
 	s.gpu = collect(func(r *results.Repetition) (float64, bool) { return derefU(r.PeakGPUMemoryBytes) })
 	s.gpuDevice = collect(func(r *results.Repetition) (float64, bool) { return derefU(r.PeakGPUDeviceMemoryBytes) })
 

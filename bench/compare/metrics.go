@@ -91,7 +91,12 @@ var metricDefs = map[string]metricDef{
 	DeviceBusyFraction: {unit: UnitFraction, better: HigherIsBetter,
 		sample: func(r *results.Repetition) (float64, bool) { return r.DeviceBusyFraction, true }},
 	SteadyDeviceBusyFraction: {unit: UnitFraction, better: HigherIsBetter,
-		sample: func(r *results.Repetition) (float64, bool) { return r.SteadyDeviceBusyFraction, true }},
+		sample: func(r *results.Repetition) (float64, bool) {
+			if r.SteadyDeviceBusyFraction == nil {
+				return 0, false
+			}
+			return *r.SteadyDeviceBusyFraction, true
+		}},
 	CPUSeconds: {unit: UnitSeconds, better: LowerIsBetter,
 		sample: func(r *results.Repetition) (float64, bool) { return r.CPUUserSeconds + r.CPUSystemSeconds, true }},
 	FailedRepetitions: {unit: UnitCount, better: LowerIsBetter,

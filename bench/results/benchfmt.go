@@ -136,9 +136,11 @@ func benchValues(r *Repetition) []benchfmt.Value {
 	if r.PeakGPUDeviceMemoryBytes != nil {
 		vals = append(vals, benchfmt.Value{Value: float64(*r.PeakGPUDeviceMemoryBytes), Unit: UnitPeakGPUDevice})
 	}
+	vals = append(vals, benchfmt.Value{Value: 100 * r.DeviceBusyFraction, Unit: UnitDeviceBusy})
+	if r.SteadyDeviceBusyFraction != nil {
+		vals = append(vals, benchfmt.Value{Value: 100 * *r.SteadyDeviceBusyFraction, Unit: UnitSteadyDeviceBusy})
+	}
 	vals = append(vals,
-		benchfmt.Value{Value: 100 * r.DeviceBusyFraction, Unit: UnitDeviceBusy},
-		benchfmt.Value{Value: 100 * r.SteadyDeviceBusyFraction, Unit: UnitSteadyDeviceBusy},
 		benchfmt.Value{Value: r.CPUUserSeconds, Unit: UnitCPUUser},
 		benchfmt.Value{Value: r.CPUSystemSeconds, Unit: UnitCPUSystem},
 	)

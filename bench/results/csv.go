@@ -53,7 +53,12 @@ var repetitionColumns = []struct {
 	{"peak_gpu_device_memory_bytes", func(r *Repetition) string { return formatUintPtr(r.PeakGPUDeviceMemoryBytes) }},
 	{"mean_gpu_utilization", func(r *Repetition) string { return formatFloatPtr(r.MeanGPUUtilization) }},
 	{"device_busy_fraction", func(r *Repetition) string { return formatFloat(r.DeviceBusyFraction) }},
-	{"steady_device_busy_fraction", func(r *Repetition) string { return formatFloat(r.SteadyDeviceBusyFraction) }},
+	{"steady_device_busy_fraction", func(r *Repetition) string {
+		if r.SteadyDeviceBusyFraction == nil {
+			return ""
+		}
+		return formatFloat(*r.SteadyDeviceBusyFraction)
+	}},
 	{"cpu_user_seconds", func(r *Repetition) string { return formatFloat(r.CPUUserSeconds) }},
 	{"cpu_system_seconds", func(r *Repetition) string { return formatFloat(r.CPUSystemSeconds) }},
 }

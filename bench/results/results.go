@@ -134,8 +134,9 @@ type Repetition struct {
 	DeviceBusyFraction float64 `json:"device_busy_fraction"`
 	// SteadyDeviceBusyFraction is the same over the steady state: the time
 	// between 10% and 90% of the partitions done, leaving out the ramp-up
-	// (first syntheses, nothing to prove yet) and the drain.
-	SteadyDeviceBusyFraction float64 `json:"steady_device_busy_fraction"`
+	// (first syntheses, nothing to prove yet) and the drain. Nil when the
+	// run is too short, or sampled too coarsely, to tell.
+	SteadyDeviceBusyFraction *float64 `json:"steady_device_busy_fraction,omitempty"`
 
 	CPUUserSeconds   float64 `json:"cpu_user_seconds"`
 	CPUSystemSeconds float64 `json:"cpu_system_seconds"`
