@@ -6,6 +6,8 @@ import (
 	"html/template"
 	"slices"
 	"strings"
+
+	"github.com/provebench/provebench/internal/markdown"
 )
 
 // markdown renders the document as GitHub-flavoured Markdown, pictures
@@ -16,21 +18,21 @@ func (d *document) markdown(formats []string) ([]byte, error) {
 		ext = "png"
 	}
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# %s\n\n", mdEscape(d.Title))
+	fmt.Fprintf(&b, "# %s\n\n", markdown.Escape(d.Title))
 	for _, m := range d.Meta {
-		fmt.Fprintf(&b, "- %s\n", mdEscape(m))
+		fmt.Fprintf(&b, "- %s\n", markdown.Escape(m))
 	}
 	b.WriteString("\n")
 	for _, w := range d.Warnings {
-		fmt.Fprintf(&b, "> **Note:** %s\n\n", mdEscape(w))
+		fmt.Fprintf(&b, "> **Note:** %s\n\n", markdown.Escape(w))
 	}
 	for _, s := range d.Sections {
-		fmt.Fprintf(&b, "%s %s\n\n", strings.Repeat("#", s.Level), mdEscape(s.Heading))
+		fmt.Fprintf(&b, "%s %s\n\n", strings.Repeat("#", s.Level), markdown.Escape(s.Heading))
 		for _, p := range s.Text {
-			fmt.Fprintf(&b, "%s\n\n", mdEscape(p))
+			fmt.Fprintf(&b, "%s\n\n", markdown.Escape(p))
 		}
 		if f := s.Figure; f != nil {
-			fmt.Fprintf(&b, "![%s](%s.%s)\n", mdEscape(f.Alt), f.Name, ext)
+			fmt.Fprintf(&b, "![%s](%s.%s)\n", markdown.Escape(f.Alt), f.Name, ext)
 			if ext != "svg" && slices.Contains(formats, "svg") {
 				fmt.Fprintf(&b, "\n[SVG](%s.svg)\n", f.Name)
 			}
@@ -47,7 +49,7 @@ func writeMarkdownTable(b *bytes.Buffer, t *table) {
 	row := func(cells []string) {
 		b.WriteString("|")
 		for _, c := range cells {
-			fmt.Fprintf(b, " %s |", mdEscape(c))
+			fmt.Fprintf(b, " %s |", markdown.Escape(c))
 		}
 		b.WriteString("\n")
 	}
@@ -61,18 +63,6 @@ func writeMarkdownTable(b *bytes.Buffer, t *table) {
 		row(r)
 	}
 	b.WriteString("\n")
-}
-
-// mdEscape escapes what Markdown (or a table cell) would interpret.
-func mdEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("\\`*_[]<>|#", r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 // pageTemplate is the self-contained HTML page: inline CSS, inline SVG, no

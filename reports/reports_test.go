@@ -15,6 +15,7 @@ import (
 	"testing"
 
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/internal/markdown"
 )
 
 // checkPNG decodes a PNG's header and checks its size is a plausible figure.
@@ -155,7 +156,7 @@ func TestGenerateCPURun(t *testing.T) {
 	md := string(readFile(t, filepath.Join(dir, MarkdownFile)))
 	page := string(readFile(t, filepath.Join(dir, HTMLFile)))
 	for _, sc := range run.Scenarios {
-		if !strings.Contains(md, mdEscape(sc.Name)) {
+		if !strings.Contains(md, markdown.Escape(sc.Name)) {
 			t.Errorf("report.md lacks configuration %q", sc.Name)
 		}
 		if !strings.Contains(page, html.EscapeString(sc.Name)) {

@@ -15,6 +15,8 @@ import (
 
 	"golang.org/x/perf/benchmath"
 	"golang.org/x/perf/benchunit"
+
+	"github.com/provebench/provebench/internal/markdown"
 )
 
 // StepSummaryEnv names the file GitHub Actions shows as a job's summary;
@@ -78,12 +80,12 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		mark = "❌"
 	}
 	fmt.Fprintf(&b, "### provebench compare: %s %s\n\n", mark, head)
-	fmt.Fprintf(&b, "- **Base**: %s\n- **New**: %s\n", mdEscape(r.Base.describe()), mdEscape(r.New.describe()))
+	fmt.Fprintf(&b, "- **Base**: %s\n- **New**: %s\n", markdown.Escape(r.Base.describe()), markdown.Escape(r.New.describe()))
 	fmt.Fprintf(&b, "- **Rule**: a regression is a significant change (Mann-Whitney U, p < %g) beyond the metric's threshold in the bad direction; "+
 		"exact figures (failures, final counters, counter peaks that repeat exactly) are compared directly, any increase failing unless a threshold allows it. "+
-		"Thresholds: %s\n\n", r.Alpha, mdEscape(r.thresholdList()))
+		"Thresholds: %s\n\n", r.Alpha, markdown.Escape(r.thresholdList()))
 	for _, w := range r.Warnings {
-		fmt.Fprintf(&b, "> ⚠️ %s\n>\n", mdEscape(w))
+		fmt.Fprintf(&b, "> ⚠️ %s\n>\n", markdown.Escape(w))
 	}
 	if len(r.Warnings) > 0 {
 		b.WriteString("\n")
@@ -94,7 +96,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		for i := range r.Scenarios {
 			s := &r.Scenarios[i]
 			for _, m := range s.Regressions() {
-				fmt.Fprintf(&b, "- **%s** `%s`: %s\n", mdEscape(s.Name), m.Metric, mdEscape(m.explain()))
+				fmt.Fprintf(&b, "- **%s** `%s`: %s\n", markdown.Escape(s.Name), m.Metric, markdown.Escape(m.explain()))
 			}
 		}
 		b.WriteString("\n")
@@ -111,11 +113,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	b.WriteString("---|\n")
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
-		fmt.Fprintf(&b, "| %s | %s | %s |", mdEscape(s.Name), mdEscape(s.Strategy), mdVerdict(s.Verdict))
+		fmt.Fprintf(&b, "| %s | %s | %s |", markdown.Escape(s.Name), markdown.Escape(s.Strategy), mdVerdict(s.Verdict))
 		for _, c := range summaryMetrics {
-			fmt.Fprintf(&b, " %s |", mdEscape(s.Metric(c.metric).cell()))
+			fmt.Fprintf(&b, " %s |", markdown.Escape(s.Metric(c.metric).cell()))
 		}
-		fmt.Fprintf(&b, " %s → %s |\n", mdEscape(orDash(s.BaseStatus)), mdEscape(orDash(s.NewStatus)))
+		fmt.Fprintf(&b, " %s → %s |\n", markdown.Escape(orDash(s.BaseStatus)), markdown.Escape(orDash(s.NewStatus)))
 	}
 	b.WriteString("\nCells read base → new (change) of the medians; ~ is no significant change, ? too few repetitions to tell. " +
 		"Details show the median ± its 95% confidence interval, or [min, max] of the repetitions when they are too few for one.\n\n")
@@ -135,14 +137,14 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		shown, zeros := splitZeros(s.Metrics)
 		for _, m := range shown {
 			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", m.Metric,
-				mdEscape(m.Base.describe(m)), mdEscape(m.New.describe(m)), mdEscape(m.changeText()),
-				m.pText(), formatThreshold(m.Threshold), mdEscape(m.verdictText()))
+				markdown.Escape(m.Base.describe(m)), markdown.Escape(m.New.describe(m)), markdown.Escape(m.changeText()),
+				m.pText(), formatThreshold(m.Threshold), markdown.Escape(m.verdictText()))
 		}
 		if len(zeros) > 0 {
-			fmt.Fprintf(&b, "\nZero in both runs: %s.\n", mdEscape(strings.Join(zeros, ", ")))
+			fmt.Fprintf(&b, "\nZero in both runs: %s.\n", markdown.Escape(strings.Join(zeros, ", ")))
 		}
 		for _, n := range s.Notes {
-			fmt.Fprintf(&b, "\n> ⚠️ %s\n", mdEscape(n))
+			fmt.Fprintf(&b, "\n> ⚠️ %s\n", markdown.Escape(n))
 		}
 		b.WriteString("\n</details>\n\n")
 	}
@@ -388,19 +390,6 @@ func mdVerdict(v Verdict) string {
 		return "⚠️ missing"
 	}
 	return string(v)
-}
-
-// mdEscape escapes the characters Markdown (and a table cell) would
-// interpret.
-func mdEscape(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if strings.ContainsRune("\\`*_[]<>|#", r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-	}
-	return b.String()
 }
 
 func orDash(s string) string {

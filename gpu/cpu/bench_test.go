@@ -6,8 +6,6 @@ import (
 	"fmt"
 	"os"
 	"runtime"
-	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -19,6 +17,7 @@ import (
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/cpu"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/internal/benchenv"
 )
 
 // Benchmarks for the CPU prover's stages, and the yardstick it is held to:
@@ -29,22 +28,6 @@ import (
 //
 // Sizes: PROVEBENCH_BENCH_LOG=12,14,16,18 (the default). Keys come from the
 // key cache (PROVEBENCH_CACHE, or a temporary directory).
-
-func benchSizes(b *testing.B) []int {
-	spec := os.Getenv("PROVEBENCH_BENCH_LOG")
-	if spec == "" {
-		spec = "12,14,16,18"
-	}
-	var out []int
-	for _, f := range strings.Split(spec, ",") {
-		lg, err := strconv.Atoi(strings.TrimSpace(f))
-		if err != nil {
-			b.Fatalf("PROVEBENCH_BENCH_LOG: %v", err)
-		}
-		out = append(out, lg)
-	}
-	return out
-}
 
 func benchKey(b *testing.B, n int) *groth16.ProvingKey {
 	b.Helper()
@@ -63,7 +46,7 @@ func benchKey(b *testing.B, n int) *groth16.ProvingKey {
 }
 
 func BenchmarkProve(b *testing.B) {
-	for _, lg := range benchSizes(b) {
+	for _, lg := range benchenv.LogSizes(b, "12,14,16,18") {
 		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
 			p := circuit.Params{Constraints: 1 << lg}
 			pk := benchKey(b, p.Constraints)
@@ -106,7 +89,7 @@ func BenchmarkProve(b *testing.B) {
 }
 
 func BenchmarkRaw(b *testing.B) {
-	for _, lg := range benchSizes(b) {
+	for _, lg := range benchenv.LogSizes(b, "12,14,16,18") {
 		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
 			raw := newRawCalls(b, 1<<lg)
 			var fftT, msmT time.Duration
@@ -125,7 +108,7 @@ func BenchmarkRaw(b *testing.B) {
 // and the raw calls on the same size, so both see the same machine (load,
 // frequency, caches), and reports their ratio: the 1.15x target.
 func BenchmarkProveVsRaw(b *testing.B) {
-	for _, lg := range benchSizes(b) {
+	for _, lg := range benchenv.LogSizes(b, "12,14,16,18") {
 		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
 			p := circuit.Params{Constraints: 1 << lg}
 			raw := newRawCalls(b, p.Constraints)

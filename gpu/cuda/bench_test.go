@@ -19,8 +19,6 @@ package cuda
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -30,27 +28,8 @@ import (
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/internal/benchenv"
 )
-
-func benchLogSizes(b *testing.B) []int {
-	spec := os.Getenv("PROVEBENCH_BENCH_LOG")
-	if spec == "" {
-		spec = "10"
-	}
-	var out []int
-	for _, f := range strings.Split(spec, ",") {
-		lg, err := strconv.Atoi(strings.TrimSpace(f))
-		if err == nil {
-			err = circuit.Params{Constraints: 1 << lg}.Validate()
-		}
-		if err != nil {
-			b.Fatalf("PROVEBENCH_BENCH_LOG=%q: %q: want log2 sizes %d..%d: %v",
-				spec, f, circuit.MinLogConstraints, circuit.MaxLogConstraints, err)
-		}
-		out = append(out, lg)
-	}
-	return out
-}
 
 // benchEnv is a loaded backend and one synthesized partition. The backend
 // does not write to a dataset, so every iteration proves the same one.
@@ -131,7 +110,7 @@ func metric(d time.Duration) float64 { return float64(d) / float64(time.Millisec
 // the NTT region, the five MSMs, the download (device to host) and the
 // assembly.
 func BenchmarkProve(b *testing.B) {
-	for _, lg := range benchLogSizes(b) {
+	for _, lg := range benchenv.LogSizes(b, "10") {
 		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
 			env := newBenchEnv(b, lg)
 			env.prove(b) // warm-up
@@ -178,7 +157,7 @@ func BenchmarkProve(b *testing.B) {
 // inverse coset NTT, the vector operations, the five MSMs. Each is reported
 // in ms/op; ns/op is their sum.
 func BenchmarkKernels(b *testing.B) {
-	for _, lg := range benchLogSizes(b) {
+	for _, lg := range benchenv.LogSizes(b, "10") {
 		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
 			env := newBenchEnv(b, lg)
 			d := env.b.devs[0]
@@ -285,7 +264,7 @@ func BenchmarkKernels(b *testing.B) {
 // driver: the host span can be shorter than the device's.)
 func BenchmarkSteadyState(b *testing.B) {
 	const perIteration, inFlight = 8, 3
-	for _, lg := range benchLogSizes(b) {
+	for _, lg := range benchenv.LogSizes(b, "10") {
 		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
 			env := newBenchEnv(b, lg)
 			env.prove(b) // warm-up
@@ -358,7 +337,7 @@ func BenchmarkSteadyState(b *testing.B) {
 // (Options.PinUploads; CUDA only). wall-ms/op includes locking and unlocking
 // the pages, copy-ms/op is the copies' device time.
 func BenchmarkUpload(b *testing.B) {
-	for _, lg := range benchLogSizes(b) {
+	for _, lg := range benchenv.LogSizes(b, "10") {
 		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
 			env := newBenchEnv(b, lg)
 			d := env.b.devs[0]
