@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -218,6 +217,3 @@ func streamSamples(tr *pipeline.Tracker, be gpu.Backend, n int, interval time.Du
 		}
 	}
 }
-
-// errChildFailed marks a child that reported an error.
-var errChildFailed = errors.New("repetition failed")
