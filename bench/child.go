@@ -53,7 +53,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		return fmt.Errorf("child: read job: %w", err)
 	}
 	spec := job.Spec
-	pk, vk, err := groth16.Cache{Dir: job.CacheDir}.Get(ctx, spec.Workload.Constraints, spec.Key)
+	pk, vk, err := groth16.Cache{Dir: job.CacheDir}.Get(ctx, spec.Workload.Circuit(), spec.Key)
 	if err != nil {
 		return fmt.Errorf("child: proving key: %w", err)
 	}

@@ -168,7 +168,7 @@ func (r *Runner) ensureKey(ctx context.Context, spec *Spec, sc *results.Scenario
 	if r.Log != nil {
 		cache.Log = func(format string, args ...any) { fmt.Fprintf(r.Log, format+"\n", args...) }
 	}
-	pk, _, err := cache.Get(ctx, spec.Workload.Constraints, spec.Key)
+	pk, _, err := cache.Get(ctx, spec.Workload.Circuit(), spec.Key)
 	if err != nil {
 		return fmt.Errorf("proving key for %s: %w", spec.Name, err)
 	}

@@ -1,7 +1,10 @@
 package pipeline
 
 import (
+	"math"
 	"time"
+
+	"github.com/provebench/provebench/gpu/circuit"
 )
 
 // Strategy is how admission to synthesis holds back finished work.
@@ -38,7 +41,20 @@ type Workload struct {
 	Proofs          int    `json:"proofs"`
 	Concurrency     int    `json:"concurrency"`
 	SynthesisRounds int    `json:"synthesis_rounds"`
-	Seed            uint64 `json:"seed"`
+	// BitFraction is the share of private wires that are bits (0 means
+	// the circuit's default, one half): it sets the MSM mix, bits being
+	// batch additions and the rest full MSMs.
+	BitFraction float64 `json:"bit_fraction,omitempty"`
+	Seed        uint64  `json:"seed"`
+}
+
+// Circuit is the member of the circuit family each partition proves.
+func (w Workload) Circuit() circuit.Params {
+	return circuit.Params{
+		Constraints:  w.Constraints,
+		Rounds:       w.SynthesisRounds,
+		BitsPerMille: int(math.Round(w.BitFraction * 1000)),
+	}
 }
 
 // Config is the pipeline's strategy and its knobs; every field is

@@ -10,6 +10,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/provebench/provebench/gpu"
+	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/cpu"
 	"github.com/provebench/provebench/gpu/groth16"
 )
@@ -20,7 +21,7 @@ import (
 func TestCPUBackendEndToEnd(t *testing.T) {
 	const constraints = 1 << 8
 	ctx := context.Background()
-	pk, vk, err := groth16.Cache{Dir: t.TempDir()}.Get(ctx, constraints, groth16.KindSetup)
+	pk, vk, err := groth16.Cache{Dir: t.TempDir()}.Get(ctx, circuit.Params{Constraints: constraints}, groth16.KindSetup)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -58,7 +58,7 @@ func New(opts Options) (*Engine, error) {
 	}
 	if opts.Synthesize == nil {
 		w := opts.Workload
-		params := circuit.Params{Constraints: w.Constraints, Rounds: w.SynthesisRounds}
+		params := w.Circuit()
 		opts.Synthesize = func(ctx context.Context, proof, partition int) (*dataset.Dataset, error) {
 			return circuit.Synthesize(ctx, params, circuit.Seed(w.Seed, proof, partition), proof, partition)
 		}
@@ -141,7 +141,7 @@ func newRun(opts Options, tr *Tracker) *run {
 		r.permits = semaphore.NewWeighted(int64(c.PartitionWorkers))
 	case Budget:
 		r.budget = semaphore.NewWeighted(c.BudgetBytes)
-		r.resvABC, r.resvWires = circuit.Params{Constraints: w.Constraints}.DatasetBytes()
+		r.resvABC, r.resvWires = w.Circuit().DatasetBytes()
 	case Pacer:
 		r.inFlight = semaphore.NewWeighted(int64(c.Pacer.MaxInFlight))
 	}

@@ -87,6 +87,10 @@ func (w Workload) Validate() error {
 	if err := (circuit.Params{Constraints: 1 << circuit.MinLogConstraints, Rounds: w.SynthesisRounds}).Validate(); err != nil {
 		errs.add("workload.synthesis_rounds", "%v", err)
 	}
+	if b := w.Circuit().BitsPerMille; w.BitFraction != 0 && (b < circuit.MinBitsPerMille || b > circuit.MaxBitsPerMille) {
+		errs.add("workload.bit_fraction", "%v is outside %.2f..%.2f", w.BitFraction,
+			float64(circuit.MinBitsPerMille)/1000, float64(circuit.MaxBitsPerMille)/1000)
+	}
 	errs.atLeast("workload.partitions", w.Partitions, 1, "")
 	errs.atLeast("workload.proofs", w.Proofs, 1, "")
 	errs.atLeast("workload.concurrency", w.Concurrency, 1, "")
@@ -116,7 +120,7 @@ func (c Config) Validate(w Workload) error {
 	errs.atLeast("pipeline.synthesis_workers", c.SynthesisWorkers, 0, "")
 
 	if c.Strategy == Budget {
-		abc, wires := circuit.Params{Constraints: w.Constraints}.DatasetBytes()
+		abc, wires := w.Circuit().DatasetBytes()
 		if need := abc + wires; c.BudgetBytes < need {
 			errs.add("pipeline.budget_bytes", "%d bytes cannot hold one partition's dataset of %d bytes (a/b/c %d + wires %d) for strategy budget",
 				c.BudgetBytes, need, abc, wires)

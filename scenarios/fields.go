@@ -145,6 +145,12 @@ var fields = []*field{
 		set: func(s *bench.Spec, v any) { s.Workload.SynthesisRounds = int(v.(int64)) },
 	},
 	{
+		path: "workload.bit_fraction", kind: kindFloat, def: "0.5",
+		lo: atLeast(float64(circuit.MinBitsPerMille) / 1000), hi: atMost(float64(circuit.MaxBitsPerMille) / 1000),
+		doc: "Share of the private wires that are bits (PoRep circuits are bit-heavy). Provers sum the bits' points as batch additions and run full MSMs over the rest only, so it sets the MSM mix; B has terms only for bits.",
+		set: func(s *bench.Spec, v any) { s.Workload.BitFraction = v.(float64) },
+	},
+	{
 		path: "workload.seed", kind: kindUint, def: "1",
 		doc: "Base seed of the witnesses; every partition of every proof derives its own from it.",
 		set: func(s *bench.Spec, v any) { s.Workload.Seed = v.(uint64) },

@@ -11,7 +11,6 @@ import (
 	"gopkg.in/yaml.v3"
 
 	"github.com/provebench/provebench/bench"
-	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/pipeline"
 )
@@ -188,7 +187,7 @@ func (p *parser) check(pt *point, s *bench.Spec) {
 		p.pointError(pt, path, fmt.Sprintf(format, args...))
 	}
 	w, c := s.Workload, s.Pipeline
-	params := circuit.Params{Constraints: w.Constraints, Rounds: w.SynthesisRounds}
+	params := w.Circuit()
 
 	if valid("pipeline.strategy", "pipeline.partition_workers") &&
 		(c.Strategy == pipeline.Release || c.Strategy == pipeline.Hold) && c.PartitionWorkers < 1 {

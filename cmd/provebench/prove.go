@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"math"
 	"os"
 	"time"
 
@@ -20,6 +21,7 @@ import (
 type proveFlags struct {
 	constraints string
 	rounds      int
+	bitFraction float64
 	seed        uint64
 	out         string
 	backend     string
@@ -49,6 +51,7 @@ proofs that cannot verify.`,
 	fl := c.Flags()
 	fl.StringVar(&f.constraints, "constraints", "2^12", "constraints per partition: a power of two, as 2^k or an integer")
 	fl.IntVar(&f.rounds, "rounds", 0, "synthesis cost: S-box rounds per constraint")
+	fl.Float64Var(&f.bitFraction, "bit-fraction", 0.5, "share of the private wires that are bits")
 	fl.Uint64Var(&f.seed, "seed", 1, "witness seed")
 	fl.StringVar(&f.out, "out", "", "directory for proof.json, public.json, verification_key.json (created if missing)")
 	fl.StringVar(&f.backend, "backend", "cpu", "prover backend: cpu, cuda or auto")
@@ -62,9 +65,12 @@ func runProve(ctx context.Context, w io.Writer, f proveFlags) error {
 	if err != nil {
 		return usagef("--constraints: %v", err)
 	}
-	p := circuit.Params{Constraints: int(n), Rounds: f.rounds}
+	p := circuit.Params{Constraints: int(n), Rounds: f.rounds, BitsPerMille: int(math.Round(f.bitFraction * 1000))}
+	if p.BitsPerMille == 0 {
+		p.BitsPerMille = -1 // a fraction that rounds to 0 is out of range, not the default
+	}
 	if err := p.Validate(); err != nil {
-		return usagef("--constraints/--rounds: %v", err)
+		return usagef("--constraints/--rounds/--bit-fraction: %v", err)
 	}
 	kind := groth16.KeyKind(f.key)
 	if kind != groth16.KindAuto && kind != groth16.KindSetup && kind != groth16.KindRandom {
@@ -79,7 +85,7 @@ func runProve(ctx context.Context, w io.Writer, f proveFlags) error {
 	cache := groth16.Cache{Dir: f.cacheDir, Log: func(format string, args ...any) {
 		fmt.Fprintf(w, "key:       "+format+"\n", args...)
 	}}
-	pk, vk, err := cache.Get(ctx, p.Constraints, kind)
+	pk, vk, err := cache.Get(ctx, p, kind)
 	if err != nil {
 		return fmt.Errorf("proving key: %w", err)
 	}
@@ -90,9 +96,9 @@ func runProve(ctx context.Context, w io.Writer, f proveFlags) error {
 		return usagef("--backend: %v", err)
 	}
 	defer be.Close()
-	fmt.Fprintf(w, "circuit:   %s constraints, %d wires (%d public), synthesis rounds %d\n",
-		units.FormatCount(int64(p.Constraints)), p.NumWires(), circuit.NumPublic, p.Rounds)
-	fmt.Fprintf(w, "key:       %s, %s of points (%s)\n", pk.Kind, units.FormatBytes(pk.Bytes()), cache.Path(p.Constraints, pk.Kind))
+	fmt.Fprintf(w, "circuit:   %s constraints, %d wires (%d public, %d bits), synthesis rounds %d\n",
+		units.FormatCount(int64(p.Constraints)), p.NumWires(), circuit.NumPublic, p.NumBits(), p.Rounds)
+	fmt.Fprintf(w, "key:       %s, %s of points (%s)\n", pk.Kind, units.FormatBytes(pk.Bytes()), cache.Path(p, pk.Kind))
 	t := time.Now()
 	if err := be.Load(ctx, pk); err != nil {
 		return fmt.Errorf("load key on %s backend: %w", be.Name(), err)

@@ -3,26 +3,42 @@
 // vectors and the wire assignment).
 //
 // The family stands in for one PoRep partition. It has about one wire per
-// constraint, as the real circuit does (130.3M constraints, 130.2M wires), and
-// half of its private wires are bits, checked by boolean constraints, since
-// real PoRep circuits are bit-heavy. Its shape, for a domain of N constraints:
+// constraint, as the real circuit does (130.3M constraints, 130.2M wires),
+// and a chosen share of its private wires are bits, checked by boolean
+// constraints (Params.BitsPerMille, default one half), since real PoRep
+// circuits are bit-heavy and a prover turns bit-valued scalars into cheap
+// batch additions. Its shape, for a domain of N constraints and k = N-4
+// steps, of which nb make bits and ns = k-nb make chain states:
 //
-//	wire 0        the constant one
-//	wire 1        public input: the chain's start value (from the seed)
-//	wire 2        public input: the chain's end value
-//	wire 3+j      private wire made by step constraint j
+//	wire 0             the constant one
+//	wire 1             public input: the chain's start value (from the seed)
+//	wire 2             public input: the chain's end value
+//	wire 3+m           chain state m, made by the m-th mixing step (m < ns)
+//	wire 3+ns+i        advice bit i, made by the i-th bit step (i < nb)
 //
-//	step j even   b*(b-1) = 0                       b = wire 3+j, an advice bit
-//	step j odd    (s + cA(j)) * (b + cB(j)) = s'   s = previous state (wire 1 at
-//	                                               j=1), b = wire 3+j-1, s' = wire 3+j
-//	output        s_last * 1 = wire 2
-//	inputs        wire i * 0 = 0 for i = 0, 1, 2   (keeps the verifier's input
-//	                                               terms independent, as bellman does)
+//	bit step           b*(b-1) = 0                         b an advice bit
+//	mixing step        (s + cA(j)) * (sum_t 2^t b_t + cB(j)) = s'
+//	                   s = the previous state (wire 1 for the first), the
+//	                   b_t the bits made since the previous mixing step
+//	output             s_last * 1 = wire 2
+//	inputs             wire i * 0 = 0 for i = 0, 1, 2   (keeps the verifier's
+//	                   input terms independent, as bellman does)
 //
-// Synthesis cost is a knob: each advice bit comes out of Rounds rounds of the
-// S-box x -> x^5 + c per constraint (two constraints per bit), real field work
-// whose result the circuit consumes. It lets a scenario set the ratio of CPU
-// synthesis to proving time without changing the constraint count.
+// Step j is a bit step when the running count of bits, round(j*f + 1/2) for
+// the bit fraction f, steps up at j: the bits are spread evenly, and at
+// f = 1/2 the steps alternate, bit first.
+//
+// Every wire the MSMs see in one of two contiguous runs: the full-width
+// wires (the one wire, the inputs and the states, wires 0..3+ns-1) and the
+// bits (wires 3+ns..). A prover sums the bits' points as batch additions
+// and runs a full MSM over the rest only; B has terms for the one wire and
+// the bits alone, so its MSMs are all bits (see BitWires, InB).
+//
+// Synthesis cost is a knob: every step runs Rounds rounds of the S-box
+// x -> x^5 + c on a running field state from which the advice bits are
+// drawn, real field work whose result the circuit consumes. It lets a
+// scenario set the ratio of CPU synthesis to proving time without changing
+// the constraint count.
 package circuit
 
 import (
@@ -49,6 +65,15 @@ const (
 	MaxRounds = 10000
 )
 
+// Bit fraction limits, in thousandths of the private wires. Above 95% a
+// mixing step would consume more than 19 bits: the chain gets too short to
+// stand in for a circuit; below 5% there is nothing to split.
+const (
+	DefaultBitsPerMille = 500
+	MinBitsPerMille     = 50
+	MaxBitsPerMille     = 950
+)
+
 // Params selects one member of the family.
 type Params struct {
 	// Constraints is the number of constraints, which is also the domain
@@ -56,6 +81,9 @@ type Params struct {
 	Constraints int `json:"constraints"`
 	// Rounds of the x^5+c S-box spent per constraint deriving the advice.
 	Rounds int `json:"rounds"`
+	// BitsPerMille is the share of private wires that are bits, in
+	// thousandths; 0 means DefaultBitsPerMille.
+	BitsPerMille int `json:"bits_per_mille,omitempty"`
 }
 
 // Validate reports why p does not describe a circuit of the family.
@@ -70,14 +98,39 @@ func (p Params) Validate() error {
 	if p.Rounds < 0 || p.Rounds > MaxRounds {
 		return fmt.Errorf("rounds %d is outside 0..%d", p.Rounds, MaxRounds)
 	}
+	if b := p.BitsPerMille; b != 0 && (b < MinBitsPerMille || b > MaxBitsPerMille) {
+		return fmt.Errorf("bit fraction %.3f is outside %.2f..%.2f", float64(b)/1000,
+			float64(MinBitsPerMille)/1000, float64(MaxBitsPerMille)/1000)
+	}
 	return nil
 }
 
 // LogConstraints is log2 of the domain size.
 func (p Params) LogConstraints() int { return bits.TrailingZeros(uint(p.Constraints)) }
 
+// EffectiveBitsPerMille is the bit fraction in thousandths with the default
+// applied: what identifies the circuit (and so its keys).
+func (p Params) EffectiveBitsPerMille() int {
+	if p.BitsPerMille == 0 {
+		return DefaultBitsPerMille
+	}
+	return p.BitsPerMille
+}
+
+// BitFraction is the share of private wires that are bits.
+func (p Params) BitFraction() float64 { return float64(p.EffectiveBitsPerMille()) / 1000 }
+
 // steps is the number of step constraints (the ones that make a wire).
 func (p Params) steps() int { return p.Constraints - (NumPublic + 1) - 1 }
+
+// bitsBefore is how many of the first j steps are bit steps.
+func (p Params) bitsBefore(j int) int { return (j*p.EffectiveBitsPerMille() + 500) / 1000 }
+
+// isBitStep reports whether step j makes a bit.
+func (p Params) isBitStep(j int) bool { return p.bitsBefore(j+1) > p.bitsBefore(j) }
+
+// NumBits is the number of bit wires.
+func (p Params) NumBits() int { return p.bitsBefore(p.steps()) }
 
 // NumWires is the length of the assignment: one, the public inputs and one
 // private wire per step.
@@ -86,22 +139,21 @@ func (p Params) NumWires() int { return 1 + NumPublic + p.steps() }
 // NumPrivate is the number of private wires.
 func (p Params) NumPrivate() int { return p.steps() }
 
+// BitWires is the first bit wire: wires [0, BitWires()) are full-width
+// (the one wire, the inputs, the chain states), wires [BitWires(),
+// NumWires()) are bits, 0 or 1 in every satisfying assignment.
+func (p Params) BitWires() int { return p.NumWires() - p.NumBits() }
+
 // DatasetBytes is what one synthesized partition occupies: a/b/c and the
 // assignment.
 func (p Params) DatasetBytes() (abc, wires int64) {
 	return dataset.ABCBytes(p.Constraints), dataset.WireBytes(p.NumWires())
 }
 
-// InB reports whether wire i has a term in the B matrix. Wires outside B have
-// a point at infinity in the proving key's B columns.
-func (p Params) InB(i int) bool {
-	switch {
-	case i < 1+NumPublic:
-		return i == 0 // the one wire appears as a constant in B
-	default:
-		return (i-1-NumPublic)%2 == 0 // advice bits
-	}
-}
+// InB reports whether wire i has a term in the B matrix: the one wire and
+// the bits. Wires outside B have a point at infinity in the proving key's B
+// columns.
+func (p Params) InB(i int) bool { return i == 0 || i >= p.BitWires() }
 
 // Matrix names one of the three R1CS matrices.
 type Matrix int
@@ -128,38 +180,39 @@ func (p Params) Terms(fn func(Term)) {
 	one.SetOne()
 	minusOne.Neg(&one)
 	k := p.steps()
-	last := 0
+	firstBit := p.BitWires()
+	state, nextState, nextBit, pending := 1, 1+NumPublic, firstBit, 0
 	for j := 0; j < k; j++ {
-		w := 1 + NumPublic + j
-		if j%2 == 0 {
+		if p.isBitStep(j) {
+			w := nextBit
+			nextBit++
+			pending++
 			fn(Term{j, w, MatA, one})
 			fn(Term{j, w, MatB, one})
 			fn(Term{j, 0, MatB, minusOne})
 			continue
 		}
-		s := stateWire(j)
+		w := nextState
+		nextState++
 		ca, cb := stepConstants(j)
-		fn(Term{j, s, MatA, one})
+		fn(Term{j, state, MatA, one})
 		fn(Term{j, 0, MatA, ca})
-		fn(Term{j, w - 1, MatB, one})
+		var weight fr.Element
+		weight.SetOne()
+		for t := 0; t < pending; t++ {
+			fn(Term{j, nextBit - pending + t, MatB, weight})
+			weight.Double(&weight)
+		}
 		fn(Term{j, 0, MatB, cb})
 		fn(Term{j, w, MatC, one})
-		last = w
+		state, pending = w, 0
 	}
-	fn(Term{k, last, MatA, one})
+	fn(Term{k, state, MatA, one})
 	fn(Term{k, 0, MatB, one})
 	fn(Term{k, 2, MatC, one})
 	for i := 0; i <= NumPublic; i++ {
 		fn(Term{k + 1 + i, i, MatA, one})
 	}
-}
-
-// stateWire is the state wire a mixing step j (odd) reads.
-func stateWire(j int) int {
-	if j == 1 {
-		return 1
-	}
-	return 1 + NumPublic + j - 2
 }
 
 // stepConstants are the fixed constants of mixing step j. They belong to the
@@ -239,33 +292,44 @@ func fill(ctx context.Context, p Params, seed uint64, ds *dataset.Dataset) error
 	state := z[1]
 	advice := elementFromSeed(^seed)
 	k := p.steps()
+	nextState, nextBit := 1+NumPublic, p.BitWires()
+	// pendingBits is sum_t 2^t b_t over the bits made since the last
+	// mixing step (at most 19 of them: it fits a word).
+	var pendingBits, pendingWeight uint64 = 0, 1
 	for j := 0; j < k; j++ {
 		if j%cancelCheckEvery == 0 {
 			if err := ctx.Err(); err != nil {
 				return fmt.Errorf("synthesis cancelled at step %d of %d: %w", j, k, err)
 			}
 		}
-		w := 1 + NumPublic + j
-		if j%2 == 0 {
-			bit := adviceBit(&advice, j, p.Rounds, &roundConst, seed)
+		bit := adviceBit(&advice, j, p.Rounds, &roundConst, seed)
+		if p.isBitStep(j) {
+			w := nextBit
+			nextBit++
 			if bit {
 				z[w].SetOne()
 				a[j].SetOne()
 				b[j].SetZero()
+				pendingBits += pendingWeight
 			} else {
 				z[w].SetZero()
 				a[j].SetZero()
 				b[j] = minusOne
 			}
+			pendingWeight <<= 1
 			c[j].SetZero()
 			continue
 		}
+		w := nextState
+		nextState++
 		ca, cb := stepConstants(j)
 		a[j].Add(&state, &ca)
-		b[j].Add(&z[w-1], &cb)
+		b[j].SetUint64(pendingBits)
+		b[j].Add(&b[j], &cb)
 		c[j].Mul(&a[j], &b[j])
 		z[w] = c[j]
 		state = c[j]
+		pendingBits, pendingWeight = 0, 1
 	}
 	// output constraint: s_last * 1 = out
 	z[2] = state
@@ -281,16 +345,16 @@ func fill(ctx context.Context, p Params, seed uint64, ds *dataset.Dataset) error
 	return nil
 }
 
-// adviceBit derives the advice bit of step j. With rounds > 0 it runs
-// 2*rounds S-box rounds (the cost of the bit's constraint and of the mixing
-// constraint that consumes it) on a running field state; with 0 it costs a
+// adviceBit derives the advice drawn at step j (used if j is a bit step).
+// With rounds > 0 it runs that many S-box rounds on a running field state,
+// so every step costs the same whatever the bit fraction; with 0 it costs a
 // hash of the seed.
 func adviceBit(state *fr.Element, j, rounds int, rc *fr.Element, seed uint64) bool {
 	if rounds == 0 {
 		return mix64(seed^uint64(j))&1 == 1
 	}
 	var sq fr.Element
-	for r := 0; r < 2*rounds; r++ {
+	for r := 0; r < rounds; r++ {
 		sq.Square(state)
 		sq.Square(&sq)
 		state.Mul(state, &sq)

@@ -22,6 +22,10 @@ func TestValidate(t *testing.T) {
 		{Params{Constraints: 1 << (MinLogConstraints - 1)}, false},
 		{Params{Constraints: 1 << (MaxLogConstraints + 1)}, false},
 		{Params{Constraints: 1 << 10, Rounds: -1}, false},
+		{Params{Constraints: 1 << 10, BitsPerMille: MinBitsPerMille}, true},
+		{Params{Constraints: 1 << 10, BitsPerMille: MaxBitsPerMille}, true},
+		{Params{Constraints: 1 << 10, BitsPerMille: MinBitsPerMille - 1}, false},
+		{Params{Constraints: 1 << 10, BitsPerMille: MaxBitsPerMille + 1}, false},
 	} {
 		if err := tc.p.Validate(); (err == nil) != tc.ok {
 			t.Errorf("%+v: Validate() = %v, want ok=%v", tc.p, err, tc.ok)
@@ -30,10 +34,12 @@ func TestValidate(t *testing.T) {
 }
 
 // TestSynthesisSatisfiesR1CS checks the dataset against the matrices that
-// setup uses: a_j = <A_j, z> etc. and a_j * b_j = c_j for every constraint.
+// setup uses: a_j = <A_j, z> etc. and a_j * b_j = c_j for every constraint,
+// and that the bit wires, and only they, form the tail of the assignment.
 func TestSynthesisSatisfiesR1CS(t *testing.T) {
-	for _, rounds := range []int{0, 3} {
-		p := Params{Constraints: 1 << 8, Rounds: rounds}
+	for _, tc := range []struct{ rounds, bits int }{{0, 0}, {3, 0}, {2, MinBitsPerMille}, {1, 700}, {0, MaxBitsPerMille}} {
+		p := Params{Constraints: 1 << 8, Rounds: tc.rounds, BitsPerMille: tc.bits}
+		name := fmt.Sprintf("rounds %d bits %.2f", tc.rounds, p.BitFraction())
 		ds, err := Synthesize(context.Background(), p, Seed(1, 2, 3), 2, 3)
 		if err != nil {
 			t.Fatal(err)
@@ -41,7 +47,7 @@ func TestSynthesisSatisfiesR1CS(t *testing.T) {
 		a, b, c, _ := ds.ABC()
 		z, _ := ds.Wires()
 		if len(z) != p.NumWires() || len(a) != p.Constraints {
-			t.Fatalf("shape: %d wires, %d constraints", len(z), len(a))
+			t.Fatalf("%s: shape: %d wires, %d constraints", name, len(z), len(a))
 		}
 		var eval [3][]fr.Element
 		for m := range eval {
@@ -52,40 +58,49 @@ func TestSynthesisSatisfiesR1CS(t *testing.T) {
 			x.Mul(&tm.Coeff, &z[tm.Wire])
 			eval[tm.Matrix][tm.Constraint].Add(&eval[tm.Matrix][tm.Constraint], &x)
 		})
-		bits := 0
 		for j := 0; j < p.Constraints; j++ {
 			if !eval[MatA][j].Equal(&a[j]) || !eval[MatB][j].Equal(&b[j]) || !eval[MatC][j].Equal(&c[j]) {
-				t.Fatalf("rounds %d constraint %d: dataset differs from the matrices", rounds, j)
+				t.Fatalf("%s constraint %d: dataset differs from the matrices", name, j)
 			}
 			var ab fr.Element
 			ab.Mul(&a[j], &b[j])
 			if !ab.Equal(&c[j]) {
-				t.Fatalf("rounds %d constraint %d: a*b != c", rounds, j)
+				t.Fatalf("%s constraint %d: a*b != c", name, j)
 			}
 		}
-		for i := 1 + NumPublic; i < len(z); i++ {
-			if z[i].IsZero() || z[i].IsOne() {
-				bits++
+		ones := 0
+		for i := p.BitWires(); i < len(z); i++ {
+			if !z[i].IsZero() && !z[i].IsOne() {
+				t.Fatalf("%s: bit wire %d is neither 0 nor 1", name, i)
+			}
+			if z[i].IsOne() {
+				ones++
 			}
 		}
-		if bits < p.NumPrivate()/3 {
-			t.Errorf("only %d of %d private wires are 0/1", bits, p.NumPrivate())
+		nb := p.NumBits()
+		if want := (p.NumPrivate()*p.EffectiveBitsPerMille() + 500) / 1000; nb != want {
+			t.Errorf("%s: %d bits, want %d", name, nb, want)
+		}
+		if nb >= 40 && (ones < nb/4 || ones > 3*nb/4) {
+			t.Errorf("%s: %d of %d bits are one", name, ones, nb)
 		}
 		ds.Free()
 	}
 }
 
 func TestInBMatchesTerms(t *testing.T) {
-	p := Params{Constraints: 1 << 6}
-	inB := make([]bool, p.NumWires())
-	p.Terms(func(tm Term) {
-		if tm.Matrix == MatB {
-			inB[tm.Wire] = true
-		}
-	})
-	for i, want := range inB {
-		if p.InB(i) != want {
-			t.Errorf("wire %d: InB = %v, terms say %v", i, p.InB(i), want)
+	for _, bits := range []int{0, MinBitsPerMille, 333, MaxBitsPerMille} {
+		p := Params{Constraints: 1 << 6, BitsPerMille: bits}
+		inB := make([]bool, p.NumWires())
+		p.Terms(func(tm Term) {
+			if tm.Matrix == MatB {
+				inB[tm.Wire] = true
+			}
+		})
+		for i, want := range inB {
+			if p.InB(i) != want {
+				t.Errorf("bits %d wire %d: InB = %v, terms say %v", bits, i, p.InB(i), want)
+			}
 		}
 	}
 }

@@ -37,7 +37,7 @@ func benchKey(b *testing.B, n int) *groth16.ProvingKey {
 	}
 	// Benchmark keys cost what real ones cost to prove with and are
 	// generated in seconds at any size.
-	pk, _, err := groth16.Cache{Dir: dir}.Get(context.Background(), n, groth16.KindRandom)
+	pk, _, err := groth16.Cache{Dir: dir}.Get(context.Background(), circuit.Params{Constraints: n}, groth16.KindRandom)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -20,6 +20,7 @@ import (
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 	"github.com/consensys/gnark-crypto/parallel"
@@ -216,18 +217,27 @@ func (b *Backend) quotient(dom *fft.Domain, zInv *fr.Element, a, bv, c, h []fr.E
 }
 
 // msms runs the five MSMs of a partition, checking for cancellation between
-// them.
+// them. Each MSM over the wires is split where the circuit puts its bits
+// (circuit.Params.BitWires): a full MSM over the full-width wires and a sum
+// of the points of the bits that are one. B has terms only for the one wire
+// and the bits, so its full part is a single point.
 func (b *Backend) msms(ctx context.Context, pk *groth16.ProvingKey, wires, h []fr.Element, s *groth16.Sums, stages *[]gpu.Stage) error {
 	cfg := ecc.MultiExpConfig{NbTasks: b.threads}
+	full := pk.Params().BitWires()
 	private := wires[1+pk.NumPublic:]
+	privFull := full - (1 + pk.NumPublic)
 	steps := []struct {
 		name string
 		run  func() error
 	}{
-		{gpu.StageMSMA, func() error { _, err := s.A.MultiExp(pk.A, wires, cfg); return err }},
-		{gpu.StageMSMB1, func() error { _, err := s.B1.MultiExp(pk.B1, wires, cfg); return err }},
-		{gpu.StageMSMB2, func() error { _, err := s.B2.MultiExp(pk.B2, wires, cfg); return err }},
-		{gpu.StageMSML, func() error { _, err := s.L.MultiExp(pk.L, private, cfg); return err }},
+		{gpu.StageMSMA, func() error {
+			return splitMSM(&s.A, pk.A, wires, full, cfg, b.threads, (*bls12381.G1Jac).MultiExp)
+		}},
+		{gpu.StageMSMB1, func() error { return oneWireAndBits(&s.B1, pk.B1, wires, full, b.threads) }},
+		{gpu.StageMSMB2, func() error { return oneWireAndBits(&s.B2, pk.B2, wires, full, b.threads) }},
+		{gpu.StageMSML, func() error {
+			return splitMSM(&s.L, pk.L, private, privFull, cfg, b.threads, (*bls12381.G1Jac).MultiExp)
+		}},
 		{gpu.StageMSMH, func() error { _, err := s.H.MultiExp(pk.H, h, cfg); return err }},
 	}
 	for _, st := range steps {

@@ -19,23 +19,24 @@ import (
 )
 
 // keys caches setups across tests: a setup is the slow part.
-var keys sync.Map // int -> *keyPair
+var keys sync.Map // [2]int{constraints, bits per mille} -> *keyPair
 
 type keyPair struct {
 	pk *groth16.ProvingKey
 	vk *groth16.VerifyingKey
 }
 
-func setup(t testing.TB, n int) (*groth16.ProvingKey, *groth16.VerifyingKey) {
+func setup(t testing.TB, p circuit.Params) (*groth16.ProvingKey, *groth16.VerifyingKey) {
 	t.Helper()
-	if kp, ok := keys.Load(n); ok {
+	id := [2]int{p.Constraints, p.EffectiveBitsPerMille()}
+	if kp, ok := keys.Load(id); ok {
 		return kp.(*keyPair).pk, kp.(*keyPair).vk
 	}
-	pk, vk, err := groth16.Setup(circuit.Params{Constraints: n}, nil)
+	pk, vk, err := groth16.Setup(circuit.Params{Constraints: p.Constraints, BitsPerMille: p.BitsPerMille}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	keys.Store(n, &keyPair{pk, vk})
+	keys.Store(id, &keyPair{pk, vk})
 	return pk, vk
 }
 
@@ -78,7 +79,7 @@ func TestProofsVerifyAtSeveralSizes(t *testing.T) {
 	for _, lg := range []int{5, 8, 11} {
 		t.Run(fmt.Sprintf("2^%d", lg), func(t *testing.T) {
 			p := circuit.Params{Constraints: 1 << lg, Rounds: 1}
-			pk, vk := setup(t, p.Constraints)
+			pk, vk := setup(t, p)
 			b := newBackend(t, cpu.Options{}, pk)
 			pub, res, err := prove(t, b, 0, p, uint64(lg), nil)
 			if err != nil {
@@ -104,15 +105,37 @@ func TestProofsVerifyAtSeveralSizes(t *testing.T) {
 	}
 }
 
+// TestBitFractionsVerify proves at the ends of the bit fraction's range:
+// the MSM split moves with it.
+func TestBitFractionsVerify(t *testing.T) {
+	for _, bits := range []int{circuit.MinBitsPerMille, 800, circuit.MaxBitsPerMille} {
+		p := circuit.Params{Constraints: 1 << 9, Rounds: 1, BitsPerMille: bits}
+		pk, vk := setup(t, p)
+		b := newBackend(t, cpu.Options{}, pk)
+		pub, res, err := prove(t, b, 0, p, 5, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := groth16.Verify(vk, pub, &res.Proof); err != nil {
+			t.Errorf("bit fraction %.2f: %v", p.BitFraction(), err)
+		}
+	}
+}
+
 func TestTamperedWitnessFails(t *testing.T) {
 	p := circuit.Params{Constraints: 1 << 8}
-	pk, vk := setup(t, p.Constraints)
+	pk, vk := setup(t, p)
 	b := newBackend(t, cpu.Options{}, pk)
 	for name, tamper := range map[string]func(*dataset.Dataset){
 		// a wire the a/b/c vectors disagree with
 		"wire": func(ds *dataset.Dataset) {
 			z, _ := ds.Wires()
-			z[len(z)/2].SetUint64(12345)
+			z[len(z)/4].SetUint64(12345)
+		},
+		// a bit wire that is not a bit: the bit sums must still count it
+		"bit": func(ds *dataset.Dataset) {
+			z, _ := ds.Wires()
+			z[len(z)-3].SetUint64(2)
 		},
 		// an unsatisfied constraint: a*b != c
 		"constraint": func(ds *dataset.Dataset) {
@@ -142,7 +165,7 @@ func seeded(seed uint64) *bytes.Reader {
 
 func TestThreadsAndDevicesDoNotChangeProofs(t *testing.T) {
 	p := circuit.Params{Constraints: 1 << 9, Rounds: 2}
-	pk, vk := setup(t, p.Constraints)
+	pk, vk := setup(t, p)
 	var proofs []groth16.Proof
 	for _, opts := range []cpu.Options{
 		{Threads: 1, Rand: seeded(1)},
@@ -168,7 +191,7 @@ func TestThreadsAndDevicesDoNotChangeProofs(t *testing.T) {
 
 func TestConcurrentJobsAndStats(t *testing.T) {
 	p := circuit.Params{Constraints: 1 << 8}
-	pk, vk := setup(t, p.Constraints)
+	pk, vk := setup(t, p)
 	b := newBackend(t, cpu.Options{Devices: 2}, pk)
 	var wg sync.WaitGroup
 	errs := make(chan error, 8)
@@ -200,7 +223,7 @@ func TestConcurrentJobsAndStats(t *testing.T) {
 
 func TestCancelledStartFreesEverything(t *testing.T) {
 	p := circuit.Params{Constraints: 1 << 8}
-	pk, _ := setup(t, p.Constraints)
+	pk, _ := setup(t, p)
 	b := newBackend(t, cpu.Options{}, pk)
 	ds, err := circuit.Synthesize(context.Background(), p, 1, 0, 0)
 	if err != nil {
@@ -219,7 +242,7 @@ func TestCancelledStartFreesEverything(t *testing.T) {
 
 func TestStartRejectsMismatches(t *testing.T) {
 	p := circuit.Params{Constraints: 1 << 8}
-	pk, _ := setup(t, p.Constraints)
+	pk, _ := setup(t, p)
 	b := newBackend(t, cpu.Options{}, pk)
 	small, _ := circuit.Synthesize(context.Background(), circuit.Params{Constraints: 1 << 6}, 1, 0, 0)
 	defer small.Free()

@@ -55,7 +55,7 @@ func newBenchEnv(b *testing.B, lg int) *benchEnv {
 		}
 	})
 	cache := groth16.Cache{Dir: groth16.DefaultCacheDir(), Log: b.Logf}
-	pk, _, err := cache.Get(ctx, 1<<lg, groth16.KindAuto)
+	pk, _, err := cache.Get(ctx, circuit.Params{Constraints: 1 << lg}, groth16.KindAuto)
 	if err != nil {
 		b.Fatal(err)
 	}

@@ -403,7 +403,7 @@ func TestOverlappedPartitions(t *testing.T) {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	pk, _, err := groth16.Cache{Dir: dir}.Get(ctx, 1<<20, groth16.KindRandom)
+	pk, _, err := groth16.Cache{Dir: dir}.Get(ctx, circuit.Params{Constraints: 1 << 20}, groth16.KindRandom)
 	if err != nil {
 		t.Fatal(err)
 	}

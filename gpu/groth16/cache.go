@@ -52,28 +52,29 @@ func DefaultCacheDir() string {
 	return filepath.Join(os.TempDir(), "provebench-keys")
 }
 
-// Path is the file that holds the key of a domain size and kind.
-func (c Cache) Path(constraints int, kind KeyKind) string {
-	p := circuit.Params{Constraints: constraints}
-	return filepath.Join(c.Dir, fmt.Sprintf("bls12381-2^%d-%s-v%d.key", p.LogConstraints(), kind, keyFormat))
+// Path is the file that holds the key of a circuit (its size and bit
+// fraction; synthesis rounds do not change the key) and kind.
+func (c Cache) Path(p circuit.Params, kind KeyKind) string {
+	return filepath.Join(c.Dir, fmt.Sprintf("bls12381-2^%d-bits%03d-%s-v%d.key",
+		p.LogConstraints(), p.EffectiveBitsPerMille(), kind, keyFormat))
 }
 
-// Get returns the key for a domain size, generating and storing it first if
+// Get returns the key for a circuit, generating and storing it first if
 // the cache has none (or an unusable one). Concurrent callers, in this
 // process or others, wait for one generation through a file lock.
-func (c Cache) Get(ctx context.Context, constraints int, kind KeyKind) (*ProvingKey, *VerifyingKey, error) {
-	kind = kind.Resolve(constraints)
+func (c Cache) Get(ctx context.Context, p circuit.Params, kind KeyKind) (*ProvingKey, *VerifyingKey, error) {
+	kind = kind.Resolve(p.Constraints)
 	if kind != KindSetup && kind != KindRandom {
 		return nil, nil, fmt.Errorf("key kind %q: want setup, random or auto", kind)
 	}
-	p := circuit.Params{Constraints: constraints}
+	p = circuit.Params{Constraints: p.Constraints, BitsPerMille: p.BitsPerMille}
 	if err := p.Validate(); err != nil {
 		return nil, nil, err
 	}
 	if err := os.MkdirAll(c.Dir, 0o755); err != nil {
 		return nil, nil, fmt.Errorf("key cache: %w", err)
 	}
-	path := c.Path(constraints, kind)
+	path := c.Path(p, kind)
 	unlock, err := lockFile(ctx, path+".lock")
 	if err != nil {
 		return nil, nil, err

@@ -108,7 +108,7 @@ func TestCacheGeneratesOnceAndRecovers(t *testing.T) {
 	ctx := context.Background()
 	var logs int
 	c := Cache{Dir: t.TempDir(), Log: func(string, ...any) { logs++ }}
-	pk, vk, err := c.Get(ctx, 1<<6, KindAuto)
+	pk, vk, err := c.Get(ctx, circuit.Params{Constraints: 1 << 6}, KindAuto)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -117,7 +117,7 @@ func TestCacheGeneratesOnceAndRecovers(t *testing.T) {
 	}
 	pk.Close()
 	n := logs
-	pk, _, err = c.Get(ctx, 1<<6, KindSetup)
+	pk, _, err = c.Get(ctx, circuit.Params{Constraints: 1 << 6}, KindSetup)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,11 +127,11 @@ func TestCacheGeneratesOnceAndRecovers(t *testing.T) {
 	}
 	// A truncated file (a crash mid-write by an older version, a full disk)
 	// is replaced, not misread.
-	path := c.Path(1<<6, KindSetup)
+	path := c.Path(circuit.Params{Constraints: 1 << 6}, KindSetup)
 	if err := os.Truncate(path, 5000); err != nil {
 		t.Fatal(err)
 	}
-	pk, _, err = c.Get(ctx, 1<<6, KindSetup)
+	pk, _, err = c.Get(ctx, circuit.Params{Constraints: 1 << 6}, KindSetup)
 	if err != nil {
 		t.Fatal(err)
 	}

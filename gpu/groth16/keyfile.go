@@ -10,6 +10,7 @@ import (
 
 	bls12381 "github.com/consensys/gnark-crypto/ecc/bls12-381"
 
+	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/hostmem"
 )
 
@@ -20,8 +21,10 @@ import (
 // another architecture or library version is rejected, not misread.
 
 const (
-	keyMagic      = "PBGROTH1"
-	keyFormat     = 1
+	keyMagic = "PBGROTH1"
+	// Format 2: the circuit's wires are ordered full-width first, bits last,
+	// and the header records the bit fraction.
+	keyFormat     = 2
 	keyHeaderSize = 4096 // one page: the vectors start page-aligned
 	maxIC         = 8
 	g1Size        = int(unsafe.Sizeof(bls12381.G1Affine{}))
@@ -42,18 +45,18 @@ func g2From(r *rawG2) bls12381.G2Affine {
 
 // keyHeader is the fixed part of a key file, little-endian.
 type keyHeader struct {
-	Magic                     [8]byte
-	Format                    uint32
-	Kind                      uint32 // 1 setup, 2 random
-	Domain, NumWires, NumPub  uint64
-	G1Gen                     rawG1
-	G2Gen                     rawG2
-	Alpha1, Beta1, Delta1     rawG1
-	Beta2, Delta2, Gamma2     rawG2
-	NumIC                     uint64
-	IC                        [maxIC]rawG1
-	OffA, OffB1, OffL, OffH   uint64
-	OffB2, FileSize, Reserved uint64
+	Magic                         [8]byte
+	Format                        uint32
+	Kind                          uint32 // 1 setup, 2 random
+	Domain, NumWires, NumPub      uint64
+	G1Gen                         rawG1
+	G2Gen                         rawG2
+	Alpha1, Beta1, Delta1         rawG1
+	Beta2, Delta2, Gamma2         rawG2
+	NumIC                         uint64
+	IC                            [maxIC]rawG1
+	OffA, OffB1, OffL, OffH       uint64
+	OffB2, FileSize, BitsPerMille uint64
 }
 
 func kindCode(k KeyKind) uint32 {
@@ -80,7 +83,8 @@ func layoutFor(domain, wires, public int) keyLayout {
 	return l
 }
 
-func newHeader(kind KeyKind, domain, wires, public int, l keyLayout) keyHeader {
+func newHeader(kind KeyKind, p circuit.Params, wires, public int, l keyLayout) keyHeader {
+	domain := p.Constraints
 	_, _, g1, g2 := bls12381.Generators()
 	h := keyHeader{
 		Format: keyFormat, Kind: kindCode(kind),
@@ -88,6 +92,7 @@ func newHeader(kind KeyKind, domain, wires, public int, l keyLayout) keyHeader {
 		G1Gen: g1Raw(&g1), G2Gen: g2Raw(&g2),
 		OffA: uint64(l.offA), OffB1: uint64(l.offB1), OffL: uint64(l.offL),
 		OffH: uint64(l.offH), OffB2: uint64(l.offB2), FileSize: uint64(l.size),
+		BitsPerMille: uint64(p.EffectiveBitsPerMille()),
 	}
 	copy(h.Magic[:], keyMagic)
 	return h
@@ -157,9 +162,12 @@ func LoadKey(path string) (*ProvingKey, *VerifyingKey, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("load key %s: %w", path, err)
 	}
+	if h.BitsPerMille > 1000 {
+		return nil, nil, fmt.Errorf("load key %s: bit fraction %d/1000 (%w)", path, h.BitsPerMille, ErrKeyFormat)
+	}
 	pk := &ProvingKey{
 		Kind:   KindRandom,
-		Domain: domain, NumWires: wires, NumPublic: public,
+		Domain: domain, NumWires: wires, NumPublic: public, BitsPerMille: int(h.BitsPerMille),
 		Alpha1: g1From(&h.Alpha1), Beta1: g1From(&h.Beta1), Delta1: g1From(&h.Delta1),
 		Beta2: g2From(&h.Beta2), Delta2: g2From(&h.Delta2),
 		backing: buf,
@@ -183,7 +191,7 @@ func LoadKey(path string) (*ProvingKey, *VerifyingKey, error) {
 // writeKeyFile writes a key held in memory (a setup's output) to path.
 func writeKeyFile(path string, pk *ProvingKey, vk *VerifyingKey) error {
 	l := layoutFor(pk.Domain, pk.NumWires, pk.NumPublic)
-	h := newHeader(pk.Kind, pk.Domain, pk.NumWires, pk.NumPublic, l)
+	h := newHeader(pk.Kind, pk.Params(), pk.NumWires, pk.NumPublic, l)
 	h.Alpha1, h.Beta1, h.Delta1 = g1Raw(&pk.Alpha1), g1Raw(&pk.Beta1), g1Raw(&pk.Delta1)
 	h.Beta2, h.Delta2 = g2Raw(&pk.Beta2), g2Raw(&pk.Delta2)
 	if vk != nil {

@@ -36,6 +36,9 @@ type ProvingKey struct {
 	Domain    int
 	NumWires  int
 	NumPublic int
+	// BitsPerMille is the circuit's bit fraction in thousandths (see
+	// circuit.Params): it decides which wires are bits, and so the key.
+	BitsPerMille int
 
 	Alpha1, Beta1, Delta1 bls12381.G1Affine
 	Beta2, Delta2         bls12381.G2Affine
@@ -67,7 +70,9 @@ type Proof struct {
 func (pk *ProvingKey) Verifiable() bool { return pk.Kind == KindSetup }
 
 // Params is the circuit size the key was made for.
-func (pk *ProvingKey) Params() circuit.Params { return circuit.Params{Constraints: pk.Domain} }
+func (pk *ProvingKey) Params() circuit.Params {
+	return circuit.Params{Constraints: pk.Domain, BitsPerMille: pk.BitsPerMille}
+}
 
 // Bytes is the size of the key's point vectors.
 func (pk *ProvingKey) Bytes() int64 {

@@ -154,7 +154,7 @@ func writeRandomKey(ctx context.Context, path string, p circuit.Params) error {
 	}
 	domain, wires := p.Constraints, p.NumWires()
 	l := layoutFor(domain, wires, circuit.NumPublic)
-	h := newHeader(KindRandom, domain, wires, circuit.NumPublic, l)
+	h := newHeader(KindRandom, p, wires, circuit.NumPublic, l)
 	var fixed ProvingKey
 	if err := randomFixed(&fixed); err != nil {
 		return err

@@ -118,15 +118,16 @@ func Setup(p circuit.Params, rng io.Reader) (*ProvingKey, *VerifyingKey, error) 
 
 	_, _, g1, g2 := bls12381.Generators()
 	pk := &ProvingKey{
-		Kind:      KindSetup,
-		Domain:    n,
-		NumWires:  nWires,
-		NumPublic: circuit.NumPublic,
-		A:         bls12381.BatchScalarMultiplicationG1(&g1, u),
-		B1:        bls12381.BatchScalarMultiplicationG1(&g1, v),
-		B2:        bls12381.BatchScalarMultiplicationG2(&g2, v),
-		L:         bls12381.BatchScalarMultiplicationG1(&g1, k[nPub:]),
-		H:         bls12381.BatchScalarMultiplicationG1(&g1, hs),
+		Kind:         KindSetup,
+		BitsPerMille: p.EffectiveBitsPerMille(),
+		Domain:       n,
+		NumWires:     nWires,
+		NumPublic:    circuit.NumPublic,
+		A:            bls12381.BatchScalarMultiplicationG1(&g1, u),
+		B1:           bls12381.BatchScalarMultiplicationG1(&g1, v),
+		B2:           bls12381.BatchScalarMultiplicationG2(&g2, v),
+		L:            bls12381.BatchScalarMultiplicationG1(&g1, k[nPub:]),
+		H:            bls12381.BatchScalarMultiplicationG1(&g1, hs),
 	}
 	fixed1 := bls12381.BatchScalarMultiplicationG1(&g1, []fr.Element{tw.alpha, tw.beta, tw.delta})
 	fixed2 := bls12381.BatchScalarMultiplicationG2(&g2, []fr.Element{tw.beta, tw.gamma, tw.delta})
