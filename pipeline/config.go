@@ -36,11 +36,11 @@ var Strategies = []Strategy{Release, Hold, Budget, Pacer}
 // them in flight at once (as cuzk-bench batch -n -j), each of Partitions
 // partitions of Constraints constraints.
 type Workload struct {
-	Constraints     int    `json:"constraints"`
-	Partitions      int    `json:"partitions"`
-	Proofs          int    `json:"proofs"`
-	Concurrency     int    `json:"concurrency"`
-	SynthesisRounds int    `json:"synthesis_rounds"`
+	Constraints     int `json:"constraints"`
+	Partitions      int `json:"partitions"`
+	Proofs          int `json:"proofs"`
+	Concurrency     int `json:"concurrency"`
+	SynthesisRounds int `json:"synthesis_rounds"`
 	// BitFraction is the share of private wires that are bits (0 means
 	// the circuit's default, one half): it sets the MSM mix, bits being
 	// batch additions and the rest full MSMs.
