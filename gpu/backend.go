@@ -16,6 +16,7 @@ import (
 
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/hostmem"
 )
 
 // Backend proves partitions on one or more devices. All methods are safe for
@@ -37,6 +38,13 @@ type Backend interface {
 	Stats(dev int) DeviceStats
 	// Close waits for queued work and releases the devices.
 	Close() error
+}
+
+// HostPinner is implemented by backends whose devices upload faster from
+// page-locked host memory. The pipeline synthesizes into memory locked by
+// the Pinner it returns (nil: none), so uploads need no staging copy.
+type HostPinner interface {
+	HostPinner() hostmem.Pinner
 }
 
 // Job is a partition whose MSMs are queued or running.

@@ -15,6 +15,7 @@ import (
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/hostmem"
 )
 
 // Options configure one run of the engine.
@@ -25,9 +26,9 @@ type Options struct {
 	Workload Workload
 	Config   Config
 	// Synthesize makes one partition's dataset; the engine owns it from
-	// then on. Default: circuit.Synthesize with circuit.Params{Constraints:
-	// Workload.Constraints, Rounds: Workload.SynthesisRounds} and the seed
-	// circuit.Seed(Workload.Seed, proof, partition).
+	// then on. Default: circuit.SynthesizePinned with Workload.Circuit(),
+	// the seed circuit.Seed(Workload.Seed, proof, partition) and the
+	// backend's HostPinner, if it has one.
 	Synthesize func(ctx context.Context, proof, partition int) (*dataset.Dataset, error)
 	// Verify, if set, checks each partition's proof against its public
 	// inputs (copied before the dataset is freed). Failures are counted in
@@ -59,8 +60,12 @@ func New(opts Options) (*Engine, error) {
 	if opts.Synthesize == nil {
 		w := opts.Workload
 		params := w.Circuit()
+		var pin hostmem.Pinner
+		if hp, ok := opts.Backend.(gpu.HostPinner); ok {
+			pin = hp.HostPinner()
+		}
 		opts.Synthesize = func(ctx context.Context, proof, partition int) (*dataset.Dataset, error) {
-			return circuit.Synthesize(ctx, params, circuit.Seed(w.Seed, proof, partition), proof, partition)
+			return circuit.SynthesizePinned(ctx, params, circuit.Seed(w.Seed, proof, partition), proof, partition, pin)
 		}
 	}
 	return &Engine{opts: opts, tracker: NewTracker()}, nil

@@ -3,7 +3,9 @@
 package backends
 
 import (
+	"fmt"
 	"os"
+	"strconv"
 	"strings"
 
 	"github.com/provebench/provebench/gpu"
@@ -13,13 +15,31 @@ import (
 // CUDABuilt tells whether this binary contains the CUDA backend.
 const CUDABuilt = true
 
-// openCUDA opens ICICLE on the first opts.Devices GPUs (all when 0).
-// PROVEBENCH_ICICLE_DEVICE=CPU runs the same code path on ICICLE's CPU
-// device, for hosts without a GPU (slow; for checking the build).
+// DefaultPrecompute is the CUDA backend's precompute factor for the bases of
+// its full-width MSMs (see docs/gpu.md for the measurements behind it).
+const DefaultPrecompute = 1
+
+// openCUDA opens ICICLE on the first opts.Devices GPUs (all when 0), with
+// datasets synthesized into page-locked memory and the precompute factor
+// docs/gpu.md gives the measurements for. The environment can change three
+// things: PROVEBENCH_ICICLE_DEVICE=CPU runs the same code path on ICICLE's
+// CPU device, for hosts without a GPU (slow; for checking the build);
+// PROVEBENCH_PIN_DATASETS=0 synthesizes into pageable memory;
+// PROVEBENCH_MSM_PRECOMPUTE=N sets the precompute factor.
 func openCUDA(opts Options) (gpu.Backend, error) {
-	o := cuda.Options{Rand: opts.Rand}
+	o := cuda.Options{Rand: opts.Rand, PinDatasets: true, PrecomputeFactor: DefaultPrecompute}
 	if t := os.Getenv("PROVEBENCH_ICICLE_DEVICE"); t != "" {
 		o.DeviceType = strings.ToUpper(t)
+	}
+	if o.DeviceType == cuda.DeviceCPU || os.Getenv("PROVEBENCH_PIN_DATASETS") == "0" {
+		o.PinDatasets = false
+	}
+	if v := os.Getenv("PROVEBENCH_MSM_PRECOMPUTE"); v != "" {
+		n, err := strconv.Atoi(v)
+		if err != nil || n < 1 {
+			return nil, fmt.Errorf("PROVEBENCH_MSM_PRECOMPUTE=%q: want a positive integer", v)
+		}
+		o.PrecomputeFactor = n
 	}
 	for d := 0; d < opts.Devices; d++ {
 		o.Devices = append(o.Devices, d)

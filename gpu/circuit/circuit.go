@@ -50,6 +50,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/provebench/provebench/gpu/dataset"
+	"github.com/provebench/provebench/gpu/hostmem"
 )
 
 // NumPublic is the number of public inputs (not counting the one wire).
@@ -259,12 +260,26 @@ const cancelCheckEvery = 1 << 14
 // dataset: the assignment and a_j, b_j, c_j = <A_j,z>, <B_j,z>, <C_j,z> for
 // every constraint j. The caller owns the returned dataset and must Free it.
 func Synthesize(ctx context.Context, p Params, seed uint64, proof, partition int) (*dataset.Dataset, error) {
+	return SynthesizePinned(ctx, p, seed, proof, partition, nil)
+}
+
+// SynthesizePinned is Synthesize into memory page-locked by pin (when not
+// nil) before it is written: a GPU backend then uploads the dataset by DMA,
+// and the locking is paid here, on the synthesis worker, not on the GPU's
+// path.
+func SynthesizePinned(ctx context.Context, p Params, seed uint64, proof, partition int, pin hostmem.Pinner) (*dataset.Dataset, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
 	ds, err := dataset.New(proof, partition, p.Constraints, p.NumWires(), NumPublic)
 	if err != nil {
 		return nil, err
+	}
+	if pin != nil {
+		if err := ds.Pin(pin); err != nil {
+			ds.Free()
+			return nil, err
+		}
 	}
 	if err := fill(ctx, p, seed, ds); err != nil {
 		ds.Free()

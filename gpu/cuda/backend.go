@@ -11,12 +11,14 @@ import (
 	"math/big"
 	"slices"
 	"sync"
+	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	icicle "github.com/ingonyama-zk/icicle-gnark/v3/wrappers/golang/runtime"
 
 	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/hostmem"
 )
 
 // Options configure the backend.
@@ -42,8 +44,18 @@ type Options struct {
 	// PinUploads page-locks each dataset's buffers while Start copies them
 	// (cuMemHostRegister): the copies then run as direct DMA instead of
 	// through the driver's staging buffer, at the cost of locking and
-	// unlocking the pages each time. CUDA only.
+	// unlocking the pages each time, on the GPU worker's path. CUDA only.
+	// Datasets already page-locked (PinDatasets) are copied as they are.
 	PinUploads bool
+	// PinDatasets makes HostPinner return a Pinner: the pipeline then
+	// synthesizes into page-locked memory, paying the locking on the
+	// synthesis workers, and every upload is a DMA. CUDA only.
+	PinDatasets bool
+	// PrecomputeFactor (> 1) keeps that many precomputed multiples of every
+	// base of the full-width MSMs (A and L over the full-width wires, H)
+	// on each device: more device memory, fewer additions per MSM. 0 or 1:
+	// none.
+	PrecomputeFactor int
 	// BackendDir is the folder of ICICLE's CUDA backend libraries
 	// (libicicle_backend_cuda_*.so); $ICICLE_BACKEND_INSTALL_DIR when
 	// empty. Unused for the CPU device, which is built into the front end.
@@ -56,6 +68,11 @@ type Backend struct {
 	drv        *driver // nil on ICICLE's CPU device
 	devs       []*device
 	pinUploads bool
+	precompute int
+	// pinner page-locks datasets (Options.PinDatasets), on a thread of its
+	// own with the first device selected: the driver needs a current
+	// context, which synthesis threads do not have.
+	pinner *pinner
 
 	randMu sync.Mutex
 	rand   io.Reader
@@ -80,7 +97,10 @@ type keyInfo struct {
 	quotientScale big.Int
 }
 
-var _ gpu.Backend = (*Backend)(nil)
+var (
+	_ gpu.Backend    = (*Backend)(nil)
+	_ gpu.HostPinner = (*Backend)(nil)
+)
 
 // New loads ICICLE's device backend and starts the devices.
 func New(opts Options) (*Backend, error) {
@@ -100,10 +120,13 @@ func New(opts Options) (*Backend, error) {
 	if opts.QueueDepth < 0 {
 		return nil, fmt.Errorf("cuda backend: queue depth %d", opts.QueueDepth)
 	}
-	if opts.PinUploads && typ != DeviceCUDA {
-		return nil, fmt.Errorf("cuda backend: PinUploads needs the %s device", DeviceCUDA)
+	if (opts.PinUploads || opts.PinDatasets) && typ != DeviceCUDA {
+		return nil, fmt.Errorf("cuda backend: PinUploads and PinDatasets need the %s device", DeviceCUDA)
 	}
-	b := &Backend{deviceType: typ, rand: opts.Rand, pinUploads: opts.PinUploads}
+	if opts.PrecomputeFactor < 0 {
+		return nil, fmt.Errorf("cuda backend: precompute factor %d", opts.PrecomputeFactor)
+	}
+	b := &Backend{deviceType: typ, rand: opts.Rand, pinUploads: opts.PinUploads, precompute: opts.PrecomputeFactor}
 	if typ == DeviceCUDA {
 		dir := opts.BackendDir
 		if dir == "" {
@@ -131,7 +154,39 @@ func New(opts Options) (*Backend, error) {
 		}
 		b.devs = append(b.devs, d)
 	}
+	if opts.PinDatasets {
+		t, err := startThread(b.devs[0].icl)
+		if err != nil {
+			_ = b.Close()
+			return nil, fmt.Errorf("cuda backend: pinning thread: %w", err)
+		}
+		b.pinner = &pinner{drv: b.drv, thread: t}
+	}
 	return b, nil
+}
+
+// HostPinner implements gpu.HostPinner: with Options.PinDatasets, the
+// pipeline synthesizes into memory this backend page-locked.
+func (b *Backend) HostPinner() hostmem.Pinner {
+	if b.pinner == nil {
+		return nil
+	}
+	return b.pinner
+}
+
+// pinner page-locks host memory for every device (CU_MEMHOSTREGISTER_PORTABLE)
+// on a thread that has a CUDA context current.
+type pinner struct {
+	drv    *driver
+	thread *thread
+}
+
+func (p *pinner) Pin(mem []byte) error {
+	return p.thread.do(func() error { return p.drv.pin(unsafe.Pointer(&mem[0]), len(mem)) })
+}
+
+func (p *pinner) Unpin(mem []byte) error {
+	return p.thread.do(func() error { return p.drv.unpin(unsafe.Pointer(&mem[0])) })
 }
 
 // deviceIDs resolves the device list against the devices ICICLE sees.
@@ -207,7 +262,7 @@ func (b *Backend) Load(ctx context.Context, pk *groth16.ProvingKey) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = d.launch.do(func() error { return d.loadKey(ctx, pk, &ki.cosetGen) })
+			errs[i] = d.launch.do(func() error { return d.loadKey(ctx, pk, &ki.cosetGen, b.precompute) })
 		}()
 	}
 	wg.Wait()
@@ -303,6 +358,9 @@ func (b *Backend) Close() error {
 		if err := d.close(); err != nil {
 			errs = append(errs, fmt.Errorf("cuda backend: close device %d: %w", d.id, err))
 		}
+	}
+	if b.pinner != nil {
+		b.pinner.thread.close(nil)
 	}
 	b.drv.close()
 	return errors.Join(errs...)

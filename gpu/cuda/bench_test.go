@@ -19,6 +19,8 @@ package cuda
 import (
 	"context"
 	"fmt"
+	"os"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -31,12 +33,45 @@ import (
 	"github.com/provebench/provebench/internal/benchenv"
 )
 
-// benchEnv is a loaded backend and one synthesized partition. The backend
+// benchEnv is a loaded backend and one synthesized partition, in pageable
+// memory (ds) and, on CUDA, page-locked at synthesis (pinned). The backend
 // does not write to a dataset, so every iteration proves the same one.
 type benchEnv struct {
-	b  *Backend
-	pk *groth16.ProvingKey
-	ds *dataset.Dataset
+	b      *Backend
+	pk     *groth16.ProvingKey
+	ds     *dataset.Dataset
+	pinned *dataset.Dataset
+}
+
+// uploadModes are the ways a dataset can reach the device: from pageable
+// memory (through the driver's staging buffer), page-locked for each upload
+// (Options.PinUploads), or synthesized page-locked (Options.PinDatasets).
+var uploadModes = []string{"pageable", "pin-each-upload", "pinned-dataset"}
+
+// dataset returns the dataset and upload setting of a mode, or false when
+// the device cannot page-lock memory.
+func (e *benchEnv) dataset(mode string) (*dataset.Dataset, bool, bool) {
+	switch mode {
+	case "pin-each-upload":
+		return e.ds, true, e.b.drv != nil
+	case "pinned-dataset":
+		return e.pinned, false, e.pinned != nil
+	}
+	return e.ds, false, true
+}
+
+// benchPrecompute is the precompute factor of the benchmarks' backend:
+// $PROVEBENCH_MSM_PRECOMPUTE, default none.
+func benchPrecompute(b *testing.B) int {
+	v := os.Getenv("PROVEBENCH_MSM_PRECOMPUTE")
+	if v == "" {
+		return 1
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		b.Fatalf("PROVEBENCH_MSM_PRECOMPUTE=%q: want a positive integer", v)
+	}
+	return n
 }
 
 func newBenchEnv(b *testing.B, lg int) *benchEnv {
@@ -45,7 +80,7 @@ func newBenchEnv(b *testing.B, lg int) *benchEnv {
 	typ, _ := testDeviceType()
 	// ICICLE keeps one NTT domain per device per process: one loaded
 	// backend at a time, closed before the next size.
-	be, err := New(Options{DeviceType: typ})
+	be, err := New(Options{DeviceType: typ, PinDatasets: typ == DeviceCUDA, PrecomputeFactor: benchPrecompute(b)})
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -63,12 +98,24 @@ func newBenchEnv(b *testing.B, lg int) *benchEnv {
 	if err := be.Load(ctx, pk); err != nil {
 		b.Fatal(err)
 	}
+	t := time.Now()
 	ds, err := circuit.Synthesize(ctx, pk.Params(), 1, 0, 0)
 	if err != nil {
 		b.Fatal(err)
 	}
+	synth := time.Since(t)
 	b.Cleanup(func() { ds.Free() })
-	return &benchEnv{b: be, pk: pk, ds: ds}
+	env := &benchEnv{b: be, pk: pk, ds: ds}
+	if pin := be.HostPinner(); pin != nil {
+		t := time.Now()
+		env.pinned, err = circuit.SynthesizePinned(ctx, pk.Params(), 1, 0, 0, pin)
+		if err != nil {
+			b.Fatal(err)
+		}
+		b.Logf("2^%d: synthesis %s into page-locked memory, %s into pageable memory", lg, ms(time.Since(t)), ms(synth))
+		b.Cleanup(func() { env.pinned.Free() })
+	}
+	return env
 }
 
 func (e *benchEnv) prove(b *testing.B) gpu.Result {
@@ -168,7 +215,7 @@ func BenchmarkKernels(b *testing.B) {
 			a, bv, c, _ := env.ds.ABC()
 			wires, _ := env.ds.Wires()
 			j := &job{b: env.b, d: d, key: key, ctx: context.Background(),
-				part: partition{n: env.ds.N, numPublic: env.ds.NumPublic}}
+				part: partition{n: env.ds.N, numPublic: env.ds.NumPublic, full: env.pk.Params().BitWires()}}
 			p := &j.part
 			err = d.launch.do(func() error {
 				if err := j.allocate(d.stream); err != nil {
@@ -187,7 +234,7 @@ func BenchmarkKernels(b *testing.B) {
 			var order []string
 			run := func() error {
 				ks := append(quotientKernels(&j.part, &key.cosetGen, d.stream, d.vecExtHandle()),
-					msmKernels(&j.part, &d.key, d.stream)...)
+					msmKernels(&j.part, &d.key, d.stream, d.vecExtHandle())...)
 				for _, k := range ks {
 					t0, err := d.clock.record(d.stream)
 					if err != nil {
@@ -269,10 +316,10 @@ func BenchmarkSteadyState(b *testing.B) {
 			env := newBenchEnv(b, lg)
 			env.prove(b) // warm-up
 			d := env.b.devs[0]
-			for _, pin := range []bool{false, true} {
-				name := map[bool]string{false: "pageable", true: "pinned"}[pin]
+			for _, name := range uploadModes {
 				b.Run(name, func(b *testing.B) {
-					if pin && env.b.drv == nil {
+					ds, pin, ok := env.dataset(name)
+					if !ok {
 						b.Skip("page-locking needs the CUDA device")
 					}
 					env.b.pinUploads = pin
@@ -287,7 +334,7 @@ func BenchmarkSteadyState(b *testing.B) {
 							defer close(jobs)
 							for range perIteration {
 								slots <- struct{}{}
-								job, err := env.b.Start(context.Background(), 0, env.ds)
+								job, err := env.b.Start(context.Background(), 0, ds)
 								if err != nil {
 									errc <- err
 									return
@@ -345,19 +392,17 @@ func BenchmarkUpload(b *testing.B) {
 			if err != nil {
 				b.Fatal(err)
 			}
-			a, bv, c, _ := env.ds.ABC()
-			wires, _ := env.ds.Wires()
 			abc, wireBytes := env.pk.Params().DatasetBytes()
-			for _, pin := range []bool{false, true} {
-				name := map[bool]string{false: "pageable", true: "pinned"}[pin]
+			for _, name := range uploadModes {
 				b.Run(name, func(b *testing.B) {
-					if pin && env.b.drv == nil {
+					ds, pin, ok := env.dataset(name)
+					if !ok {
 						b.Skip("page-locking needs the CUDA device")
 					}
-					env.b.pinUploads = pin
-					defer func() { env.b.pinUploads = false }()
-					j := &job{b: env.b, d: d, key: key, ctx: context.Background(),
-						part: partition{n: env.ds.N, numPublic: env.ds.NumPublic}}
+					a, bv, c, _ := ds.ABC()
+					wires, _ := ds.Wires()
+					j := &job{b: env.b, d: d, key: key, ctx: context.Background(), pinEach: pin,
+						part: partition{n: ds.N, numPublic: ds.NumPublic, full: env.pk.Params().BitWires()}}
 					p := &j.part
 					if err := d.launch.do(func() error { return j.allocate(d.stream) }); err != nil {
 						b.Fatal(err)

@@ -18,9 +18,11 @@ import (
 // representation: gnark-crypto keeps Montgomery form, ICICLE's kernels
 // compute on canonical integers and return canonical results.
 
-// Sizes of ICICLE's projective points (X, Y, Z), the form MSMs return.
+// Sizes of ICICLE's points: projective (X, Y, Z), the form MSMs return, and
+// affine (precomputed bases).
 const (
 	g1ProjectiveBytes = 3 * fp.Bytes
+	g1AffineBytes     = 2 * fp.Bytes
 	g2ProjectiveBytes = 6 * fp.Bytes
 )
 

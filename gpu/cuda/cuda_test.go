@@ -6,6 +6,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
 	"os"
 	"slices"
@@ -471,5 +472,76 @@ func TestOverlappedPartitions(t *testing.T) {
 		if sequential[i] != overlapped[i] {
 			t.Errorf("partition %d: the overlapped proof differs from the sequential one", i)
 		}
+	}
+}
+
+// TestSplitMatchesCPUBackend: at the ends of the bit fraction's range, and
+// with precomputed bases, the split MSMs give the CPU backend's proofs byte
+// for byte, and they verify.
+func TestSplitMatchesCPUBackend(t *testing.T) {
+	for _, tc := range []struct {
+		bits, precompute int
+	}{{circuit.MinBitsPerMille, 1}, {circuit.MaxBitsPerMille, 1}, {circuit.DefaultBitsPerMille, 4}} {
+		t.Run(fmt.Sprintf("bits=%d/precompute=%d", tc.bits, tc.precompute), func(t *testing.T) {
+			p := circuit.Params{Constraints: 1 << 8, Rounds: 1, BitsPerMille: tc.bits}
+			pk, vk, err := groth16.Setup(p, nil)
+			if err != nil {
+				t.Fatal(err)
+			}
+			b := newTestBackend(t, Options{Rand: rand.NewChaCha8([32]byte{3}), PrecomputeFactor: tc.precompute})
+			if err := b.Load(context.Background(), pk); err != nil {
+				t.Fatal(err)
+			}
+			ref, err := cpu.New(cpu.Options{Rand: rand.NewChaCha8([32]byte{3})})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer ref.Close()
+			if err := ref.Load(context.Background(), pk); err != nil {
+				t.Fatal(err)
+			}
+			got, pub := proveOne(t, b, p, 11)
+			want, _ := proveOne(t, ref, p, 11)
+			if err := groth16.Verify(vk, pub, &got.Proof); err != nil {
+				t.Fatalf("verify: %v", err)
+			}
+			if !bytes.Equal(got.Proof.Ar.Marshal(), want.Proof.Ar.Marshal()) ||
+				!bytes.Equal(got.Proof.Bs.Marshal(), want.Proof.Bs.Marshal()) ||
+				!bytes.Equal(got.Proof.Krs.Marshal(), want.Proof.Krs.Marshal()) {
+				t.Error("proof differs from the CPU backend's")
+			}
+		})
+	}
+}
+
+// TestPinnedDatasets: a dataset synthesized into memory the backend
+// page-locked proves and verifies, and frees (unlocking first). CUDA only.
+func TestPinnedDatasets(t *testing.T) {
+	if typ, _ := testDeviceType(); typ != DeviceCUDA {
+		t.Skip("page-locking needs the CUDA device")
+	}
+	b, pk, vk := loadedBackend(t, Options{PinDatasets: true})
+	pin := b.HostPinner()
+	if pin == nil {
+		t.Fatal("PinDatasets set, but HostPinner is nil")
+	}
+	ds, err := circuit.SynthesizePinned(context.Background(), pk.Params(), 5, 0, 0, pin)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !ds.Pinned() {
+		t.Fatal("dataset is not page-locked")
+	}
+	pub, _ := ds.Public()
+	pub = slices.Clone(pub)
+	res, err := proveDataset(t, b, ds)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := groth16.Verify(vk, pub, &res.Proof); err != nil {
+		t.Fatalf("verify: %v", err)
+	}
+	if abc, wires := ds.Free(); abc == 0 || wires == 0 {
+		t.Fatalf("Free released %d + %d bytes", abc, wires)
 	}
 }

@@ -64,9 +64,16 @@ type device struct {
 // form, as the MSMs read it.
 type residentKey struct {
 	a, b1, l, h, b2 core.DeviceSlice
-	bytes           int64 // the vectors
-	domain          bool  // ICICLE's NTT domain is initialised
-	domainBytes     int64 // its size, as measured
+	// aFull, lFull and hFull are the bases of the full-width MSMs (A and L
+	// over the full-width wires, H): views of a, l and h, or with a
+	// precompute factor above 1 their precomputed multiples, allocated on
+	// their own (and listed in precomputed).
+	aFull, lFull, hFull core.DeviceSlice
+	precompute          int32
+	precomputed         []core.DeviceSlice
+	bytes               int64 // the vectors
+	domain              bool  // ICICLE's NTT domain is initialised
+	domainBytes         int64 // its size, as measured
 }
 
 func startDevice(typ string, id int, c clock, queueDepth int) (*device, error) {
@@ -193,7 +200,7 @@ func (d *device) selectDevice() error {
 
 // loadKey runs on the launch thread: it builds the NTT domain and uploads
 // the key's vectors.
-func (d *device) loadKey(ctx context.Context, pk *groth16.ProvingKey, root *fr.Element) error {
+func (d *device) loadKey(ctx context.Context, pk *groth16.ProvingKey, root *fr.Element, precompute int) error {
 	before, memErr := freeMemory()
 	if err := check("init NTT domain", ntt.InitDomain(scalarField(root), core.GetDefaultNTTInitDomainConfig())); err != nil {
 		return err
@@ -225,7 +232,45 @@ func (d *device) loadKey(ctx context.Context, pk *groth16.ProvingKey, root *fr.E
 	if err := uploadKeyVector(d, &d.key.b2, pk.B2); err != nil {
 		return err
 	}
-	return check("key to canonical form", icicleg2.G2AffineFromMontgomery(d.key.b2))
+	if err := check("key to canonical form", icicleg2.G2AffineFromMontgomery(d.key.b2)); err != nil {
+		return err
+	}
+	return d.fullBases(ctx, pk, precompute)
+}
+
+// fullBases sets the bases of the full-width MSMs: views of the key, or
+// with precompute > 1 ICICLE's precomputed multiples of them (precompute
+// points per base), which trade device memory for fewer additions.
+func (d *device) fullBases(ctx context.Context, pk *groth16.ProvingKey, precompute int) error {
+	k := &d.key
+	full := pk.Params().BitWires()
+	privFull := full - (1 + pk.NumPublic)
+	k.aFull, k.lFull, k.hFull = k.a.RangeTo(full, false), k.l.RangeTo(privFull, false), k.h
+	k.precompute = 1
+	if precompute <= 1 {
+		return nil
+	}
+	for _, v := range []*core.DeviceSlice{&k.aFull, &k.lFull, &k.hFull} {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		var out core.DeviceSlice
+		n := v.Len() * precompute
+		if _, e := out.Malloc(g1AffineBytes, n); e != icicle.Success {
+			return check(fmt.Sprintf("allocate %d bytes for precomputed bases", g1AffineBytes*n), e)
+		}
+		d.mem.Add(int64(g1AffineBytes * n))
+		k.bytes += int64(g1AffineBytes * n)
+		k.precomputed = append(k.precomputed, out)
+		cfg := msm.GetDefaultMSMConfig()
+		cfg.PrecomputeFactor = int32(precompute)
+		if err := check("precompute bases", msm.PrecomputeBases(*v, &cfg, out)); err != nil {
+			return err
+		}
+		*v = out
+	}
+	k.precompute = int32(precompute)
+	return nil
 }
 
 // freeMemory is the device's free memory (not available on the CPU device).
@@ -255,7 +300,11 @@ func uploadKeyVector[T any](d *device, dst *core.DeviceSlice, host []T) error {
 // releaseKey frees the key and the NTT domain; it runs on a device thread.
 func (d *device) releaseKey() error {
 	var errs []error
-	for _, v := range []*core.DeviceSlice{&d.key.a, &d.key.b1, &d.key.l, &d.key.h, &d.key.b2} {
+	vecs := []*core.DeviceSlice{&d.key.a, &d.key.b1, &d.key.l, &d.key.h, &d.key.b2}
+	for i := range d.key.precomputed {
+		vecs = append(vecs, &d.key.precomputed[i])
+	}
+	for _, v := range vecs {
 		if v.AsUnsafePointer() == nil {
 			continue
 		}

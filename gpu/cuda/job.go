@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math/big"
 	goruntime "runtime"
 	"time"
 	"unsafe"
@@ -32,6 +33,12 @@ type job struct {
 
 	part    partition
 	results *hostmem.Buffer // the downloaded sums
+	// one is the one wire's value (1 in a satisfying assignment): B's
+	// full-width term, which the host adds.
+	one fr.Element
+	// pinEach page-locks the dataset's vectors for the uploads alone
+	// (Options.PinUploads on a dataset not synthesized page-locked).
+	pinEach bool
 
 	// Set by Start before wiresReady closes.
 	wiresReady chan struct{}
@@ -118,7 +125,9 @@ func (b *Backend) Start(ctx context.Context, dev int, ds *dataset.Dataset) (gpu.
 	j := &job{
 		b: b, d: d, key: key, ctx: ctx,
 		queueWait:  slotWait,
-		part:       partition{n: ds.N, numPublic: ds.NumPublic},
+		part:       partition{n: ds.N, numPublic: ds.NumPublic, full: pk.Params().BitWires()},
+		one:        wires[0],
+		pinEach:    b.pinUploads && !ds.Pinned(),
 		wiresReady: make(chan struct{}),
 		done:       make(chan struct{}),
 	}
@@ -191,12 +200,12 @@ type uploadTimes struct{ host, copies time.Duration }
 
 // upload copies host vectors to the device on stream and returns once the
 // copies are complete, so that the host vectors may be freed. With
-// Options.PinUploads the host vectors are page-locked for the duration. On
-// error the stream is idle when upload returns.
+// j.pinEach the host vectors are page-locked for the duration. On error the
+// stream is idle when upload returns.
 func (j *job) upload(stream icicle.Stream, transfers ...transfer) (_ uploadTimes, err error) {
 	start := time.Now()
 	c := j.d.clock
-	if j.b.pinUploads {
+	if j.pinEach {
 		var pinned []unsafe.Pointer
 		defer func() {
 			for _, p := range pinned {
@@ -325,7 +334,7 @@ func (d *device) launchJob(j *job) (err error) {
 	if j.msmStart, err = d.clock.record(s); err != nil {
 		return err
 	}
-	for i, k := range msmKernels(p, &d.key, s) {
+	for i, k := range msmKernels(p, &d.key, s, d.vecExtHandle()) {
 		if err := j.ctx.Err(); err != nil {
 			return fmt.Errorf("cuda backend: %s: %w", k.name, err)
 		}
@@ -424,26 +433,31 @@ func (j *job) collect() error {
 		return fmt.Errorf("cuda backend: busy time: %w", err)
 	}
 
+	var g1 [numG1Sums]bls12381.G1Jac
 	host := j.results.Bytes()
-	for i, dst := range []*bls12381.G1Jac{&j.sums.A, &j.sums.B1, &j.sums.L, &j.sums.H} {
+	for i := range g1 {
 		p, err := g1FromProjective(host[i*g1ProjectiveBytes : (i+1)*g1ProjectiveBytes])
 		if err != nil {
 			return fmt.Errorf("cuda backend: sum %d: %w", i, err)
 		}
-		*dst = p
+		g1[i] = p
 	}
 	b2, err := g2FromProjective(host[numG1Sums*g1ProjectiveBytes:])
 	if err != nil {
 		return fmt.Errorf("cuda backend: B2 sum: %w", err)
 	}
-	j.sums.B2 = b2
-	// Remove the constants the device left in (see keyInfo).
+	// Remove the constants the device left in the full-width sums (see
+	// keyInfo), add the bit sums, and B's one-wire term.
 	ws, qs := &j.key.wireScale, &j.key.quotientScale
-	j.sums.A.ScalarMultiplication(&j.sums.A, ws)
-	j.sums.B1.ScalarMultiplication(&j.sums.B1, ws)
-	j.sums.B2.ScalarMultiplication(&j.sums.B2, ws)
-	j.sums.L.ScalarMultiplication(&j.sums.L, ws)
-	j.sums.H.ScalarMultiplication(&j.sums.H, qs)
+	s, pk := &j.sums, j.key.pk
+	s.A.ScalarMultiplication(&g1[sumAFull], ws).AddAssign(&g1[sumABits])
+	s.L.ScalarMultiplication(&g1[sumLFull], ws).AddAssign(&g1[sumLBits])
+	s.H.ScalarMultiplication(&g1[sumH], qs)
+	one := j.one.BigInt(new(big.Int))
+	s.B1.FromAffine(&pk.B1[0])
+	s.B1.ScalarMultiplication(&s.B1, one).AddAssign(&g1[sumB1Bits])
+	s.B2.FromAffine(&pk.B2[0])
+	s.B2.ScalarMultiplication(&s.B2, one).AddAssign(&b2)
 	return nil
 }
 

@@ -18,18 +18,26 @@ import (
 // partition is one partition's vectors on a device.
 type partition struct {
 	n, numPublic int
+	// full is the first bit wire (circuit.Params.BitWires): wires before it
+	// are full-width, the rest 0 or 1.
+	full int
 	// a, b, c hold the evaluations; a ends up holding the quotient.
 	a, b, c core.DeviceSlice
 	wires   core.DeviceSlice
-	// g1Sums holds the A, B1, L and H sums, g2Sum the B2 sum (projective).
+	// g1Sums holds the G1 partial sums (full-width and bit parts, see the
+	// order below), g2Sum the B2 sum over the bits (projective).
 	g1Sums, g2Sum core.DeviceSlice
 }
 
-// Order of the G1 sums in partition.g1Sums.
+// Order of the G1 partial sums in partition.g1Sums. B has no full-width
+// part on the device: its only full-width wire is the one wire, whose term
+// the host adds (see job.collect).
 const (
-	sumA = iota
-	sumB1
-	sumL
+	sumAFull = iota
+	sumABits
+	sumB1Bits
+	sumLFull
+	sumLBits
 	sumH
 	numG1Sums
 )
@@ -85,30 +93,59 @@ func quotientKernels(p *partition, cosetGen *fr.Element, stream icicle.Stream, v
 	}
 }
 
-// msmKernels compute the five sums into p.g1Sums and p.g2Sum. Scalars are
-// Montgomery representations read as integers, bases the resident key.
-func msmKernels(p *partition, key *residentKey, stream icicle.Stream) []kernel {
-	g1 := func(scalars func() core.DeviceSlice, bases *core.DeviceSlice, slot int) func() icicle.EIcicleError {
+// msmKernels compute the partial sums into p.g1Sums and p.g2Sum, one
+// kernel per stage. Each MSM over the wires is split where the circuit puts
+// its bits: the full-width wires run as an ordinary MSM on their Montgomery
+// representations read as integers (over precomputed bases when the key has
+// them), the bits, converted to canonical 0/1 first, as an MSM with a
+// 1-bit scalar size: ICICLE then sums the selected points as batch
+// additions. The bases are the resident key.
+func msmKernels(p *partition, key *residentKey, stream icicle.Stream, vecExt config_extension.ConfigExtensionHandler) []kernel {
+	g1 := func(scalars core.DeviceSlice, bases core.DeviceSlice, precompute int32, bitsize int32, slot int) func() icicle.EIcicleError {
 		return func() icicle.EIcicleError {
 			cfg := msm.GetDefaultMSMConfig()
 			cfg.StreamHandle = stream
 			cfg.IsAsync = true
-			return msm.Msm(scalars(), *bases, &cfg, p.g1Sums.Range(slot, slot+1, false))
+			cfg.PrecomputeFactor = precompute
+			cfg.Bitsize = bitsize
+			return msm.Msm(scalars, bases, &cfg, p.g1Sums.Range(slot, slot+1, false))
 		}
 	}
-	wires := func() core.DeviceSlice { return p.wires }
-	private := func() core.DeviceSlice { return p.wires.RangeFrom(1 + p.numPublic) }
-	quotient := func() core.DeviceSlice { return p.a.RangeTo(p.n-1, false) }
+	full, bits := p.wires.RangeTo(p.full, false), p.wires.RangeFrom(p.full)
+	privFullLen := p.full - (1 + p.numPublic)
+	private := p.wires.RangeFrom(1 + p.numPublic)
+	privFull, privBits := private.RangeTo(privFullLen, false), private.RangeFrom(privFullLen)
+	quotient := p.a.RangeTo(p.n-1, false)
 	return []kernel{
-		{gpu.StageMSMA, g1(wires, &key.a, sumA)},
-		{gpu.StageMSMB1, g1(wires, &key.b1, sumB1)},
+		{gpu.StageMSMA, sequence(
+			func() icicle.EIcicleError { return fromMontgomery(bits, stream, vecExt) },
+			g1(full, key.aFull, key.precompute, 0, sumAFull),
+			g1(bits, key.a.RangeFrom(p.full), 1, 1, sumABits),
+		)},
+		{gpu.StageMSMB1, g1(bits, key.b1.RangeFrom(p.full), 1, 1, sumB1Bits)},
 		{gpu.StageMSMB2, func() icicle.EIcicleError {
 			cfg := icicleg2.G2GetDefaultMSMConfig()
 			cfg.StreamHandle = stream
 			cfg.IsAsync = true
-			return icicleg2.G2Msm(p.wires, key.b2, &cfg, p.g2Sum)
+			cfg.Bitsize = 1
+			return icicleg2.G2Msm(bits, key.b2.RangeFrom(p.full), &cfg, p.g2Sum)
 		}},
-		{gpu.StageMSML, g1(private, &key.l, sumL)},
-		{gpu.StageMSMH, g1(quotient, &key.h, sumH)},
+		{gpu.StageMSML, sequence(
+			g1(privFull, key.lFull, key.precompute, 0, sumLFull),
+			g1(privBits, key.l.RangeFrom(privFullLen), 1, 1, sumLBits),
+		)},
+		{gpu.StageMSMH, g1(quotient, key.hFull, key.precompute, 0, sumH)},
+	}
+}
+
+// sequence queues calls one after the other, stopping at the first error.
+func sequence(calls ...func() icicle.EIcicleError) func() icicle.EIcicleError {
+	return func() icicle.EIcicleError {
+		for _, c := range calls {
+			if e := c(); e != icicle.Success {
+				return e
+			}
+		}
+		return icicle.Success
 	}
 }

@@ -155,3 +155,37 @@ func (d *Dataset) Free() (abc, wires int64) {
 	d.wireVals = nil
 	return abc, wires
 }
+
+// Pin page-locks every vector still held with p, so a GPU backend uploads
+// it by DMA with no staging copy; Free and FreeABC unlock before they unmap.
+func (d *Dataset) Pin(p hostmem.Pinner) error {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for _, b := range append(d.abc[:], d.wires) {
+		if b.Freed() {
+			continue
+		}
+		if err := b.Pin(p); err != nil {
+			return fmt.Errorf("dataset: %w", err)
+		}
+	}
+	return nil
+}
+
+// Pinned reports whether the vectors still held are page-locked (false for
+// a dataset with nothing left).
+func (d *Dataset) Pinned() bool {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	live := 0
+	for _, b := range append(d.abc[:], d.wires) {
+		if b.Freed() {
+			continue
+		}
+		if !b.Pinned() {
+			return false
+		}
+		live++
+	}
+	return live > 0
+}

@@ -24,10 +24,48 @@ var ErrFreed = errors.New("hostmem: buffer already freed")
 // buffers with Alloc or Map. A Buffer is safe for concurrent Free calls;
 // the bytes themselves are not synchronised.
 type Buffer struct {
-	mu   sync.Mutex
-	mem  []byte
-	size int64
-	file bool // mapping of a file (read-only), not anonymous memory
+	mu     sync.Mutex
+	mem    []byte
+	size   int64
+	file   bool   // mapping of a file (read-only), not anonymous memory
+	pinner Pinner // set while the pages are page-locked
+}
+
+// Pinner page-locks host memory for a device's copy engines (CUDA's
+// cuMemHostRegister), so that uploads from it run as direct DMA. GPU
+// backends implement it.
+type Pinner interface {
+	Pin(mem []byte) error
+	Unpin(mem []byte) error
+}
+
+// Pin page-locks the buffer's pages with p until Free, which unlocks them
+// before it unmaps. Pinning commits every page at once: RSS rises by the
+// buffer's size, where an unpinned buffer grows as it is written.
+func (b *Buffer) Pin(p Pinner) error {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	switch {
+	case b.mem == nil:
+		return ErrFreed
+	case b.pinner != nil:
+		return nil
+	}
+	if err := p.Pin(b.mem); err != nil {
+		return fmt.Errorf("hostmem: pin %d bytes: %w", b.size, err)
+	}
+	b.pinner = p
+	return nil
+}
+
+// Pinned reports whether the buffer's pages are page-locked.
+func (b *Buffer) Pinned() bool {
+	if b == nil {
+		return false
+	}
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.pinner != nil
 }
 
 // Alloc maps size bytes of zeroed anonymous memory. Pages are committed by
@@ -101,11 +139,21 @@ func (b *Buffer) Free() (int64, error) {
 	if b.mem == nil {
 		return 0, nil
 	}
+	var unpinErr error
+	if b.pinner != nil {
+		// Unmapping page-locked memory leaves the driver's registration
+		// dangling: unlock first. If that fails the pages are unmapped all
+		// the same (the buffer is gone either way) and the error reported.
+		if err := b.pinner.Unpin(b.mem); err != nil {
+			unpinErr = fmt.Errorf("hostmem: unpin %d bytes: %w", b.size, err)
+		}
+		b.pinner = nil
+	}
 	if err := unix.Munmap(b.mem); err != nil {
-		return 0, fmt.Errorf("hostmem: munmap %d bytes: %w", b.size, err)
+		return 0, errors.Join(unpinErr, fmt.Errorf("hostmem: munmap %d bytes: %w", b.size, err))
 	}
 	b.mem = nil
-	return b.size, nil
+	return b.size, unpinErr
 }
 
 // Slice views a buffer as a slice of T. The buffer's size must be a

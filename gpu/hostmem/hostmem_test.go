@@ -1,10 +1,12 @@
 package hostmem
 
 import (
+	"errors"
 	"os"
 	"strconv"
 	"strings"
 	"testing"
+	"unsafe"
 )
 
 // rss reads the process's resident set from /proc/self/statm (pages).
@@ -77,5 +79,55 @@ func TestAllocRejectsBadSizes(t *testing.T) {
 		if _, err := Alloc(n); err == nil {
 			t.Errorf("Alloc(%d) succeeded", n)
 		}
+	}
+}
+
+// recordingPinner is a Pinner that records what it was asked.
+type recordingPinner struct {
+	pinned   map[uintptr]int
+	calls    []string
+	unpinErr error
+}
+
+func (r *recordingPinner) Pin(mem []byte) error {
+	r.pinned[uintptr(unsafe.Pointer(&mem[0]))] = len(mem)
+	r.calls = append(r.calls, "pin")
+	return nil
+}
+
+func (r *recordingPinner) Unpin(mem []byte) error {
+	delete(r.pinned, uintptr(unsafe.Pointer(&mem[0])))
+	r.calls = append(r.calls, "unpin")
+	return r.unpinErr
+}
+
+func TestPinnedBufferUnpinsBeforeFree(t *testing.T) {
+	p := &recordingPinner{pinned: map[uintptr]int{}}
+	b, err := Alloc(1 << 20)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Pin(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Pin(p); err != nil || len(p.calls) != 1 || !b.Pinned() {
+		t.Fatalf("second Pin: %v, calls %v, pinned %v", err, p.calls, b.Pinned())
+	}
+	if n, err := b.Free(); err != nil || n != 1<<20 {
+		t.Fatalf("Free = %d, %v", n, err)
+	}
+	if len(p.pinned) != 0 || len(p.calls) != 2 || b.Pinned() {
+		t.Fatalf("after Free: still pinned %v, calls %v", p.pinned, p.calls)
+	}
+	if err := b.Pin(p); !errors.Is(err, ErrFreed) {
+		t.Fatalf("Pin after Free = %v, want ErrFreed", err)
+	}
+
+	// A failed unlock is reported, and the memory is unmapped all the same.
+	p.unpinErr = errors.New("driver says no")
+	b, _ = Alloc(1 << 16)
+	_ = b.Pin(p)
+	if n, err := b.Free(); n != 1<<16 || !errors.Is(err, p.unpinErr) || !b.Freed() {
+		t.Fatalf("Free with failing unpin = %d, %v, freed %v", n, err, b.Freed())
 	}
 }
