@@ -92,7 +92,7 @@ $(ICICLE_CUDA_CURVE):
 	@test -f '$@' || { echo "the CUDA build produced no $(notdir $@)"; exit 1; }
 
 build-cuda: icicle
-	$(CUDA_GO_ENV) $(GO) build -tags cuda -o $(CUDA_BIN) ./cmd/provebench
+	$(CUDA_GO_ENV) $(GO) build -buildvcs=auto -tags cuda -o $(CUDA_BIN) ./cmd/provebench
 
 bench-cuda-bin: icicle
 	$(CUDA_GO_ENV) $(GO) test -c -tags cuda -o $(CUDA_TEST_BIN) ./gpu/cuda
