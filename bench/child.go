@@ -86,7 +86,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 	}
 
 	tr := engine.Tracker()
-	names := append(tr.Names(), seriesDeviceMemory, seriesDeviceQueued, seriesDeviceBusy)
+	names := append(tr.Names(), seriesDeviceMemory, seriesDeviceQueued, seriesDeviceBusy, seriesDeviceSpan)
 	busyBefore := deviceBusy(be)
 	start := time.Now()
 	out.send(childMsg{Kind: msgReady, Names: names})
@@ -184,7 +184,8 @@ func deviceBusy(be gpu.Backend) []time.Duration {
 }
 
 // streamSamples sends the tracker's live counters and the devices' stats
-// every interval until stop closes, then once more.
+// (the last four values: memory, queued, busy and span) every interval until
+// stop closes, then once more.
 func streamSamples(tr *pipeline.Tracker, be gpu.Backend, n int, interval time.Duration, start time.Time, out *msgWriter, stop <-chan struct{}) {
 	if interval <= 0 {
 		interval = 10 * time.Millisecond
@@ -195,14 +196,15 @@ func streamSamples(tr *pipeline.Tracker, be gpu.Backend, n int, interval time.Du
 		tr.Snapshot(&snap)
 		copy(values, snap.Values)
 		var mem, queued int64
-		var busy time.Duration
+		var busy, span time.Duration
 		for d := range be.Devices() {
 			st := be.Stats(d)
 			mem += st.MemoryBytes
 			queued += int64(st.Queued)
 			busy += st.Busy
+			span += st.Span
 		}
-		values[n-3], values[n-2], values[n-1] = mem, queued, busy.Milliseconds()
+		values[n-4], values[n-3], values[n-2], values[n-1] = mem, queued, busy.Microseconds(), span.Microseconds()
 		out.send(childMsg{Kind: msgSample, T: time.Since(start).Seconds(), Values: values})
 	}
 	tick := time.NewTicker(interval)

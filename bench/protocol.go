@@ -78,5 +78,9 @@ type childResult struct {
 const (
 	seriesDeviceMemory = "device_memory_bytes"
 	seriesDeviceQueued = "device_queued"
-	seriesDeviceBusy   = "device_busy_ms" // cumulative
+	seriesDeviceBusy   = "device_busy_us" // cumulative
+	// seriesDeviceSpan is the device time the busy figure covers
+	// (gpu.DeviceStats.Span): the steady busy fraction is the ratio of
+	// their growth, which cannot pass 100%.
+	seriesDeviceSpan = "device_span_us"
 )

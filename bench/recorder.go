@@ -84,13 +84,14 @@ func (r *recorder) series(t0 time.Time, names []string) *results.Series {
 }
 
 // steadyBusyFraction is the devices' busy fraction between 10% and 90% of
-// the partitions done, from the cumulative busy time the child streamed,
-// on the child's own clock (the parent's receipt times would add their
-// jitter to a ratio of differences); false when the run is too short, or
-// sampled too coarsely, to tell.
-func (r *recorder) steadyBusyFraction(names []string, partitions, devices int) (float64, bool) {
-	iDone, iBusy := slices.Index(names, "partitions_done"), slices.Index(names, seriesDeviceBusy)
-	if iDone < 0 || iBusy < 0 || partitions < 5 || devices < 1 {
+// the partitions done: the growth of their busy time over the growth of the
+// device time it covers (gpu.DeviceStats.Span), both as the child streamed
+// them, so the fraction is on the devices' own clock and cannot pass 100%
+// however late a backend credits its work; false when the run is too short,
+// or sampled too coarsely, to tell.
+func (r *recorder) steadyBusyFraction(names []string, partitions int) (float64, bool) {
+	iDone, iBusy, iSpan := slices.Index(names, "partitions_done"), slices.Index(names, seriesDeviceBusy), slices.Index(names, seriesDeviceSpan)
+	if iDone < 0 || iBusy < 0 || iSpan < 0 || partitions < 5 {
 		return 0, false
 	}
 	lo, hi := -1, -1
@@ -109,9 +110,9 @@ func (r *recorder) steadyBusyFraction(names []string, partitions, devices int) (
 	if lo < 0 || hi <= lo {
 		return 0, false
 	}
-	span := r.countT[hi] - r.countT[lo]
+	span := r.counters[hi][iSpan] - r.counters[lo][iSpan]
 	if span <= 0 {
 		return 0, false
 	}
-	return float64(r.counters[hi][iBusy]-r.counters[lo][iBusy]) / 1000 / span / float64(devices), true
+	return float64(r.counters[hi][iBusy]-r.counters[lo][iBusy]) / float64(span), true
 }

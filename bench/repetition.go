@@ -183,7 +183,7 @@ loop:
 	res, childErr := stream.outcome()
 	if res != nil {
 		fillFromChild(&rep, res)
-		if f, ok := rec.steadyBusyFraction(stream.names(), res.PartitionsDone, res.Devices); ok {
+		if f, ok := rec.steadyBusyFraction(stream.names(), res.PartitionsDone); ok {
 			rep.SteadyDeviceBusyFraction = &f
 		}
 	}

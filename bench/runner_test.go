@@ -239,19 +239,24 @@ func TestStreamTimeAxis(t *testing.T) {
 }
 
 func TestSteadyBusyFraction(t *testing.T) {
-	names := []string{"partitions_done", seriesDeviceBusy}
+	names := []string{"partitions_done", seriesDeviceBusy, seriesDeviceSpan}
 	r := newRecorder(10*time.Millisecond, false)
-	// 10 partitions; the device is busy 80% of the time throughout.
+	// 10 partitions; the device is busy 80% of the time throughout, and
+	// its busy time and span lag the host's clock (credited late).
 	for i := 0; i <= 100; i++ {
 		ts := float64(i) / 100
-		r.add(time.Now(), 1, nil, []int64{int64(i / 10), int64(800 * ts)}, ts)
+		dev := max(0, ts-0.05)
+		r.add(time.Now(), 1, nil, []int64{int64(i / 10), int64(800_000 * dev), int64(1_000_000 * dev)}, ts)
 	}
-	got, ok := r.steadyBusyFraction(names, 10, 1)
+	got, ok := r.steadyBusyFraction(names, 10)
 	if !ok || got < 0.79 || got > 0.81 {
 		t.Fatalf("steady busy = %.3f, want 0.8", got)
 	}
-	if _, ok := r.steadyBusyFraction(names, 3, 1); ok {
+	if _, ok := r.steadyBusyFraction(names, 3); ok {
 		t.Fatal("too few partitions should give 0 (unknown)")
+	}
+	if _, ok := r.steadyBusyFraction(names[:2], 10); ok {
+		t.Fatal("without a span series the fraction is unknown")
 	}
 }
 

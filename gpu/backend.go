@@ -77,6 +77,12 @@ type DeviceStats struct {
 	MemoryBytes int64
 	// Busy is the cumulative time the device spent executing work.
 	Busy time.Duration
+	// Span is the device time Busy covers: from the device's start to the
+	// latest moment Busy accounts for, on the same clock. Between any two
+	// reads Busy grows by at most what Span grows by, so a busy fraction
+	// taken as their ratio cannot pass 100%, however late a backend
+	// credits its work.
+	Span time.Duration
 	// Queued is the number of work items waiting for the device.
 	Queued int
 }

@@ -94,8 +94,14 @@ $(ICICLE_CUDA_CURVE):
 build-cuda: icicle
 	$(CUDA_GO_ENV) $(GO) build -buildvcs=auto -tags cuda -o $(CUDA_BIN) ./cmd/provebench
 
+# Test binaries record no VCS state: the commit goes in through the linker,
+# with "-dirty" when the tree has uncommitted changes.
+BENCH_REVISION = $(shell git rev-parse HEAD 2>/dev/null || echo unknown)$(shell git diff --quiet HEAD 2>/dev/null || echo -dirty)
+
 bench-cuda-bin: icicle
-	$(CUDA_GO_ENV) $(GO) test -c -tags cuda -o $(CUDA_TEST_BIN) ./gpu/cuda
+	$(CUDA_GO_ENV) $(GO) test -c -tags cuda \
+		-ldflags '-X github.com/provebench/provebench/internal/benchenv.Revision=$(BENCH_REVISION)' \
+		-o $(CUDA_TEST_BIN) ./gpu/cuda
 
 # The test binary runs from a temporary folder, where the rpath relative
 # to bin/ does not reach: LD_LIBRARY_PATH does.

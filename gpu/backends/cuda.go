@@ -16,8 +16,10 @@ import (
 const CUDABuilt = true
 
 // DefaultPrecompute is the CUDA backend's precompute factor for the bases of
-// its full-width MSMs (see docs/gpu.md for the measurements behind it).
-const DefaultPrecompute = 1
+// its full-width MSMs, lowered at load where the device lacks the memory
+// (docs/gpu.md has the measurements behind it: on an H200 at 2^24 it takes
+// the MSMs from 381 to 299 ms per partition for 24 GiB of device memory).
+const DefaultPrecompute = 8
 
 // openCUDA opens ICICLE on the first opts.Devices GPUs (all when 0), with
 // datasets synthesized into page-locked memory and the precompute factor

@@ -117,9 +117,11 @@ func (b *Backend) Stats(dev int) gpu.DeviceStats {
 		return gpu.DeviceStats{}
 	}
 	d := b.devs[dev]
+	busy, span := d.exec.busy()
 	return gpu.DeviceStats{
 		MemoryBytes: d.mem.Load(),
-		Busy:        d.exec.busy(),
+		Busy:        busy,
+		Span:        span,
 		Queued:      int(d.exec.queued.Load()),
 	}
 }

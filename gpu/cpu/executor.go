@@ -18,8 +18,12 @@ type executor struct {
 	closed  bool
 	done    chan struct{}
 
-	busyNanos atomic.Int64 // finished kernels
-	runSince  atomic.Int64 // start of the running kernel (UnixNano), 0 when idle
+	// clock guards the busy accounting, so that a read sees a kernel's
+	// end either wholly or not at all.
+	clock     sync.Mutex
+	started   time.Time
+	busyTotal time.Duration // finished kernels
+	runSince  time.Time     // start of the running kernel, zero when idle
 	queued    atomic.Int64
 }
 
@@ -31,7 +35,7 @@ type kernel struct {
 }
 
 func newExecutor() *executor {
-	e := &executor{done: make(chan struct{})}
+	e := &executor{done: make(chan struct{}), started: time.Now()}
 	e.cond = sync.NewCond(&e.mu)
 	go e.loop()
 	return e
@@ -72,26 +76,33 @@ func (e *executor) loop() {
 		e.queued.Add(-1)
 		e.mu.Unlock()
 
+		e.clock.Lock()
 		start := time.Now()
+		e.runSince = start
+		e.clock.Unlock()
 		k.waited = start.Sub(k.enqueued)
-		e.runSince.Store(start.UnixNano())
 		k.run()
-		e.busyNanos.Add(int64(time.Since(start)))
-		e.runSince.Store(0)
+		e.clock.Lock()
+		e.busyTotal += time.Since(start)
+		e.runSince = time.Time{}
+		e.clock.Unlock()
 		close(k.done)
 	}
 }
 
 // busy is the time spent running kernels so far, the running one's elapsed
 // part included, so that busy time sampled over a window is exact to the
-// sample rather than to a kernel. The two loads can straddle a kernel's end
-// and count its tail twice or not at all: at most one sample's error.
-func (e *executor) busy() time.Duration {
-	b := e.busyNanos.Load()
-	if since := e.runSince.Load(); since != 0 {
-		b += max(0, time.Now().UnixNano()-since)
+// sample rather than to a kernel; span is the time since the executor
+// started, read at the same instant.
+func (e *executor) busy() (busy, span time.Duration) {
+	e.clock.Lock()
+	defer e.clock.Unlock()
+	now := time.Now()
+	busy = e.busyTotal
+	if !e.runSince.IsZero() {
+		busy += now.Sub(e.runSince)
 	}
-	return time.Duration(b)
+	return busy, now.Sub(e.started)
 }
 
 // close runs what is queued, then stops the loop.

@@ -329,16 +329,19 @@ func (b *Backend) loadedKey() (*keyInfo, error) {
 // intervals in which the compute stream ran a partition's work (its NTT
 // region, and its MSMs and download), timed with CUDA events (the host
 // clock on ICICLE's synchronous CPU device), added when a partition
-// completes. Queued counts partitions waiting for the device's launch
+// completes; Span is the end of the last interval counted, on the same
+// clock, so a busy fraction over a window is at most 100%. Queued counts partitions waiting for the device's launch
 // thread.
 func (b *Backend) Stats(dev int) gpu.DeviceStats {
 	if dev < 0 || dev >= len(b.devs) {
 		return gpu.DeviceStats{}
 	}
 	d := b.devs[dev]
+	busy, covered := d.busy()
 	return gpu.DeviceStats{
 		MemoryBytes: d.mem.Load(),
-		Busy:        d.busy(),
+		Busy:        busy,
+		Span:        covered,
 		Queued:      int(d.queued.Load()),
 	}
 }

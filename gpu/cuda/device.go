@@ -6,6 +6,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -54,10 +55,12 @@ type device struct {
 	// axis from it, so Busy is their union even if two of them overlap.
 	// Written once by startDevice, then read by the completion thread.
 	epoch stamp
-	// busyNanos is the union of the busy intervals of completed
-	// partitions, coveredNanos the end of the last one (an offset from
-	// epoch). The completion thread writes them.
-	busyNanos, coveredNanos atomic.Int64
+	// busyTotal is the union of the busy intervals of completed
+	// partitions, covered the end of the last one (an offset from epoch).
+	// The completion thread writes them; busyMu makes a read see both of
+	// one update.
+	busyMu             sync.Mutex
+	busyTotal, covered time.Duration
 }
 
 // residentKey is the proving key on a device, in canonical (not Montgomery)
@@ -168,8 +171,13 @@ func (d *device) vecExtHandle() config_extension.ConfigExtensionHandler {
 	return d.vecExt.AsUnsafePointer()
 }
 
-// busy is the device time spent on completed partitions.
-func (d *device) busy() time.Duration { return time.Duration(d.busyNanos.Load()) }
+// busy is the device time spent on completed partitions, and the device
+// time it covers (the end of the last of them).
+func (d *device) busy() (busy, covered time.Duration) {
+	d.busyMu.Lock()
+	defer d.busyMu.Unlock()
+	return d.busyTotal, d.covered
+}
 
 // addBusy adds a completed partition's device interval [from, to] to the
 // busy time, less any part already counted. It runs on the completion
@@ -183,12 +191,13 @@ func (d *device) addBusy(from, to stamp) error {
 	if err != nil {
 		return err
 	}
-	covered := time.Duration(d.coveredNanos.Load())
-	if b <= covered {
+	d.busyMu.Lock()
+	defer d.busyMu.Unlock()
+	if b <= d.covered {
 		return nil
 	}
-	d.busyNanos.Add(int64(b - max(a, covered)))
-	d.coveredNanos.Store(int64(b))
+	d.busyTotal += b - max(a, d.covered)
+	d.covered = b
 	return nil
 }
 
@@ -240,13 +249,21 @@ func (d *device) loadKey(ctx context.Context, pk *groth16.ProvingKey, root *fr.E
 
 // fullBases sets the bases of the full-width MSMs: views of the key, or
 // with precompute > 1 ICICLE's precomputed multiples of them (precompute
-// points per base), which trade device memory for fewer additions.
+// points per base), which trade device memory for fewer additions. The
+// factor is halved until the precomputed bases take at most half the
+// device's free memory, so partitions keep room to run.
 func (d *device) fullBases(ctx context.Context, pk *groth16.ProvingKey, precompute int) error {
 	k := &d.key
 	full := pk.Params().BitWires()
 	privFull := full - (1 + pk.NumPublic)
 	k.aFull, k.lFull, k.hFull = k.a.RangeTo(full, false), k.l.RangeTo(privFull, false), k.h
 	k.precompute = 1
+	points := k.aFull.Len() + k.lFull.Len() + k.hFull.Len()
+	if free, err := freeMemory(); err == nil {
+		for precompute > 1 && uint(points*g1AffineBytes*precompute) > free/2 {
+			precompute /= 2
+		}
+	}
 	if precompute <= 1 {
 		return nil
 	}
@@ -272,6 +289,9 @@ func (d *device) fullBases(ctx context.Context, pk *groth16.ProvingKey, precompu
 	k.precompute = int32(precompute)
 	return nil
 }
+
+// precomputeFactor is the precompute factor the key was loaded with.
+func (d *device) precomputeFactor() int { return int(d.key.precompute) }
 
 // freeMemory is the device's free memory (not available on the CPU device).
 func freeMemory() (uint, error) {

@@ -11,6 +11,21 @@ import (
 	"github.com/provebench/provebench/gpu/circuit"
 )
 
+// Revision is the commit a benchmark binary was built from, set by the
+// linker (mk/cuda.mk: -X ...benchenv.Revision=...), since test binaries do
+// not record their VCS state; empty when not set.
+var Revision string
+
+// LogRevision logs the commit the benchmark binary was built from, so a
+// committed benchmark log says what it measured.
+func LogRevision(tb testing.TB) {
+	r := Revision
+	if r == "" {
+		r = "unknown (built without mk/cuda.mk's -X benchenv.Revision)"
+	}
+	tb.Logf("benchmark binary built from commit %s", r)
+}
+
 // LogSizes returns the log2 partition sizes in PROVEBENCH_BENCH_LOG
 // ("12,14,16"), or def when it is unset; a bad value fails the benchmark.
 func LogSizes(tb testing.TB, def string) []int {
