@@ -44,6 +44,10 @@ type Runner struct {
 	// Env describes the host; GPU, if set, samples the GPUs.
 	Env results.Environment
 	GPU GPUSampler
+	// ScenarioFiles and Shard, when set, are recorded in the results: what
+	// the specs were loaded from, and which shard of a sweep they are.
+	ScenarioFiles []results.ScenarioFile
+	Shard         *results.Shard
 	// Progress is told what happens; nil for silence.
 	Progress Progress
 	// Log receives messages such as key generation; nil for silence.
@@ -68,6 +72,10 @@ func (r *Runner) Run(ctx context.Context, specs []Spec) (*results.Run, error) {
 		ToolVersion: toolVersion(),
 		StartedAt:   time.Now().UTC(),
 		Environment: r.Env,
+		// Empty, not null, when a shard has no configurations.
+		Scenarios:     []results.Scenario{},
+		ScenarioFiles: r.ScenarioFiles,
+		Shard:         r.Shard,
 	}
 	path := filepath.Join(r.OutDir, ResultsFile)
 	save := func() error { return results.Write(path, doc) }

@@ -156,12 +156,12 @@ func runMeta(run *results.Run) []string {
 			gpus += ", driver " + env.DriverVersion
 		}
 	}
-	return []string{
+	return append([]string{
 		fmt.Sprintf("Run: %s; %s (%s)", tool, when, state),
 		host,
 		gpus,
 		fmt.Sprintf("Configurations: %d; backend %s", len(run.Scenarios), orUnknown(backends(run))),
-	}
+	}, hostsMeta(run)...)
 }
 
 func summarySection(run *results.Run, sums []*scenarioSummary) section {
@@ -188,6 +188,7 @@ func summarySection(run *results.Run, sums []*scenarioSummary) section {
 			fmtSpread(s.busy, kindPercent), fmtSpread(s.steadyBusy, kindPercent), verified, front,
 		})
 	}
+	addHostColumn(t, run)
 	interval := ""
 	for _, s := range sums {
 		if s.timeline != nil && s.timeline.Series.IntervalSeconds > 0 {

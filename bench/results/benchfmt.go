@@ -59,12 +59,12 @@ func WriteBenchfmt(w io.Writer, run *Run) error {
 			return fmt.Errorf("write benchmark units: %w", err)
 		}
 	}
-	env := &run.Environment
-	gpus := gpuNames(env.GPUs)
 	for i := range run.Scenarios {
 		sc := &run.Scenarios[i]
+		// A merge of shards can hold several hosts: each configuration's.
+		env := run.ScenarioEnvironment(i)
 		name := BenchmarkBase + "/" + BenchmarkName(sc.Name, env.GOMAXPROCS)
-		config := fileConfig(env, gpus, sc.Backend)
+		config := fileConfig(env, gpuNames(env.GPUs), sc.Backend)
 		for j := range sc.Repetitions {
 			r := &sc.Repetitions[j]
 			if !r.Measured() {

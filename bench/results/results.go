@@ -29,7 +29,54 @@ type Run struct {
 	// interrupted; every repetition recorded is finished either way.
 	Complete    bool        `json:"complete"`
 	Environment Environment `json:"environment"`
-	Scenarios   []Scenario  `json:"scenarios"`
+	// ScenarioFiles are the scenario files the configurations came from,
+	// in the order given, with a hash of their content: merge refuses
+	// shards of different files.
+	ScenarioFiles []ScenarioFile `json:"scenario_files,omitempty"`
+	// Shard is set when this run ran one shard of a sweep (run --shard).
+	Shard *Shard `json:"shard,omitempty"`
+	// Shards is set on a document merged from shards (provebench merge):
+	// each shard's run, host included. Environment is then the first
+	// shard's, and every scenario names its shard (Scenario.Shard).
+	Shards    []ShardRun `json:"shards,omitempty"`
+	Scenarios []Scenario `json:"scenarios"`
+}
+
+// ScenarioFile identifies one scenario file a run loaded.
+type ScenarioFile struct {
+	// Path is the file as given on the command line, or embedded:NAME.
+	Path string `json:"path"`
+	// SHA256 is the hex SHA-256 of the file's bytes.
+	SHA256 string `json:"sha256"`
+}
+
+// Shard says which share of a sweep a run ran. The sweep is every
+// configuration the scenario files and run's flags select, in their
+// expanded order; the configuration at position p (from 0) belongs to
+// shard p mod Count + 1.
+type Shard struct {
+	Index int `json:"index"` // 1..Count
+	Count int `json:"count"`
+	// Configurations is the number of configurations in the whole sweep.
+	Configurations int `json:"configurations"`
+	// Positions are the sweep positions of this shard's configurations,
+	// in run order: Scenarios[i] is at Positions[i] (an interrupted run
+	// has fewer scenarios than positions).
+	Positions []int `json:"positions"`
+	// Plan is a hash of the whole sweep (every configuration's name and
+	// resolved settings, in order): shards with the same plan split the
+	// same sweep.
+	Plan string `json:"plan"`
+}
+
+// ShardRun is one shard's run, kept in a merged document.
+type ShardRun struct {
+	Index       int         `json:"index"`
+	Count       int         `json:"count"`
+	StartedAt   time.Time   `json:"started_at"`
+	FinishedAt  time.Time   `json:"finished_at,omitzero"`
+	Complete    bool        `json:"complete"`
+	Environment Environment `json:"environment"`
 }
 
 // Environment describes the host the run measured.
@@ -61,7 +108,10 @@ type GPU struct {
 
 // Scenario is one configuration and its repetitions.
 type Scenario struct {
-	Name        string            `json:"name"`
+	Name string `json:"name"`
+	// Shard is the index of the shard (in Run.Shards) that ran this
+	// configuration, in a merged document; 0 otherwise.
+	Shard       int               `json:"shard,omitempty"`
 	Source      string            `json:"source,omitempty"`
 	Labels      map[string]string `json:"labels,omitempty"`
 	Description string            `json:"description,omitempty"`
@@ -186,6 +236,19 @@ const (
 	PeakFromSampledVmHWM = "vmhwm-sampled"
 	PeakFromRusage       = "rusage"
 )
+
+// ScenarioEnvironment is the host that ran the scenario at index i: its
+// shard's in a merged document, else the run's.
+func (r *Run) ScenarioEnvironment(i int) *Environment {
+	if k := r.Scenarios[i].Shard; k > 0 {
+		for j := range r.Shards {
+			if r.Shards[j].Index == k {
+				return &r.Shards[j].Environment
+			}
+		}
+	}
+	return &r.Environment
+}
 
 // Measured reports whether the repetition counts in statistics: finished
 // and not a warm-up.

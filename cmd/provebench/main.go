@@ -96,6 +96,7 @@ axis, and turns the runs into plots, reports and CI verdicts.`,
 		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}
 	})
 	root.AddCommand(newRunCmd(), newValidateCmd(), newSchemaCmd(), newProveCmd(), newReportCmd(), newCompareCmd(), newDetectCmd(), newChildCmd())
+	root.AddCommand(newMergeCmd())
 	return root
 }
 

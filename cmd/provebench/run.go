@@ -15,6 +15,7 @@ import (
 
 	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/bench/shard"
 	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/internal/units"
@@ -30,6 +31,8 @@ type runFlags struct {
 	noReport bool
 	cacheDir string
 	interval time.Duration
+	shard    string
+	shards   int
 }
 
 // defaultScenario is what `provebench run` runs without files.
@@ -51,10 +54,16 @@ can also be named as embedded:NAME (` + strings.Join(scenarios.EmbeddedNames(), 
 
 Exit status: 0 when every repetition ran (memory-limit and timeout are
 measurements, not failures), 1 when a repetition failed or crashed, 2 on bad
-input, 130 when interrupted (finished results are kept).`,
+input, 130 when interrupted (finished results are kept).
+
+With --shard k/n it runs only shard k of n of the configurations (after
+--filter), for spreading a sweep over hosts: the configuration at position p
+of the expanded order (from 0) belongs to shard p mod n + 1, the same split
+on every host. provebench merge joins the shards' results.`,
 		Example: `  provebench run                         # the embedded quickstart, CPU backend
   provebench run scenarios/backpressure.yaml -o out/bp
-  provebench run scenarios/gpu.yaml --backend cuda --filter 'hold|budget'`,
+  provebench run scenarios/gpu.yaml --backend cuda --filter 'hold|budget'
+  provebench run scenarios/gpu.yaml --shard 2/4 -o out/shard-2   # then: provebench merge out/shard-* -o out/all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runRun(cmd.Context(), cmd.OutOrStdout(), args, f)
 		},
@@ -68,6 +77,8 @@ input, 130 when interrupted (finished results are kept).`,
 	fl.BoolVar(&f.noReport, "no-report", false, "write results only, no report or plots")
 	fl.StringVar(&f.cacheDir, "cache", groth16.DefaultCacheDir(), "proving key cache directory")
 	fl.DurationVar(&f.interval, "sample-interval", 0, "override every scenario's sampling interval (e.g. 10ms)")
+	fl.StringVar(&f.shard, "shard", "", "run shard k of n of the configurations (k/n, k from 1), or auto: $JOB_COMPLETION_INDEX+1 of --shard-count or $PROVEBENCH_SHARD_COUNT (see provebench merge)")
+	fl.IntVar(&f.shards, "shard-count", 0, "the number of shards, with --shard auto")
 	return c
 }
 
@@ -97,6 +108,29 @@ func loadSpecs(args []string) ([]bench.Spec, error) {
 		specs = append(specs, s...)
 	}
 	return specs, nil
+}
+
+// scenarioFiles identifies the scenario files of a run by path and content
+// hash, in the order given (the default: the embedded file).
+func scenarioFiles(args []string) ([]results.ScenarioFile, error) {
+	if len(args) == 0 {
+		args = []string{"embedded:" + defaultScenario}
+	}
+	var out []results.ScenarioFile
+	for _, a := range args {
+		var data []byte
+		var err error
+		if name, ok := strings.CutPrefix(a, "embedded:"); ok {
+			data, err = scenarios.Embedded.ReadFile(strings.TrimSuffix(name, ".yaml") + ".yaml")
+		} else {
+			data, err = os.ReadFile(a)
+		}
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", a, err)
+		}
+		out = append(out, shard.FileIdentity(a, data))
+	}
+	return out, nil
 }
 
 func applyRunFlags(specs []bench.Spec, f runFlags) ([]bench.Spec, error) {
@@ -156,6 +190,18 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	files, err := scenarioFiles(args)
+	if err != nil {
+		return usageError{err}
+	}
+	var shardRec *results.Shard
+	if f.shard != "" {
+		if specs, shardRec, err = selectShard(specs, f); err != nil {
+			return err
+		}
+	} else if f.shards != 0 {
+		return usagef("--shard-count: goes with --shard auto")
+	}
 	for _, s := range specs {
 		if s.Backend == "cuda" && !backends.CUDABuilt {
 			return usageError{fmt.Errorf("%s (%s): %w", s.Name, s.Source, backends.ErrNoCUDA)}
@@ -175,6 +221,9 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		Env:      bench.HostEnvironment(ctx),
 		Progress: bench.NewProgress(w, isTerminal(w)),
 		Log:      w,
+
+		ScenarioFiles: files,
+		Shard:         shardRec,
 	}
 	closeGPU := attachGPU(runner)
 	defer closeGPU()
@@ -198,7 +247,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		}
 		written = append(written, p)
 	}
-	if !f.noReport {
+	if !f.noReport && len(doc.Scenarios) > 0 {
 		files, err := generateReport(doc, f.out)
 		if err != nil {
 			return fmt.Errorf("report: %w", err)

@@ -1,0 +1,124 @@
+package main
+
+import (
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/bench/shard"
+)
+
+type mergeFlags struct {
+	out          string
+	allowMissing bool
+	noReport     bool
+}
+
+func newMergeCmd() *cobra.Command {
+	var f mergeFlags
+	c := &cobra.Command{
+		Use:   "merge RESULTS... -o DIR",
+		Short: "Merge the results of a sweep's shards (run --shard) into one results document and report",
+		Long: `merge reads the results of the shards of one sweep (provebench run --shard k/n),
+each a results.json or a directory holding one, and writes into DIR one
+results.json with every configuration in the order an unsharded run would
+have them, results.csv, results.bench and the report (as provebench report).
+Each shard's host is kept in the results (shards), every configuration names
+its shard, and the report shows the host per configuration when they differ.
+
+It refuses, writing nothing, documents that are not shards; shards of
+different provebench versions, scenario files (by content), configurations
+(other --filter, --repeat, ...) or shard counts; two documents of one shard;
+and missing shards unless --allow-missing.
+
+Exit status: 0 merged, 1 merged but a repetition failed or crashed in a
+shard, 2 bad or mismatched input.`,
+		Example: `  provebench merge shard-1 shard-2 shard-3 shard-4 -o out/all
+  provebench merge results/*/results.json -o out/all --allow-missing`,
+		Args: minArgs(1),
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runMerge(cmd.OutOrStdout(), args, f)
+		},
+	}
+	c.Flags().StringVarP(&f.out, "out", "o", "", "output directory (required)")
+	c.Flags().BoolVar(&f.allowMissing, "allow-missing", false, "merge even when some shards are absent (the result is marked incomplete)")
+	c.Flags().BoolVar(&f.noReport, "no-report", false, "write results only, no report or plots")
+	return c
+}
+
+func runMerge(w io.Writer, args []string, f mergeFlags) error {
+	if f.out == "" {
+		return usagef("--out: an output directory is required")
+	}
+	inputs, err := readShards(args)
+	if err != nil {
+		return usageError{err}
+	}
+	doc, err := shard.Merge(inputs, shard.MergeOptions{AllowMissing: f.allowMissing})
+	if err != nil {
+		return usageError{err}
+	}
+	if err := os.MkdirAll(f.out, 0o755); err != nil {
+		return usagef("--out: %v", err)
+	}
+	written, err := writeResults(doc, f.out, f.noReport)
+	if err != nil {
+		return err
+	}
+	printRunSummary(w, doc, written)
+	if !doc.Complete {
+		fmt.Fprintln(w, "note: the merged results are incomplete (a shard is missing or did not finish)")
+	}
+	if n := countStatus(doc, results.StatusFailed, results.StatusCrashed); n > 0 {
+		return exitError{code: exitFailure, err: fmt.Errorf("%d repetitions failed or crashed (see %s)", n, written[0])}
+	}
+	return nil
+}
+
+// readShards reads each argument as a results document, or as a directory
+// holding results.json (a downloaded artifact, a shard's -o).
+func readShards(args []string) ([]shard.Input, error) {
+	var in []shard.Input
+	for _, a := range args {
+		p := a
+		if st, err := os.Stat(a); err == nil && st.IsDir() {
+			p = filepath.Join(a, bench.ResultsFile)
+		}
+		doc, err := results.Read(p)
+		if err != nil {
+			return nil, err
+		}
+		in = append(in, shard.Input{Name: p, Run: doc})
+	}
+	return in, nil
+}
+
+// writeResults writes results.json, results.csv, results.bench and, unless
+// noReport or there is nothing to report, the report into dir; it returns
+// the paths written, results.json first.
+func writeResults(doc *results.Run, dir string, noReport bool) ([]string, error) {
+	var written []string
+	for _, out := range []struct {
+		name  string
+		write func(string, *results.Run) error
+	}{{bench.ResultsFile, results.Write}, {"results.csv", results.WriteCSVFile}, {"results.bench", results.WriteBenchfmtFile}} {
+		p := filepath.Join(dir, out.name)
+		if err := out.write(p, doc); err != nil {
+			return nil, err
+		}
+		written = append(written, p)
+	}
+	if noReport || len(doc.Scenarios) == 0 {
+		return written, nil
+	}
+	files, err := generateReport(doc, dir)
+	if err != nil {
+		return nil, fmt.Errorf("report: %w", err)
+	}
+	return append(written, files...), nil
+}
