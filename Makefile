@@ -2,7 +2,9 @@
 #
 #   make run     build, run the quickstart scenarios on the CPU backend, and
 #                write results, report and plots into $(OUT)
-#   make test    vet and test everything (the engine under the race detector)
+#   make test    vet and test everything (the engine under the race detector),
+#                then fuzz the scenario loader, results reader and key files
+#                for a few seconds each
 #
 # GPU hosts: see docs/gpu.md (make icicle, make build-cuda, make run-cuda).
 
@@ -13,7 +15,7 @@ OUT     ?= out/quickstart
 # (results.json reports it); it overrides a GOFLAGS=-buildvcs=false.
 GOBUILD := $(GO) build -buildvcs=auto
 
-.PHONY: all build run test test-short vet fmt bench bench-cpu check-snarkjs clean
+.PHONY: all build run test test-short vet fmt fuzz bench bench-cpu check-snarkjs clean
 
 all: build
 
@@ -31,6 +33,24 @@ vet:
 test: vet
 	$(GO) test ./...
 	$(GO) test -race ./pipeline/... ./bench/...
+	$(MAKE) --no-print-directory fuzz
+
+# Fuzz the decoders of untrusted input briefly (seed corpora in each
+# package's testdata/fuzz; findings land there too, to commit as seeds).
+# The budgets are counts of runs (a few seconds each): a duration budget
+# trips Go 1.26's fuzzing coordinator at its deadline (golang/go#75804,
+# "context deadline exceeded" with no failing input). make fuzz FUZZTIME=5m
+# for a longer hunt. Minimizing a new input is capped: the key decoder's
+# runs touch files, and minimizing would take the time.
+FUZZ_TARGETS := FuzzLoad:./scenarios/:5000x FuzzDecode:./bench/results/:20000x FuzzLoadKey:./gpu/groth16/:1000x
+FUZZTIME ?=
+fuzz:
+	@set -e; for t in $(FUZZ_TARGETS); do \
+		name=$${t%%:*}; rest=$${t#*:}; pkg=$${rest%%:*}; budget=$${rest#*:}; \
+		if [ -n "$(FUZZTIME)" ]; then budget="$(FUZZTIME)"; fi; \
+		echo "fuzz $$name ($$budget)"; \
+		$(GO) test -run '^$$' -fuzz "^$$name\$$" -fuzztime $$budget -fuzzminimizetime 2s $$pkg; \
+	done
 
 # Go benchmarks of the CPU prover's stages and the raw gnark-crypto calls
 # (the 1.15x target). PROVEBENCH_BENCH_LOG=12,14,16,18 picks the sizes.

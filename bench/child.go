@@ -52,13 +52,16 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 	if err := json.NewDecoder(in).Decode(&job); err != nil {
 		return fmt.Errorf("child: read job: %w", err)
 	}
+	if job.ParentPID != 0 && os.Getppid() != job.ParentPID {
+		return fmt.Errorf("child: the parent that started this repetition (pid %d) is gone; not running unsupervised", job.ParentPID)
+	}
 	spec := job.Spec
 	pk, vk, err := groth16.Cache{Dir: job.CacheDir}.Get(ctx, spec.Workload.Circuit(), spec.Key)
 	if err != nil {
 		return fmt.Errorf("child: proving key: %w", err)
 	}
 	defer pk.Close()
-	be, err := backends.Open(spec.Backend, backends.Options{Devices: spec.Devices})
+	be, whyNotCUDA, err := openBackend(spec)
 	if err != nil {
 		return fmt.Errorf("child: backend: %w", err)
 	}
@@ -110,6 +113,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 	}
 	res := &childResult{
 		Backend:          be.Name(),
+		WhyNotCUDA:       whyNotCUDA,
 		Devices:          be.Devices(),
 		KeyKind:          string(pk.Kind),
 		Verifiable:       vk != nil && spec.Verify,
@@ -151,6 +155,21 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 	}
 	out.send(childMsg{Kind: msgDone, T: time.Since(start).Seconds(), Result: res})
 	return out.err
+}
+
+// openBackend opens the spec's backend; for auto on the CPU, it also says
+// why CUDA was not used.
+func openBackend(spec Spec) (gpu.Backend, string, error) {
+	opts := backends.Options{Devices: spec.Devices}
+	if spec.Backend != "auto" {
+		be, err := backends.Open(spec.Backend, opts)
+		return be, "", err
+	}
+	be, why, err := backends.Auto(opts)
+	if why != nil {
+		return be, why.Error(), err
+	}
+	return be, "", err
 }
 
 type provedPartition struct {

@@ -21,6 +21,10 @@ type childJob struct {
 	Repetition int    `json:"repetition"`
 	Warmup     bool   `json:"warmup"`
 	CacheDir   string `json:"cache_dir"`
+	// ParentPID is the runner's pid. The child refuses to run when its
+	// parent is another: the runner died before the child started, and
+	// its parent-death signal was never armed for the new parent.
+	ParentPID int `json:"parent_pid,omitempty"`
 }
 
 // Message kinds on the child's stream.
@@ -44,7 +48,9 @@ type childMsg struct {
 // childResult is the child's account of its run: the engine's report in the
 // results document's terms, and what only the child can know exactly.
 type childResult struct {
-	Backend    string  `json:"backend"`
+	Backend string `json:"backend"`
+	// WhyNotCUDA says why backend auto ran on the CPU.
+	WhyNotCUDA string  `json:"why_not_cuda,omitempty"`
 	Devices    int     `json:"devices"`
 	KeyKind    string  `json:"key_kind"`
 	Verifiable bool    `json:"verifiable"`

@@ -16,15 +16,16 @@ type recorder struct {
 
 	at       []time.Time
 	rss      []uint64
-	gpuProc  []uint64
-	gpuDev   []uint64
-	gpuUtil  []float64
+	gpuProc  []*uint64 // nil where the sample failed or the figure is unknown
+	gpuDev   []*uint64
+	gpuUtil  []*float64
 	counters [][]int64 // per row: the latest values streamed by the child
 	countT   []float64 // per row: the child's timestamp of those values
 
 	peakRSS, peakGPUProc, peakGPUDev uint64
 	gpuUtilSum                       float64
-	gpuSamples                       int
+	gpuSamples                       int // samples NVML took
+	gpuProcSamples                   int // of them, with a per-process figure
 }
 
 func newRecorder(interval time.Duration, gpu bool) *recorder {
@@ -40,17 +41,37 @@ func (r *recorder) add(at time.Time, rss uint64, g *GPUReading, counters []int64
 	if !r.gpu {
 		return
 	}
-	var gr GPUReading
-	if g != nil {
-		gr = *g
-		r.gpuUtilSum += g.Utilization
-		r.gpuSamples++
+	if g == nil { // the sample failed: absent, not 0
+		r.gpuProc = append(r.gpuProc, nil)
+		r.gpuDev = append(r.gpuDev, nil)
+		r.gpuUtil = append(r.gpuUtil, nil)
+		return
 	}
-	r.gpuProc = append(r.gpuProc, gr.ProcessBytes)
-	r.gpuDev = append(r.gpuDev, gr.DeviceBytes)
-	r.gpuUtil = append(r.gpuUtil, gr.Utilization)
-	r.peakGPUProc = max(r.peakGPUProc, gr.ProcessBytes)
-	r.peakGPUDev = max(r.peakGPUDev, gr.DeviceBytes)
+	r.gpuSamples++
+	r.gpuUtilSum += g.Utilization
+	dev, util := g.DeviceBytes, g.Utilization
+	r.gpuDev = append(r.gpuDev, &dev)
+	r.gpuUtil = append(r.gpuUtil, &util)
+	r.peakGPUDev = max(r.peakGPUDev, dev)
+	r.gpuProc = append(r.gpuProc, g.ProcessBytes)
+	if g.ProcessBytes != nil {
+		r.gpuProcSamples++
+		r.peakGPUProc = max(r.peakGPUProc, *g.ProcessBytes)
+	}
+}
+
+// gpuPeaks returns the GPU figures of the repetition: each nil when no
+// sample had it.
+func (r *recorder) gpuPeaks() (proc, dev *uint64, util *float64) {
+	if r.gpuProcSamples > 0 {
+		proc = &r.peakGPUProc
+	}
+	if r.gpuSamples > 0 {
+		dev = &r.peakGPUDev
+		u := r.gpuUtilSum / float64(r.gpuSamples)
+		util = &u
+	}
+	return proc, dev, util
 }
 
 // series builds the columnar series with t0 as time zero. Counter columns
@@ -65,8 +86,11 @@ func (r *recorder) series(t0 time.Time, names []string) *results.Series {
 	for i, at := range r.at {
 		s.T[i] = at.Sub(t0).Seconds()
 	}
-	if r.gpu {
-		s.GPUMemoryBytes, s.GPUDeviceMemoryBytes, s.GPUUtilization = r.gpuProc, r.gpuDev, r.gpuUtil
+	if r.gpu && r.gpuSamples > 0 {
+		s.GPUDeviceMemoryBytes, s.GPUUtilization = r.gpuDev, r.gpuUtil
+		if r.gpuProcSamples > 0 {
+			s.GPUMemoryBytes = r.gpuProc
+		}
 	}
 	if len(names) > 0 {
 		s.Counters = make(map[string][]int64, len(names))

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"os/exec"
+	"runtime"
 	"sync"
 	"syscall"
 	"time"
@@ -36,7 +37,7 @@ func (r *Runner) runRepetition(ctx context.Context, spec *Spec, idx int, warmup 
 		rep.Status, rep.Error = status, err.Error()
 		return rep
 	}
-	job, err := json.Marshal(childJob{Spec: *spec, Repetition: idx, Warmup: warmup, CacheDir: r.CacheDir})
+	job, err := json.Marshal(childJob{Spec: *spec, Repetition: idx, Warmup: warmup, CacheDir: r.CacheDir, ParentPID: os.Getpid()})
 	if err != nil {
 		return fail(results.StatusFailed, err)
 	}
@@ -51,6 +52,14 @@ func (r *Runner) runRepetition(ctx context.Context, spec *Spec, idx int, warmup 
 	cmd.Stdout = stderr
 	cmd.Stderr = stderr
 	cmd.ExtraFiles = []*os.File{pw}
+	// The child dies with its parent: a parent killed with SIGKILL can no
+	// longer enforce the timeout or the memory limit, and a child left
+	// running would skew whatever runs next. The kernel sends Pdeathsig
+	// when the thread that started the child exits, not the process, so
+	// this goroutine keeps its thread until the child is gone.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
 	spawned := time.Now()
 	if err := cmd.Start(); err != nil {
 		pw.Close()
@@ -97,6 +106,14 @@ func (r *Runner) runRepetition(ctx context.Context, spec *Spec, idx int, warmup 
 	kill := func(status results.Status, err error) {
 		if stopStatus == "" {
 			stopStatus, stopErr = status, err
+			// The kernel's peak right before the kill: the last periodic
+			// read may be up to hwmInterval old.
+			if proc != nil {
+				var s sample.ProcSample
+				if proc.Sample(&s) == nil {
+					last = s
+				}
+			}
 			_ = cmd.Process.Kill()
 		}
 	}
@@ -118,7 +135,11 @@ loop:
 			_ = cmd.Process.Kill()
 		case <-deadline:
 			kill(results.StatusTimeout, fmt.Errorf("ran past the scenario's timeout of %s", spec.Timeout))
-		case now := <-tick.C:
+		case <-tick.C:
+			// Stamped when read, not with the tick's value (when the tick
+			// was due): under load (the race detector) those drifted
+			// apart, and rows came out of time order.
+			now := time.Now()
 			if proc == nil {
 				continue
 			}
@@ -165,14 +186,7 @@ loop:
 	}
 	rep.Series = rec.series(t0, stream.names())
 	rep.PeakRSSSampledBytes = rec.peakRSS
-	if r.GPU != nil {
-		rep.PeakGPUMemoryBytes = &rec.peakGPUProc
-		rep.PeakGPUDeviceMemoryBytes = &rec.peakGPUDev
-		if rec.gpuSamples > 0 {
-			u := rec.gpuUtilSum / float64(rec.gpuSamples)
-			rep.MeanGPUUtilization = &u
-		}
-	}
+	rep.PeakGPUMemoryBytes, rep.PeakGPUDeviceMemoryBytes, rep.MeanGPUUtilization = rec.gpuPeaks()
 	if usage, err := sample.ExitUsage(cmd.ProcessState); err == nil {
 		rep.CPUUserSeconds, rep.CPUSystemSeconds = usage.UserSeconds, usage.SystemSeconds
 		rep.PeakRSSBytes, rep.PeakRSSSource = usage.PeakRSSBytes, results.PeakFromRusage
@@ -183,6 +197,10 @@ loop:
 	res, childErr := stream.outcome()
 	if res != nil {
 		fillFromChild(&rep, res)
+		if res.WhyNotCUDA != "" && !r.autoNoted {
+			r.autoNoted = true
+			r.warnf("backend auto: CUDA not used, running on the CPU: %s", res.WhyNotCUDA)
+		}
 		if f, ok := rec.steadyBusyFraction(stream.names(), res.PartitionsDone); ok {
 			rep.SteadyDeviceBusyFraction = &f
 		}
@@ -190,6 +208,11 @@ loop:
 	switch {
 	case stopStatus != "":
 		rep.Status, rep.Error = stopStatus, stopErr.Error()
+	case overLimit(spec, &rep):
+		// The sampler saw RSS only at its ticks; the kernel's peak says
+		// the limit was passed between them.
+		rep.Status = results.StatusMemoryLimit
+		rep.Error = fmt.Sprintf("peak RSS %d bytes (%s) passed the scenario's memory limit of %d bytes between samples", rep.PeakRSSBytes, rep.PeakRSSSource, spec.MemoryLimit)
 	case childErr != "":
 		rep.Status, rep.Error = results.StatusFailed, childErr
 	case res == nil:
@@ -215,6 +238,13 @@ loop:
 		}
 	}
 	return rep
+}
+
+// overLimit reports whether the kernel's exact peak of the child passed
+// the memory limit. wait4's figure does not count: it may be the parent's.
+func overLimit(spec *Spec, rep *results.Repetition) bool {
+	exact := rep.PeakRSSSource == results.PeakFromVmHWM || rep.PeakRSSSource == results.PeakFromSampledVmHWM
+	return spec.MemoryLimit > 0 && exact && rep.PeakRSSBytes > uint64(spec.MemoryLimit)
 }
 
 // fillFromChild copies the child's own account into the record.

@@ -9,12 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"runtime/debug"
 	"time"
 
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/sample"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/internal/version"
 )
 
 // GPUSampler reads GPU memory and utilisation for a process (NVML). The
@@ -25,8 +25,9 @@ type GPUSampler interface {
 
 // GPUReading is one GPU sample, summed over devices.
 type GPUReading struct {
-	// ProcessBytes is the memory the sampled process holds on all GPUs.
-	ProcessBytes uint64
+	// ProcessBytes is the memory the sampled process holds on all GPUs;
+	// nil when that is unknown (NVML cannot see the process).
+	ProcessBytes *uint64
 	// DeviceBytes is the memory used on all devices, by anyone.
 	DeviceBytes uint64
 	// Utilization is the mean utilisation of the devices, 0..1.
@@ -52,6 +53,22 @@ type Runner struct {
 	Progress Progress
 	// Log receives messages such as key generation; nil for silence.
 	Log io.Writer
+	// Warn receives warnings (a results file that cannot be written, why
+	// backend auto did not use CUDA), one line each; nil: Log.
+	Warn io.Writer
+
+	autoNoted bool // the reason backend auto chose the CPU was told
+}
+
+// warnf writes one warning line.
+func (r *Runner) warnf(format string, args ...any) {
+	w := r.Warn
+	if w == nil {
+		w = r.Log
+	}
+	if w != nil {
+		fmt.Fprintf(w, "provebench: warning: "+format+"\n", args...)
+	}
 }
 
 // ResultsFile is the name of the results document in the output directory.
@@ -62,9 +79,16 @@ const ResultsFile = "results.json"
 // any moment leaves every finished repetition in OutDir/results.json. When
 // ctx is cancelled the repetition in flight is recorded as cancelled, the
 // document is written with Complete false, and Run returns ctx's error.
+//
+// An output directory that cannot be written fails, wrapping ErrOutDir,
+// before any work (callers hold its lock: LockOutDir). A results
+// file that cannot be written mid-sweep does not stop the sweep: the write
+// is retried after every repetition, and if the last one fails too the
+// document goes to a file in the temporary directory, which the error
+// names.
 func (r *Runner) Run(ctx context.Context, specs []Spec) (*results.Run, error) {
 	if err := os.MkdirAll(r.OutDir, 0o755); err != nil {
-		return nil, fmt.Errorf("output directory: %w", err)
+		return nil, fmt.Errorf("%w: %w", ErrOutDir, err)
 	}
 	doc := &results.Run{
 		Schema:      results.SchemaVersion,
@@ -78,10 +102,10 @@ func (r *Runner) Run(ctx context.Context, specs []Spec) (*results.Run, error) {
 		Shard:         r.Shard,
 	}
 	path := filepath.Join(r.OutDir, ResultsFile)
-	save := func() error { return results.Write(path, doc) }
-	if err := save(); err != nil {
-		return nil, err
+	if err := results.Write(path, doc); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOutDir, err)
 	}
+	save := r.saver(path, doc)
 	progress := r.Progress
 	if progress == nil {
 		progress = nopProgress{}
@@ -102,16 +126,14 @@ func (r *Runner) Run(ctx context.Context, specs []Spec) (*results.Run, error) {
 		cur := &doc.Scenarios[len(doc.Scenarios)-1]
 		if err := r.ensureKey(ctx, spec, cur); err != nil {
 			if ctx.Err() != nil {
-				return r.interrupted(ctx, doc, save)
+				return r.interrupted(ctx, doc)
 			}
 			// A key that cannot be made fails this scenario, not the sweep.
 			cur.Repetitions = append(cur.Repetitions, results.Repetition{
 				Status: results.StatusFailed, Error: err.Error(), StartedAt: time.Now().UTC(),
 			})
 			progress.Fail(spec.Name, err)
-			if err := save(); err != nil {
-				return doc, err
-			}
+			_ = save()
 			continue
 		}
 		for k := 0; k < spec.Warmups+spec.Repeats; k++ {
@@ -127,22 +149,54 @@ func (r *Runner) Run(ctx context.Context, specs []Spec) (*results.Run, error) {
 				cur.Verifiable = true
 			}
 			progress.RepetitionEnd(spec, &rep)
-			if err := save(); err != nil {
-				return doc, err
-			}
+			_ = save()
 			if ctx.Err() != nil {
-				return r.interrupted(ctx, doc, save)
+				return r.interrupted(ctx, doc)
 			}
 		}
 	}
 	doc.Complete = true
 	doc.FinishedAt = time.Now().UTC()
-	return doc, save()
+	return doc, r.finalSave(path, doc)
 }
 
-func (r *Runner) interrupted(ctx context.Context, doc *results.Run, save func() error) (*results.Run, error) {
+// saver returns the mid-sweep save: a failure is reported once and the
+// sweep goes on (the document is in memory, and the final save tries
+// again).
+func (r *Runner) saver(path string, doc *results.Run) func() error {
+	warned := false
+	return func() error {
+		err := results.Write(path, doc)
+		if err != nil && !warned {
+			warned = true
+			r.warnf("cannot write %s (%v); the sweep goes on and the results are kept in memory", path, err)
+		}
+		return err
+	}
+}
+
+// finalSave writes the finished document, or, when its place cannot be
+// written, a copy in the temporary directory, so no sweep is lost to a
+// full disk or a vanished directory.
+func (r *Runner) finalSave(path string, doc *results.Run) error {
+	err := results.Write(path, doc)
+	if err == nil {
+		return nil
+	}
+	f, ferr := os.CreateTemp("", "provebench-results-*.json")
+	if ferr != nil {
+		return fmt.Errorf("write results: %w (and no copy could be kept: %w)", err, ferr)
+	}
+	f.Close()
+	if werr := results.Write(f.Name(), doc); werr != nil {
+		return fmt.Errorf("write results: %w (and no copy could be kept: %w)", err, werr)
+	}
+	return fmt.Errorf("write results: %w; the results are in %s", err, f.Name())
+}
+
+func (r *Runner) interrupted(ctx context.Context, doc *results.Run) (*results.Run, error) {
 	doc.FinishedAt = time.Now().UTC()
-	if err := save(); err != nil {
+	if err := r.finalSave(filepath.Join(r.OutDir, ResultsFile), doc); err != nil {
 		return doc, errors.Join(ctx.Err(), err)
 	}
 	return doc, ctx.Err()
@@ -157,6 +211,7 @@ func newScenario(spec *Spec) (results.Scenario, error) {
 	return results.Scenario{
 		Name:        spec.Name,
 		Source:      spec.Source,
+		File:        spec.File,
 		Labels:      spec.Labels,
 		Description: spec.Description,
 		Strategy:    string(spec.Pipeline.Strategy),
@@ -185,22 +240,7 @@ func (r *Runner) ensureKey(ctx context.Context, spec *Spec, sc *results.Scenario
 }
 
 // toolVersion is the module version and VCS revision baked into the binary.
-func toolVersion() string {
-	bi, ok := debug.ReadBuildInfo()
-	if !ok {
-		return "unknown"
-	}
-	v := bi.Main.Version
-	for _, s := range bi.Settings {
-		if s.Key == "vcs.revision" {
-			v += " " + s.Value
-		}
-		if s.Key == "vcs.modified" && s.Value == "true" {
-			v += "+dirty"
-		}
-	}
-	return v
-}
+func toolVersion() string { return version.Read().Short() }
 
 // HostEnvironment describes this host for the results document.
 func HostEnvironment(ctx context.Context) results.Environment {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -17,10 +18,24 @@ import (
 // TestMain serves that the way cmd/provebench does. PROVEBENCH_TEST_CHILD
 // selects a misbehaving child for the fault tests.
 func TestMain(m *testing.M) {
+	if os.Getenv(testParentEnv) != "" && (len(os.Args) < 2 || os.Args[1] != "child") {
+		runTestParent() // the parent of TestChildDiesWithItsParent
+	}
 	if len(os.Args) > 1 && os.Args[1] == "child" {
 		switch os.Getenv("PROVEBENCH_TEST_CHILD") {
 		case "crash":
 			os.Exit(7)
+		case "sleep":
+			// Tell the test who we are, then outlive any repetition.
+			if err := os.WriteFile(os.Getenv(testPIDFileEnv), []byte(strconv.Itoa(os.Getpid())), 0o644); err != nil {
+				os.Exit(3)
+			}
+			time.Sleep(time.Hour)
+			os.Exit(0)
+		case "spike":
+			// A burst of memory between two samples, freed before the
+			// pipeline runs: only the kernel's peak remembers it.
+			spike(256 << 20)
 		case "hog":
 			// Touch memory until the parent stops us.
 			var keep [][]byte

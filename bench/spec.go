@@ -17,6 +17,10 @@ type Spec struct {
 	Name string `json:"name"`
 	// Source is where the configuration was written, as file:line.
 	Source string `json:"source"`
+	// File is the scope of Name: the scenario file's base name without
+	// extension. Names are unique within a file; when several files of a
+	// run define one, Name is qualified as File:name.
+	File string `json:"file,omitempty"`
 	// Labels are the matrix coordinates of the point (field path -> value as
 	// written), empty for explicit scenarios.
 	Labels      map[string]string `json:"labels,omitempty"`

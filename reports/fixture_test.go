@@ -148,9 +148,10 @@ func fixtureSeries(rng *rand.Rand, wall float64, sh fixtureShape, nvml bool) *re
 		s.T = append(s.T, t)
 		s.RSSBytes = append(s.RSSBytes, uint64(rss))
 		if nvml {
-			s.GPUMemoryBytes = append(s.GPUMemoryBytes, uint64(rss/3))
-			s.GPUDeviceMemoryBytes = append(s.GPUDeviceMemoryBytes, uint64(rss/3)+(1<<30))
-			s.GPUUtilization = append(s.GPUUtilization, 70*phase)
+			proc, dev, util := uint64(rss/3), uint64(rss/3)+(1<<30), 70*phase
+			s.GPUMemoryBytes = append(s.GPUMemoryBytes, &proc)
+			s.GPUDeviceMemoryBytes = append(s.GPUDeviceMemoryBytes, &dev)
+			s.GPUUtilization = append(s.GPUUtilization, &util)
 		}
 	}
 	return s

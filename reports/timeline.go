@@ -90,10 +90,10 @@ func timelineFigure(name, title string, r *results.Repetition, live map[string]b
 	tmin, tmax := s.T[0], s.T[len(s.T)-1]
 	memory := []seriesLine{{"RSS", uints(s.RSSBytes)}}
 	if len(s.GPUMemoryBytes) > 0 {
-		memory = append(memory, seriesLine{"GPU memory (process)", uints(s.GPUMemoryBytes)})
+		memory = append(memory, seriesLine{"GPU memory (process)", optUints(s.GPUMemoryBytes)})
 	}
 	if len(s.GPUDeviceMemoryBytes) > 0 {
-		memory = append(memory, seriesLine{"GPU memory (device)", uints(s.GPUDeviceMemoryBytes)})
+		memory = append(memory, seriesLine{"GPU memory (device)", optUints(s.GPUDeviceMemoryBytes)})
 	}
 	byteCounters, stages, counts, events := classifySeries(s, live)
 
@@ -229,6 +229,19 @@ func uints(v []uint64) []float64 {
 	out := make([]float64, len(v))
 	for i, x := range v {
 		out[i] = float64(x)
+	}
+	return out
+}
+
+// optUints is uints for a column with gaps (failed samples): a gap is NaN,
+// which the panels leave undrawn.
+func optUints(v []*uint64) []float64 {
+	out := make([]float64, len(v))
+	for i, x := range v {
+		out[i] = math.NaN()
+		if x != nil {
+			out[i] = float64(*x)
+		}
 	}
 	return out
 }

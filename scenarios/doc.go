@@ -33,8 +33,14 @@
 // sweep/strategy=release/channel_capacity=1. An axis is keyed by the last
 // segment of its path unless another axis of the matrix ends the same way,
 // then by as many trailing segments as tell them apart. Its Labels map
-// field paths to the values as written. Names must be unique across all the
-// files of a load; explicit names are letters, digits and . _ + -.
+// field paths to the values as written. Explicit names are letters, digits
+// and . _ + -.
+//
+// Names are scoped by file: they must be unique within a file, and several
+// files load together. A name that more than one file of a load defines is
+// qualified by its file's base name, FILE:NAME (quickstart:release,
+// ci:release; by the path if two files share a base name); the others stay
+// as written. bench.Spec.File records the scope.
 //
 // # Values
 //
@@ -45,12 +51,16 @@
 // forms K, G, KB, Gi are refused with a hint rather than guessed.
 // workload.constraints is a power of two written as 2^k or an integer.
 // Durations use Go's time.ParseDuration forms (500ms, 10s, 1m30s). Booleans
-// are true or false (not yes/no). YAML anchors, aliases and merge keys (<<)
-// work as YAML defines them.
+// are true or false (not yes/no). Integers, numbers and booleans are written
+// without quotes: "2" and "false" are strings, refused as the JSON Schema
+// refuses them. YAML anchors, aliases and merge keys (<<) work as YAML
+// defines them.
 //
 // # Rules
 //
-// Unknown fields are errors, with the nearest valid name suggested. Beyond
+// Unknown fields are errors, with the nearest valid name suggested; a field
+// written in the wrong section says where it belongs (strategy belongs
+// under pipeline). A matrix needs at least one axis. Beyond
 // each field's own type and limits, every resolved configuration must pass
 // the pipeline's validation (pipeline.Workload.Validate and
 // Config.Validate) and these rules:
@@ -59,6 +69,7 @@
 //     and wires: 128 bytes per constraint, less 32);
 //   - pacer needs kp or ki above 0;
 //   - a non-zero memory_limit must hold one partition's dataset;
+//   - sample_interval must not be longer than timeout;
 //   - key setup is refused above 2^20 constraints, where a real setup takes
 //     hours (auto picks setup up to 2^16 and random above).
 //

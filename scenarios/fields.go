@@ -1,7 +1,9 @@
 package scenarios
 
 import (
+	"errors"
 	"fmt"
+	"math"
 	"strconv"
 	"strings"
 	"time"
@@ -242,6 +244,9 @@ func (f *field) parse(text string) (any, error) {
 	switch f.kind {
 	case kindInt:
 		n, err := strconv.ParseInt(text, 10, 64)
+		if errors.Is(err, strconv.ErrRange) {
+			return nil, fmt.Errorf("%s is too large for an integer (at most %d)", text, int64(math.MaxInt64))
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%q: want an integer", text)
 		}
@@ -253,7 +258,13 @@ func (f *field) parse(text string) (any, error) {
 		}
 		return n, nil
 	case kindConstraints:
+		if k, ok := pow2Exponent(text); ok && (k < circuit.MinLogConstraints || k > circuit.MaxLogConstraints) {
+			return nil, fmt.Errorf("%s: constraints must be a power of two from 2^%d to 2^%d", text, circuit.MinLogConstraints, circuit.MaxLogConstraints)
+		}
 		n, err := ParseCount(text)
+		if errors.Is(err, errTooLarge) {
+			return nil, fmt.Errorf("%s: constraints must be a power of two from 2^%d to 2^%d", text, circuit.MinLogConstraints, circuit.MaxLogConstraints)
+		}
 		if err != nil {
 			return nil, err
 		}
@@ -351,6 +362,33 @@ func childNames(group string) []string {
 		}
 	}
 	return names
+}
+
+// belongsUnder returns the group a name belongs under when it is written
+// in group but is a field or sub-group of another one (strategy written in
+// workload belongs under pipeline); "" when it is nowhere or ambiguous.
+func belongsUnder(group, name string) string {
+	where := ""
+	for _, f := range fields {
+		segs := strings.Split(f.path, ".")
+		for i, seg := range segs {
+			if seg != name {
+				continue
+			}
+			parent := strings.Join(segs[:i], ".")
+			if parent == group {
+				return "" // it does belong here: not this function's case
+			}
+			if where != "" && where != parent {
+				return "" // in several groups: no one answer
+			}
+			where = parent
+		}
+	}
+	if where == "" {
+		return "" // a top-level field is found by fieldByPath, not here
+	}
+	return where
 }
 
 // leafPaths lists the paths of the fields under a group ("" for all).

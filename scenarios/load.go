@@ -7,6 +7,7 @@ import (
 	"io/fs"
 	"os"
 	"path"
+	"path/filepath"
 	"slices"
 	"strings"
 
@@ -23,14 +24,23 @@ var Embedded embed.FS
 const embeddedDir = "scenarios"
 
 // Load reads scenario files and returns every configuration they define,
-// in file order. Names must be unique across all the files. On any problem
-// it returns nil and an Errors listing every problem found in every file.
+// in file order. Names are scoped by file: they must be unique within a
+// file, and a name that several files define is qualified by its file as
+// FILE:NAME (ci:release, quickstart:release), so the files run together
+// and their results stay apart. On any problem it returns nil and an Errors
+// listing every problem found in every file.
 func Load(paths ...string) ([]bench.Spec, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("scenarios: no files to load")
 	}
 	var l loader
+	given := make(map[string]bool)
 	for _, p := range paths {
+		if given[filepath.Clean(p)] {
+			l.errs.add(&Error{File: p, Msg: "given twice: every configuration would run twice under one name"})
+			continue
+		}
+		given[filepath.Clean(p)] = true
 		data, err := os.ReadFile(p)
 		if err != nil {
 			var pe *fs.PathError
@@ -88,7 +98,6 @@ type loader struct {
 	errs  errorList
 	files []string
 	specs []bench.Spec
-	names map[string]string // scenario name -> where it was defined
 }
 
 func (l *loader) add(file string, data []byte) {
@@ -98,19 +107,18 @@ func (l *loader) add(file string, data []byte) {
 	if doc == nil {
 		return
 	}
-	if l.names == nil {
-		l.names = make(map[string]string)
-	}
+	names := make(map[string]string) // scenario name -> where in this file
 	for _, pt := range expand(doc) {
 		s := p.spec(pt)
 		if pt.name == "" || strings.HasPrefix(pt.name, "/") {
 			continue // unnamed: already reported
 		}
-		if first, dup := l.names[s.Name]; dup {
+		if first, dup := names[s.Name]; dup {
 			p.errorf(pt.nameNode, pt.path+".name", "duplicate scenario name %s (first at %s)", s.Name, first)
 			continue
 		}
-		l.names[s.Name] = s.Source
+		names[s.Name] = s.Source
+		s.File = fileScope(file)
 		l.specs = append(l.specs, s)
 	}
 }
@@ -119,5 +127,52 @@ func (l *loader) result() ([]bench.Spec, error) {
 	if len(l.errs.errs) > 0 {
 		return nil, l.errs.sorted(l.files)
 	}
+	qualifyShared(l.specs)
 	return l.specs, nil
+}
+
+// fileScope is the name a file's scenarios are scoped by: its base name
+// without the extension (scenarios/ci.yaml: ci).
+func fileScope(file string) string {
+	base := filepath.Base(file)
+	return strings.TrimSuffix(base, filepath.Ext(base))
+}
+
+// qualifyShared prefixes the names that more than one file defines with
+// their file's scope (FILE:NAME; ':' cannot appear in a written name, so a
+// qualified name never meets a written one). Names defined once stay as
+// written, so a run of one file names its results as before. Two files of
+// the same base name in different folders are told apart by their paths.
+func qualifyShared(specs []bench.Spec) {
+	files := make(map[string]map[string]bool)  // name -> the files defining it
+	scopes := make(map[string]map[string]bool) // scope -> the files it names
+	for _, s := range specs {
+		file := sourceFile(s.Source)
+		if files[s.Name] == nil {
+			files[s.Name] = make(map[string]bool)
+		}
+		files[s.Name][file] = true
+		if scopes[s.File] == nil {
+			scopes[s.File] = make(map[string]bool)
+		}
+		scopes[s.File][file] = true
+	}
+	for i := range specs {
+		s := &specs[i]
+		if len(files[s.Name]) < 2 {
+			continue
+		}
+		if len(scopes[s.File]) > 1 {
+			s.File = sourceFile(s.Source)
+		}
+		s.Name = s.File + ":" + s.Name
+	}
+}
+
+// sourceFile is the file part of a spec's Source (file:line).
+func sourceFile(source string) string {
+	if i := strings.LastIndexByte(source, ':'); i >= 0 {
+		return source[:i]
+	}
+	return source
 }

@@ -119,7 +119,7 @@ func TestErrorsLocateProblems(t *testing.T) {
 		{"constraints", header + "scenarios:\n  - name: a\n    workload: {constraints: 1000}\n  - name: b\n    workload: {constraints: 2^28}\n  - name: c\n    workload: {constraints: 16}\n",
 			[]string{
 				"4:29: scenarios[0].workload.constraints: constraints 1000 is not a power of two",
-				"6:29: scenarios[1].workload.constraints: constraints 2^28 is outside 2^5..2^27",
+				"6:29: scenarios[1].workload.constraints: 2^28: constraints must be a power of two from 2^5 to 2^27",
 				"8:29: scenarios[2].workload.constraints: constraints 2^4 is outside 2^5..2^27",
 			}},
 		{"synthesis rounds", header + "scenarios:\n  - name: a\n    workload: {synthesis_rounds: 10001}\n",
@@ -201,6 +201,31 @@ func TestErrorsLocateProblems(t *testing.T) {
 			[]string{"4:45: scenarios[0].pipeline.pacer.kp: kp and ki are both 0"}},
 		{"engine validation", header + "scenarios:\n  - name: a\n    pipeline: {strategy: pacer, pacer: {target_depth: 4, max_in_flight: 4}}\n",
 			[]string{"4:73: scenarios[0].pipeline.pacer.max_in_flight: 4 cannot hold target_depth 4"}},
+
+		// Issue 13, item 1: accepted though wrong.
+		{"sample interval past the timeout", header + "scenarios:\n  - name: a\n    sample_interval: 10h\n    timeout: 2m\n",
+			[]string{"4:22: scenarios[0].sample_interval: 10h is longer than the timeout of 2m"}},
+		{"axes empty mapping", header + "matrix:\n  - name: m\n    axes: {}\n",
+			[]string{"4:11: matrix[0].axes: empty: a matrix sweeps at least one axis"}},
+		{"quoted integer and boolean", header + "scenarios:\n  - name: a\n    verify: \"false\"\n    workload: {proofs: \"2\", constraints: '16384'}\n    pipeline: {pacer: {kp: !!str 1.5}}\n",
+			[]string{`4:13: scenarios[0].verify: "false" is a string (it is quoted); want true or false`,
+				`5:24: scenarios[0].workload.proofs: "2" is a string (it is quoted); want an integer`,
+				`5:42: scenarios[0].workload.constraints: "16384" is a string (it is quoted); want a power of two`,
+				`6:28: scenarios[0].pipeline.pacer.kp: "1.5" is a string (it is quoted); want a number`}},
+		{"quoted constraints as 2^k is fine, unquoted words say more", header + "scenarios:\n  - name: a\n    workload: {constraints: \"2^10\", proofs: two}\n",
+			[]string{`4:45: scenarios[0].workload.proofs: "two": want an integer`}},
+		// Item 4: messages.
+		{"integer too large", header + "scenarios:\n  - name: a\n    repeats: 99999999999999999999\n",
+			[]string{"4:14: scenarios[0].repeats: 99999999999999999999 is too large for an integer (at most 9223372036854775807)"}},
+		{"constraints exponent", header + "scenarios:\n  - name: a\n    workload: {constraints: 2^40}\n  - name: b\n    workload: {constraints: 2^99}\n",
+			[]string{"4:29: scenarios[0].workload.constraints: 2^40: constraints must be a power of two from 2^5 to 2^27",
+				"6:29: scenarios[1].workload.constraints: 2^99: constraints must be a power of two from 2^5 to 2^27"}},
+		{"field in the wrong section", header + "strategy: hold\ndefaults:\n  strategy: hold\n  pipeline: {constraints: 2^10, kp: 1}\nmatrix:\n  - name: m\n    workload: {proofs: 1}\n    axes: {repeats: [1]}\n",
+			[]string{"2:1: strategy: strategy belongs under pipeline in defaults, a scenario, or a matrix's base",
+				"4:3: defaults.strategy: strategy belongs under pipeline",
+				"5:14: defaults.pipeline.constraints: constraints belongs under workload",
+				"5:33: defaults.pipeline.kp: kp belongs under pipeline.pacer",
+				"8:5: matrix[0].workload: workload belongs under base"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -276,6 +301,7 @@ func TestBuiltinDefaults(t *testing.T) {
 	want := bench.Spec{
 		Name:   "a",
 		Source: "test.yaml:2",
+		File:   "test",
 		Workload: pipeline.Workload{
 			Constraints: 1 << 14, Partitions: 4, Proofs: 2, Concurrency: 1, SynthesisRounds: 4, Seed: 1,
 		},
@@ -493,16 +519,46 @@ func TestLoadFiles(t *testing.T) {
 		t.Errorf("got %+v", specs)
 	}
 
-	_, err = Load(a, b, filepath.Join(dir, "missing.yaml"))
+	dup := write("dup.yaml", header+"scenarios:\n  - name: x\n  - name: x\n")
+	_, err = Load(dup, filepath.Join(dir, "missing.yaml"))
 	var es Errors
 	if !errors.As(err, &es) || len(es) != 2 {
 		t.Fatalf("got %v, want two problems", err)
 	}
-	if want := b + ":4:11: scenarios[1].name: duplicate scenario name x (first at " + a + ":2)"; es[0].Error() != want {
+	if want := dup + ":4:11: scenarios[1].name: duplicate scenario name x (first at " + dup + ":3)"; es[0].Error() != want {
 		t.Errorf("got  %s\nwant %s", es[0], want)
 	}
 	if want := filepath.Join(dir, "missing.yaml") + ": cannot read: no such file or directory"; es[1].Error() != want {
 		t.Errorf("got  %s\nwant %s", es[1], want)
+	}
+
+	// Issue 13, item 3: names are scoped by file. A name two files share
+	// is qualified by each file; the others stay as written.
+	specs, err = Load(a, b)
+	if err != nil {
+		t.Fatalf("a name in two files: %v", err)
+	}
+	var names, files []string
+	for _, s := range specs {
+		names, files = append(names, s.Name), append(files, s.File)
+	}
+	if want := []string{"a:x", "y", "z", "b:x"}; !slices.Equal(names, want) {
+		t.Errorf("names %v, want %v", names, want)
+	}
+	if want := []string{"a", "a", "b", "b"}; !slices.Equal(files, want) {
+		t.Errorf("files %v, want %v", files, want)
+	}
+	// Files of one base name in two folders are told apart by path; one
+	// file given twice is refused.
+	other := filepath.Join(dir, "sub")
+	os.Mkdir(other, 0o755)
+	a2 := filepath.Join(other, "a.yaml")
+	os.WriteFile(a2, []byte(header+"scenarios: [{name: x}]\n"), 0o644)
+	if specs, err = Load(a, a2); err != nil || specs[0].Name != a+":x" || specs[2].Name != a2+":x" {
+		t.Errorf("same base name: %v %+v", err, specs)
+	}
+	if _, err := Load(a, a); err == nil || !strings.Contains(err.Error(), "given twice") {
+		t.Errorf("a file given twice: %v", err)
 	}
 	if _, err := Load(); err == nil {
 		t.Error("Load() with no files succeeded")

@@ -180,6 +180,14 @@ func (p *parser) parse(data []byte) *document {
 				}
 			}
 		default:
+			if fieldByPath(kv.key.Value) != nil || groupDocs[kv.key.Value] != "" {
+				p.errorf(kv.key, kv.key.Value, "%s belongs under defaults, a scenario, or a matrix's base", kv.key.Value)
+				continue
+			}
+			if where := belongsUnder("", kv.key.Value); where != "" {
+				p.errorf(kv.key, kv.key.Value, "%s belongs under %s in defaults, a scenario, or a matrix's base", kv.key.Value, where)
+				continue
+			}
 			p.unknown(kv.key, kv.key.Value, kv.key.Value, []string{"version", "defaults", "scenarios", "matrix"})
 		}
 	}
@@ -218,6 +226,10 @@ func (p *parser) matrix(n *yaml.Node, path string) *matrixDecl {
 			axesNode = kv.val
 			m.axes = p.axes(kv.val, path+".axes")
 		default:
+			if fieldByPath(kv.key.Value) != nil || groupDocs[kv.key.Value] != "" {
+				p.errorf(kv.key, joinPath(path, kv.key.Value), "%s belongs under base (values every point shares) or axes (values swept)", kv.key.Value)
+				continue
+			}
 			p.unknown(kv.key, joinPath(path, kv.key.Value), kv.key.Value, []string{"name", "description", "base", "axes"})
 		}
 	}
@@ -252,7 +264,11 @@ func (p *parser) axes(n *yaml.Node, path string) []*axis {
 		return nil
 	}
 	var axes []*axis
-	for _, kv := range p.pairs(n, path, 0) {
+	kvs := p.pairs(n, path, 0)
+	if len(kvs) == 0 {
+		p.errorf(n, path, "empty: a matrix sweeps at least one axis (field path: [values])")
+	}
+	for _, kv := range kvs {
 		name := kv.key.Value
 		apath := path + "[" + name + "]"
 		f := fieldByPath(name)
@@ -318,6 +334,8 @@ func (p *parser) group(n *yaml.Node, path, group string, into layer, extra map[s
 			into[full] = p.leaf(fieldByPath(full), kv.val, fpath)
 		case groupDocs[full] != "":
 			p.group(kv.val, fpath, full, into, nil)
+		case belongsUnder(group, key) != "":
+			p.errorf(kv.key, fpath, "%s belongs under %s", key, belongsUnder(group, key))
 		default:
 			names := childNames(group)
 			for k := range extra {
@@ -337,6 +355,10 @@ func (p *parser) leaf(f *field, n *yaml.Node, path string) *leaf {
 		p.errorf(n, path, "want %s; got %s", kindText(f), describe(n))
 	case isNull(n):
 		p.errorf(n, path, "missing value: want %s", kindText(f))
+	case isQuotedNumber(f, n):
+		// The JSON Schema types these fields as numbers and booleans, so
+		// a string is refused here too: the two must agree.
+		p.errorf(n, path, "%q is a string (it is quoted); want %s: write it without quotes", n.Value, kindText(f))
 	default:
 		v, err := f.parse(n.Value)
 		if err != nil {
@@ -346,6 +368,29 @@ func (p *parser) leaf(f *field, n *yaml.Node, path string) *leaf {
 		}
 	}
 	return l
+}
+
+// isQuotedNumber reports whether n is a string (quoted, or tagged !!str)
+// holding what the field takes as a number or boolean: "2" for an integer,
+// "false" for a boolean, "16384" for constraints (whose string form is
+// 2^k). Unquoted text such as two or yes is not: its parse error says more.
+func isQuotedNumber(f *field, n *yaml.Node) bool {
+	if n.Tag != "!!str" {
+		return false
+	}
+	switch f.kind {
+	case kindInt, kindUint, kindBool, kindFloat:
+		var probe yaml.Node
+		if yaml.Unmarshal([]byte(n.Value), &probe) != nil || len(probe.Content) != 1 {
+			return false
+		}
+		tag := probe.Content[0].Tag
+		return tag == "!!int" || tag == "!!float" || tag == "!!bool"
+	case kindConstraints:
+		_, err := strconv.ParseInt(n.Value, 10, 64)
+		return err == nil
+	}
+	return false
 }
 
 // name reads a scenario or matrix name.
@@ -401,6 +446,13 @@ type pair struct{ key, val *yaml.Node }
 // and non-scalar keys, and adds the pairs of YAML merge keys (<<: *anchor)
 // for keys the mapping does not set itself.
 func (p *parser) pairs(n *yaml.Node, path string, depth int) []pair {
+	return p.mergedPairs(n, path, depth, make(map[*yaml.Node]bool))
+}
+
+// mergedPairs is pairs, merging each source mapping once: a source merged
+// again adds no key, and merging it again would make nested merge lists
+// (<<: [*a, *a, ...] at every level) cost exponential time.
+func (p *parser) mergedPairs(n *yaml.Node, path string, depth int, merged map[*yaml.Node]bool) []pair {
 	var out []pair
 	var merges []*yaml.Node
 	seen := make(map[string]*yaml.Node)
@@ -434,7 +486,11 @@ func (p *parser) pairs(n *yaml.Node, path string, depth int) []pair {
 				p.errorf(src, path, "merge keys (<<) nested more than %d deep", maxMergeDepth)
 				continue
 			}
-			for _, kv := range p.pairs(src, path, depth+1) {
+			if merged[src] {
+				continue
+			}
+			merged[src] = true
+			for _, kv := range p.mergedPairs(src, path, depth+1, merged) {
 				if seen[kv.key.Value] == nil {
 					seen[kv.key.Value] = kv.key
 					out = append(out, kv)

@@ -197,6 +197,10 @@ func (p *parser) check(pt *point, s *bench.Spec) {
 		c.Strategy == pipeline.Pacer && c.Pacer.Kp == 0 && c.Pacer.Ki == 0 {
 		report("pipeline.pacer.kp", "kp and ki are both 0: a controller without feedback cannot hold its target")
 	}
+	if valid("sample_interval", "timeout") && s.SampleInterval > s.Timeout {
+		report("sample_interval", "%s is longer than the timeout of %s: no sample would be taken before the repetition is stopped",
+			pt.values["sample_interval"].text, pt.values["timeout"].text)
+	}
 	if valid("workload.constraints") {
 		abc, wires := params.DatasetBytes()
 		dataset := fmt.Sprintf("one partition's dataset at 2^%d constraints (%s: %s a/b/c + %s wires)",

@@ -373,6 +373,14 @@ func TestSchemaAndLoaderAgreeOnValues(t *testing.T) {
 		{"workload.synthesis_rounds", "10000", true},
 		{"workload.synthesis_rounds", "10001", false},
 		{"pipeline.channel_capacity", "0", false},
+		// Issue 13, item 1: quoted numbers and booleans are strings.
+		{"workload.proofs", `"2"`, false},
+		{"verify", `"false"`, false},
+		{"pipeline.pacer.kp", `'0.5'`, false},
+		{"workload.constraints", `"4096"`, false},
+		{"workload.constraints", `"2^12"`, true},
+		{"memory_limit", `"1073741824"`, true},
+		{"sample_interval", `"10ms"`, true},
 	}
 	for _, tt := range tests {
 		segs := strings.Split(tt.path, ".")

@@ -135,11 +135,23 @@ func ParseCount(s string) (int64, error) {
 	n, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) {
-			return 0, fmt.Errorf("%q is too large", s)
+			return 0, fmt.Errorf("%q: %w", s, errTooLarge)
 		}
 		return 0, fmt.Errorf("%q: want an integer or 2^k", s)
 	}
 	return n, nil
+}
+
+// errTooLarge marks a count beyond what an int64 holds.
+var errTooLarge = errors.New("too large")
+
+// pow2Exponent returns k when s is written 2^k.
+func pow2Exponent(s string) (int, bool) {
+	if !pow2RE.MatchString(s) {
+		return 0, false
+	}
+	k, err := strconv.Atoi(strings.TrimPrefix(s, "2^"))
+	return k, err == nil
 }
 
 func parsePow2(s string) (int64, error) {

@@ -204,11 +204,12 @@ func Compare(base, cur *results.Run, th Thresholds, alpha float64) (*Report, err
 	if !(alpha > 0 && alpha < 1) {
 		return nil, fmt.Errorf("compare: alpha %v: want a level between 0 and 1, such as 0.05", alpha)
 	}
-	baseIdx, err := index(base, "base")
+	key := matchKey(base, cur)
+	baseIdx, err := index(base, "base", key)
 	if err != nil {
 		return nil, err
 	}
-	curIdx, err := index(cur, "new")
+	curIdx, err := index(cur, "new", key)
 	if err != nil {
 		return nil, err
 	}
@@ -216,7 +217,7 @@ func Compare(base, cur *results.Run, th Thresholds, alpha float64) (*Report, err
 	var common []string
 	var mismatches []string
 	for _, sc := range base.Scenarios {
-		if nsc, ok := curIdx[sc.Name]; ok {
+		if nsc, ok := curIdx[key(&sc)]; ok {
 			common = append(common, sc.Name)
 			mismatches = append(mismatches, configDiff(&sc, nsc)...)
 		}
@@ -238,7 +239,7 @@ func Compare(base, cur *results.Run, th Thresholds, alpha float64) (*Report, err
 	bt := &benchmath.Thresholds{CompareAlpha: alpha}
 	for i := range base.Scenarios {
 		bsc := &base.Scenarios[i]
-		nsc, ok := curIdx[bsc.Name]
+		nsc, ok := curIdx[key(bsc)]
 		if !ok {
 			rep.Scenarios = append(rep.Scenarios, ScenarioResult{
 				Name: bsc.Name, Strategy: bsc.Strategy, Backend: bsc.Backend, Verdict: Missing,
@@ -250,7 +251,7 @@ func Compare(base, cur *results.Run, th Thresholds, alpha float64) (*Report, err
 	}
 	for i := range cur.Scenarios {
 		nsc := &cur.Scenarios[i]
-		if _, ok := baseIdx[nsc.Name]; !ok {
+		if _, ok := baseIdx[key(nsc)]; !ok {
 			rep.Scenarios = append(rep.Scenarios, ScenarioResult{
 				Name: nsc.Name, Strategy: nsc.Strategy, Backend: nsc.Backend, Verdict: Added,
 				NewStatus: statusCounts(nsc),
@@ -279,17 +280,17 @@ func CompareFiles(basePath, newPath string, th Thresholds, alpha float64) (*Repo
 	return rep, nil
 }
 
-func index(run *results.Run, side string) (map[string]*results.Scenario, error) {
+func index(run *results.Run, side string, key func(*results.Scenario) string) (map[string]*results.Scenario, error) {
 	if len(run.Scenarios) == 0 {
 		return nil, fmt.Errorf("%w: the %s run has no scenarios", ErrMismatch, side)
 	}
 	idx := make(map[string]*results.Scenario, len(run.Scenarios))
 	for i := range run.Scenarios {
 		sc := &run.Scenarios[i]
-		if _, dup := idx[sc.Name]; dup {
+		if _, dup := idx[key(sc)]; dup {
 			return nil, fmt.Errorf("%w: the %s run has two scenarios named %q", ErrMismatch, side, sc.Name)
 		}
-		idx[sc.Name] = sc
+		idx[key(sc)] = sc
 	}
 	return idx, nil
 }

@@ -111,8 +111,12 @@ type Scenario struct {
 	Name string `json:"name"`
 	// Shard is the index of the shard (in Run.Shards) that ran this
 	// configuration, in a merged document; 0 otherwise.
-	Shard       int               `json:"shard,omitempty"`
-	Source      string            `json:"source,omitempty"`
+	Shard  int    `json:"shard,omitempty"`
+	Source string `json:"source,omitempty"`
+	// File is the scenario file Name is scoped by (its base name without
+	// extension); a name several files of the run define is qualified as
+	// File:name. Empty in documents written before names were scoped.
+	File        string            `json:"file,omitempty"`
 	Labels      map[string]string `json:"labels,omitempty"`
 	Description string            `json:"description,omitempty"`
 	// Summary fields, duplicated from Spec so readers need not parse it.
@@ -174,7 +178,9 @@ type Repetition struct {
 	PeakRSSSource string `json:"peak_rss_source,omitempty"`
 	// PeakRSSSampledBytes is the highest RSS sampled.
 	PeakRSSSampledBytes uint64 `json:"peak_rss_sampled_bytes"`
-	// GPU figures are sampled through NVML; nil when NVML is absent.
+	// GPU figures are sampled through NVML; nil when NVML is absent, when
+	// no sample succeeded, and (per process) when NVML cannot see the
+	// process.
 	PeakGPUMemoryBytes       *uint64 `json:"peak_gpu_memory_bytes,omitempty"`
 	PeakGPUDeviceMemoryBytes *uint64 `json:"peak_gpu_device_memory_bytes,omitempty"`
 	// MeanGPUUtilization is NVML's utilisation as a fraction (0..1).
@@ -222,10 +228,12 @@ type Series struct {
 	IntervalSeconds float64   `json:"interval_seconds"`
 	T               []float64 `json:"t"`
 	RSSBytes        []uint64  `json:"rss_bytes"`
-	// GPU columns are absent without NVML.
-	GPUMemoryBytes       []uint64  `json:"gpu_memory_bytes,omitempty"`
-	GPUDeviceMemoryBytes []uint64  `json:"gpu_device_memory_bytes,omitempty"`
-	GPUUtilization       []float64 `json:"gpu_utilization,omitempty"` // fraction, 0..1
+	// GPU columns are absent without NVML; a sample NVML failed to take
+	// is null, not 0, and the per-process column is null throughout where
+	// NVML cannot see the process (a container's own PID namespace).
+	GPUMemoryBytes       []*uint64  `json:"gpu_memory_bytes,omitempty"`
+	GPUDeviceMemoryBytes []*uint64  `json:"gpu_device_memory_bytes,omitempty"`
+	GPUUtilization       []*float64 `json:"gpu_utilization,omitempty"` // fraction, 0..1
 	// Counters are the pipeline's live counters by name.
 	Counters map[string][]int64 `json:"counters,omitempty"`
 }
@@ -258,7 +266,8 @@ func (r *Repetition) Measured() bool { return !r.Warmup && r.Status == StatusOK 
 // document at all.
 var ErrSchema = errors.New("not a provebench results document of a supported schema")
 
-// Read loads a results document, checking its schema version.
+// Read loads a results document, checking its schema version and that it
+// holds together (Run.Validate).
 func Read(path string) (*Run, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
@@ -267,7 +276,8 @@ func Read(path string) (*Run, error) {
 	return Decode(path, data)
 }
 
-// Decode parses a results document; name is used in error messages.
+// Decode parses a results document and validates it (Run.Validate); name
+// is used in error messages.
 func Decode(name string, data []byte) (*Run, error) {
 	var head struct {
 		Schema *int   `json:"schema"`
@@ -287,6 +297,12 @@ func Decode(name string, data []byte) (*Run, error) {
 	var r Run
 	if err := dec.Decode(&r); err != nil {
 		return nil, fmt.Errorf("%s: %w (%w)", name, err, ErrSchema)
+	}
+	if dec.More() {
+		return nil, fmt.Errorf("%s: data after the document (%w)", name, ErrSchema)
+	}
+	if err := r.Validate(); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
 	}
 	return &r, nil
 }

@@ -16,6 +16,8 @@ import (
 type nvmlSampler struct {
 	n *nvml.NVML
 	s nvml.GPUSample
+	// hidden: NVML cannot see our children's pids (a PID namespace).
+	hidden bool
 }
 
 func (a *nvmlSampler) Sample(pid int) (bench.GPUReading, error) {
@@ -23,7 +25,7 @@ func (a *nvmlSampler) Sample(pid int) (bench.GPUReading, error) {
 		return bench.GPUReading{}, err
 	}
 	return bench.GPUReading{
-		ProcessBytes: a.s.ProcessMemoryBytes,
+		ProcessBytes: a.s.ProcessMemory(a.hidden),
 		DeviceBytes:  a.s.DeviceMemoryBytes,
 		Utilization:  a.s.UtilizationPercent / 100,
 	}, nil
@@ -36,7 +38,7 @@ func attachGPU(r *bench.Runner) (closeFn func()) {
 	if err != nil {
 		return func() {}
 	}
-	r.GPU = &nvmlSampler{n: n}
+	r.GPU = &nvmlSampler{n: n, hidden: nvml.ProcessesHidden()}
 	r.Env.NVML = true
 	r.Env.DriverVersion = n.DriverVersion()
 	for _, d := range n.Devices() {

@@ -10,9 +10,13 @@ import (
 	"fmt"
 	"os"
 	"os/signal"
+	"strings"
 	"syscall"
 
 	"github.com/spf13/cobra"
+
+	"github.com/provebench/provebench/internal/version"
+	"github.com/provebench/provebench/scenarios"
 )
 
 // Exit statuses.
@@ -48,9 +52,30 @@ func (e exitError) Error() string {
 func (e exitError) Unwrap() error { return e.err }
 
 func main() {
-	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
-	defer stop()
+	ctx, cancel := context.WithCancel(context.Background())
+	sig := make(chan os.Signal, 2)
+	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	// A repetition's child stops at its first signal (the terminal's, or
+	// the one its parent forwards); only the user's process quits at once.
+	child := len(os.Args) > 1 && os.Args[1] == "child"
+	go onInterrupt(sig, cancel, !child, func() { os.Exit(exitInterrupted) })
 	os.Exit(execute(ctx, os.Args[1:]))
+}
+
+// onInterrupt cancels the run at the first signal: the repetition in flight
+// is recorded as cancelled and the finished ones are written. With quit set,
+// a second signal ends the process at once (children die with it: their
+// parent-death signal), for a user who will not wait for that.
+func onInterrupt(sig <-chan os.Signal, cancel func(), quit bool, exit func()) {
+	<-sig
+	cancel()
+	if !quit {
+		return
+	}
+	fmt.Fprintln(os.Stderr, "provebench: interrupted: stopping, finished results are kept (Ctrl-C again to quit at once)")
+	<-sig
+	fmt.Fprintln(os.Stderr, "provebench: interrupted twice: quitting")
+	exit()
 }
 
 func execute(ctx context.Context, args []string) int {
@@ -62,12 +87,18 @@ func execute(ctx context.Context, args []string) int {
 	}
 	var ee exitError
 	var ue usageError
+	var scenarioErrs scenarios.Errors
 	switch {
 	case errors.As(err, &ee):
 		if ee.err != nil && ee.Error() != "" {
 			fmt.Fprintln(os.Stderr, "provebench:", ee.Error())
 		}
 		return ee.code
+	case errors.As(err, &scenarioErrs):
+		// Scenario problems are file:line:col: field.path: message from
+		// the first column, for editors' and CI's problem matchers.
+		fmt.Fprintln(os.Stderr, scenarioErrs.Error())
+		return exitUsage
 	case errors.As(err, &ue):
 		fmt.Fprintln(os.Stderr, "provebench:", err)
 		return exitUsage
@@ -88,9 +119,24 @@ func newRoot() *cobra.Command {
 real Groth16 prover (BLS12-381; CPU backend on gnark-crypto, CUDA backend on
 ICICLE), samples RSS, GPU memory and the pipeline's buffer counters on one time
 axis, and turns the runs into plots, reports and CI verdicts.`,
+		Version:       version.Read().Short(),
 		SilenceUsage:  true,
 		SilenceErrors: true,
+		// Without a subcommand, the help; with an unknown one, bad input.
+		Args: func(c *cobra.Command, args []string) error {
+			if len(args) == 0 {
+				return nil
+			}
+			msg := fmt.Sprintf("unknown command %q for %q", args[0], c.CommandPath())
+			if s := c.SuggestionsFor(args[0]); len(s) > 0 {
+				msg += fmt.Sprintf(" (did you mean %s?)", strings.Join(s, ", "))
+			}
+			return usagef("%s (see '%s --help')", msg, c.CommandPath())
+		},
+		RunE:                       func(c *cobra.Command, _ []string) error { return c.Help() },
+		SuggestionsMinimumDistance: 2,
 	}
+	root.SetVersionTemplate(version.Read().Long())
 	// Flag errors are bad input: exit status 2, with the usage hint.
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error {
 		return usageError{fmt.Errorf("%w (see '%s --help')", err, c.CommandPath())}

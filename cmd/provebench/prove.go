@@ -11,6 +11,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/spf13/cobra"
 
+	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/groth16"
@@ -91,7 +92,7 @@ func runProve(ctx context.Context, w io.Writer, f proveFlags) error {
 	}
 	defer pk.Close()
 
-	be, err := backends.Open(f.backend, backends.Options{})
+	be, err := openProveBackend(f.backend)
 	if err != nil {
 		return usagef("--backend: %v", err)
 	}
@@ -159,4 +160,17 @@ func ms(d time.Duration) string {
 		return fmt.Sprintf("%.0f ms", v)
 	}
 	return fmt.Sprintf("%.2f ms", v)
+}
+
+// openProveBackend opens the named backend; for auto on the CPU it says
+// why CUDA was not used, on stderr.
+func openProveBackend(name string) (gpu.Backend, error) {
+	if name != "auto" {
+		return backends.Open(name, backends.Options{})
+	}
+	be, why, err := backends.Auto(backends.Options{})
+	if err == nil && why != nil {
+		fmt.Fprintf(os.Stderr, "provebench: warning: backend auto: CUDA not used, running on the CPU: %v\n", why)
+	}
+	return be, err
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -79,7 +80,8 @@ is significant and beyond the metric's threshold in the bad direction.
 
 The Markdown report is appended to $GITHUB_STEP_SUMMARY when that is set.
 
-Exit status: 0 no regression, 3 regression, 2 bad or mismatched input.`,
+Exit status: 0 no regression, 3 regression, 2 bad or mismatched input
+(including a new run that lacks some of the baseline's configurations).`,
 		Example: `  provebench compare baseline/ci.json out/results.json
   provebench compare base.json new.json --threshold seconds_per_proof=3%,peak_rss_bytes=5%`,
 		Args: exactArgs(2),
@@ -112,6 +114,9 @@ Exit status: 0 no regression, 3 regression, 2 bad or mismatched input.`,
 			}
 			if rep.Regressed() {
 				return exitError{code: exitRegression, err: errors.New("regression found")}
+			}
+			if missing := rep.MissingScenarios(); len(missing) > 0 {
+				return exitError{code: exitUsage, err: fmt.Errorf("the new run lacks %d of the baseline's configurations (%s): an incomplete run cannot pass", len(missing), strings.Join(missing, ", "))}
 			}
 			return nil
 		},

@@ -33,6 +33,9 @@ type runFlags struct {
 	interval time.Duration
 	shard    string
 	shards   int
+	// set records which of repeat, warmups and interval were given: their
+	// zero values are values, not "keep the scenario's".
+	set map[string]bool
 }
 
 // defaultScenario is what `provebench run` runs without files.
@@ -65,6 +68,10 @@ on every host. provebench merge joins the shards' results.`,
   provebench run scenarios/gpu.yaml --backend cuda --filter 'hold|budget'
   provebench run scenarios/gpu.yaml --shard 2/4 -o out/shard-2   # then: provebench merge out/shard-* -o out/all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
+			f.set = map[string]bool{}
+			for _, name := range []string{"repeat", "warmups", "sample-interval"} {
+				f.set[name] = cmd.Flags().Changed(name)
+			}
 			return runRun(cmd.Context(), cmd.OutOrStdout(), args, f)
 		},
 	}
@@ -73,10 +80,10 @@ on every host. provebench merge joins the shards' results.`,
 	fl.StringVar(&f.backend, "backend", "", "override every scenario's backend: cpu, cuda or auto")
 	fl.StringVar(&f.filter, "filter", "", "run only configurations whose name matches this regular expression")
 	fl.IntVar(&f.repeat, "repeat", 0, "override every scenario's repeats (>= 1)")
-	fl.IntVar(&f.warmups, "warmups", -1, "override every scenario's warm-ups (>= 0)")
+	fl.IntVar(&f.warmups, "warmups", 0, "override every scenario's warm-ups (>= 0)")
 	fl.BoolVar(&f.noReport, "no-report", false, "write results only, no report or plots")
 	fl.StringVar(&f.cacheDir, "cache", groth16.DefaultCacheDir(), "proving key cache directory")
-	fl.DurationVar(&f.interval, "sample-interval", 0, "override every scenario's sampling interval (e.g. 10ms)")
+	fl.DurationVar(&f.interval, "sample-interval", 0, "override every scenario's sampling interval (>= 1ms, e.g. 10ms)")
 	fl.StringVar(&f.shard, "shard", "", "run shard k of n of the configurations (k/n, k from 1), or auto: $JOB_COMPLETION_INDEX+1 of --shard-count or $PROVEBENCH_SHARD_COUNT (see provebench merge)")
 	fl.IntVar(&f.shards, "shard-count", 0, "the number of shards, with --shard auto")
 	return c
@@ -143,11 +150,14 @@ func applyRunFlags(specs []bench.Spec, f runFlags) ([]bench.Spec, error) {
 			return nil, usagef("--backend: %q is not one of %s", f.backend, strings.Join(backends.Names, ", "))
 		}
 	}
-	if f.repeat < 0 {
-		return nil, usagef("--repeat: must be >= 1")
+	if f.set["repeat"] && f.repeat < 1 {
+		return nil, usagef("--repeat %d: must be at least 1", f.repeat)
 	}
-	if f.interval < 0 || (f.interval > 0 && f.interval < time.Millisecond) {
-		return nil, usagef("--sample-interval: must be at least 1ms")
+	if f.set["warmups"] && f.warmups < 0 {
+		return nil, usagef("--warmups %d: must be at least 0", f.warmups)
+	}
+	if f.set["sample-interval"] && f.interval < time.Millisecond {
+		return nil, usagef("--sample-interval %s: must be at least 1ms", f.interval)
 	}
 	var re *regexp.Regexp
 	if f.filter != "" {
@@ -164,18 +174,25 @@ func applyRunFlags(specs []bench.Spec, f runFlags) ([]bench.Spec, error) {
 		if f.backend != "" {
 			s.Backend = f.backend
 		}
-		if f.repeat > 0 {
+		if f.set["repeat"] {
 			s.Repeats = f.repeat
 		}
-		if f.warmups >= 0 {
+		if f.set["warmups"] {
 			s.Warmups = f.warmups
 		}
-		if f.interval > 0 {
+		if f.set["sample-interval"] {
 			s.SampleInterval = f.interval
+			if s.Timeout > 0 && s.SampleInterval > s.Timeout {
+				return nil, usagef("--sample-interval %s: longer than the timeout of %s (%s), so no sample would be taken", f.interval, s.Name, s.Timeout)
+			}
 		}
 		out = append(out, s)
 	}
-	if len(out) == 0 {
+	switch {
+	case len(out) > 0:
+	case len(specs) == 0:
+		return nil, usagef("no configuration to run")
+	default:
 		return nil, usagef("--filter %q matches no configuration", f.filter)
 	}
 	return out, nil
@@ -210,6 +227,14 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if f.out == "" {
 		f.out = filepath.Join("out", "run-"+time.Now().Format("20060102-150405"))
 	}
+	// The directory is checked and locked before any work, and stays
+	// locked until the report is written: another run into it would mix
+	// its results with these.
+	unlock, err := bench.LockOutDir(f.out)
+	if err != nil {
+		return usagef("-o %s: %w", f.out, err)
+	}
+	defer unlock()
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("locate the provebench binary for child processes: %w", err)
@@ -221,6 +246,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		Env:      bench.HostEnvironment(ctx),
 		Progress: bench.NewProgress(w, isTerminal(w)),
 		Log:      w,
+		Warn:     os.Stderr,
 
 		ScenarioFiles: files,
 		Shard:         shardRec,
@@ -230,6 +256,9 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 
 	doc, runErr := runner.Run(ctx, specs)
 	if doc == nil {
+		if errors.Is(runErr, bench.ErrOutDir) {
+			return usagef("-o %s: %w", f.out, runErr)
+		}
 		return runErr
 	}
 	interrupted := errors.Is(runErr, context.Canceled)

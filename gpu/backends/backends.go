@@ -28,6 +28,19 @@ type Options struct {
 	Rand io.Reader
 }
 
+// Auto opens the CUDA backend when this binary has it and a GPU answers,
+// else the CPU backend; whyNotCUDA then says why CUDA was not used, for the
+// user who asked for auto on a host they thought had a GPU.
+func Auto(opts Options) (b gpu.Backend, whyNotCUDA error, err error) {
+	if !CUDABuilt {
+		whyNotCUDA = ErrNoCUDA
+	} else if b, whyNotCUDA = openCUDA(opts); whyNotCUDA == nil {
+		return b, nil, nil
+	}
+	b, err = cpu.New(cpu.Options{Devices: opts.Devices, Rand: opts.Rand})
+	return b, whyNotCUDA, err
+}
+
 // Open returns the named backend: "cpu", "cuda", or "auto" (CUDA when this
 // binary has it and a GPU answers, else CPU).
 func Open(name string, opts Options) (gpu.Backend, error) {
@@ -37,12 +50,8 @@ func Open(name string, opts Options) (gpu.Backend, error) {
 	case "cuda":
 		return openCUDA(opts)
 	case "auto", "":
-		if CUDABuilt {
-			if b, err := openCUDA(opts); err == nil {
-				return b, nil
-			}
-		}
-		return cpu.New(cpu.Options{Devices: opts.Devices, Rand: opts.Rand})
+		b, _, err := Auto(opts)
+		return b, err
 	default:
 		return nil, fmt.Errorf("unknown backend %q (want cpu, cuda or auto)", name)
 	}

@@ -93,7 +93,7 @@ func (c Cache) Get(ctx context.Context, p circuit.Params, kind KeyKind) (*Provin
 		c.Log("generating %s key for 2^%d constraints into %s", kind, p.LogConstraints(), path)
 	}
 	if kind == KindSetup {
-		spk, svk, err := Setup(p, nil)
+		spk, svk, err := SetupContext(ctx, p, nil)
 		if err != nil {
 			return nil, nil, err
 		}

@@ -152,6 +152,13 @@ func LoadKey(path string) (*ProvingKey, *VerifyingKey, error) {
 		return nil, nil, fmt.Errorf("load key %s: written with another memory layout (%w)", path, ErrKeyFormat)
 	case h.NumIC > maxIC || h.NumWires <= h.NumPub+1 || h.Domain < 2:
 		return nil, nil, fmt.Errorf("load key %s: inconsistent header (%w)", path, ErrKeyFormat)
+	case h.BitsPerMille < circuit.MinBitsPerMille || h.BitsPerMille > circuit.MaxBitsPerMille:
+		return nil, nil, fmt.Errorf("load key %s: bit fraction %d/1000 (%w)", path, h.BitsPerMille, ErrKeyFormat)
+	}
+	// The shape is checked before any offset is computed from it: sizes
+	// from a corrupt header would overflow the layout's arithmetic.
+	if err := checkHeaderShape(&h); err != nil {
+		return nil, nil, fmt.Errorf("load key %s: %w (%w)", path, err, ErrKeyFormat)
 	}
 	domain, wires, public := int(h.Domain), int(h.NumWires), int(h.NumPub)
 	l := layoutFor(domain, wires, public)
@@ -161,9 +168,6 @@ func LoadKey(path string) (*ProvingKey, *VerifyingKey, error) {
 	buf, err := hostmem.MapFile(int(f.Fd()), 0, l.size)
 	if err != nil {
 		return nil, nil, fmt.Errorf("load key %s: %w", path, err)
-	}
-	if h.BitsPerMille > 1000 {
-		return nil, nil, fmt.Errorf("load key %s: bit fraction %d/1000 (%w)", path, h.BitsPerMille, ErrKeyFormat)
 	}
 	pk := &ProvingKey{
 		Kind:   KindRandom,
@@ -186,6 +190,27 @@ func LoadKey(path string) (*ProvingKey, *VerifyingKey, error) {
 		vk.IC = append(vk.IC, g1From(&h.IC[i]))
 	}
 	return pk, vk, nil
+}
+
+// checkHeaderShape checks a header's sizes against the circuit of its
+// domain: a key file only ever holds provebench's circuit.
+func checkHeaderShape(h *keyHeader) error {
+	if h.Domain > 1<<circuit.MaxLogConstraints {
+		return fmt.Errorf("domain %d is beyond 2^%d", h.Domain, circuit.MaxLogConstraints)
+	}
+	p := circuit.Params{Constraints: int(h.Domain)}
+	if err := p.Validate(); err != nil {
+		return err
+	}
+	switch {
+	case h.NumWires != uint64(p.NumWires()) || h.NumPub != circuit.NumPublic:
+		return fmt.Errorf("%d wires, %d public; circuit 2^%d has %d, %d", h.NumWires, h.NumPub, p.LogConstraints(), p.NumWires(), circuit.NumPublic)
+	case h.Kind != 1 && h.Kind != 2:
+		return fmt.Errorf("key kind %d", h.Kind)
+	case h.Kind == 1 && h.NumIC != 1+circuit.NumPublic:
+		return fmt.Errorf("setup key with %d IC points, want %d", h.NumIC, 1+circuit.NumPublic)
+	}
+	return nil
 }
 
 // writeKeyFile writes a key held in memory (a setup's output) to path.

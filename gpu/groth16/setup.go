@@ -1,6 +1,7 @@
 package groth16
 
 import (
+	"context"
 	"crypto/rand"
 	"fmt"
 	"io"
@@ -31,6 +32,19 @@ func randomScalar(rng io.Reader) (fr.Element, error) {
 	}
 }
 
+// chunked applies a batch scalar multiplication to scalars setupChunk at
+// a time, checking ctx between chunks.
+func chunked[P any](ctx context.Context, scalars []fr.Element, batch func([]fr.Element) []P) ([]P, error) {
+	out := make([]P, 0, len(scalars))
+	for start := 0; start < len(scalars); start += setupChunk {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		out = append(out, batch(scalars[start:min(start+setupChunk, len(scalars))])...)
+	}
+	return out, nil
+}
+
 // toxicWaste is the secret randomness of a setup; it is discarded once the
 // keys exist.
 type toxicWaste struct{ tau, alpha, beta, gamma, delta fr.Element }
@@ -40,6 +54,20 @@ type toxicWaste struct{ tau, alpha, beta, gamma, delta fr.Element }
 // fixed-base scalar multiplications per wire: seconds at 2^16, which is where
 // KeyAuto switches to benchmark keys.
 func Setup(p circuit.Params, rng io.Reader) (*ProvingKey, *VerifyingKey, error) {
+	return SetupContext(context.Background(), p, rng)
+}
+
+// setupChunk is how many scalar multiplications a setup does between looks
+// at its context: a fraction of a second on one core.
+const setupChunk = 1 << 12
+
+// SetupContext is Setup that stops, returning ctx's error, soon after ctx
+// is cancelled: a setup at 2^16 takes tens of seconds, too long to make a
+// user who pressed Ctrl-C wait.
+func SetupContext(ctx context.Context, p circuit.Params, rng io.Reader) (*ProvingKey, *VerifyingKey, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
 	if err := p.Validate(); err != nil {
 		return nil, nil, err
 	}
@@ -123,11 +151,22 @@ func Setup(p circuit.Params, rng io.Reader) (*ProvingKey, *VerifyingKey, error) 
 		Domain:       n,
 		NumWires:     nWires,
 		NumPublic:    circuit.NumPublic,
-		A:            bls12381.BatchScalarMultiplicationG1(&g1, u),
-		B1:           bls12381.BatchScalarMultiplicationG1(&g1, v),
-		B2:           bls12381.BatchScalarMultiplicationG2(&g2, v),
-		L:            bls12381.BatchScalarMultiplicationG1(&g1, k[nPub:]),
-		H:            bls12381.BatchScalarMultiplicationG1(&g1, hs),
+	}
+	var err error
+	for _, m := range []struct {
+		dst     *[]bls12381.G1Affine
+		scalars []fr.Element
+	}{{&pk.A, u}, {&pk.B1, v}, {&pk.L, k[nPub:]}, {&pk.H, hs}} {
+		if *m.dst, err = chunked(ctx, m.scalars, func(s []fr.Element) []bls12381.G1Affine {
+			return bls12381.BatchScalarMultiplicationG1(&g1, s)
+		}); err != nil {
+			return nil, nil, err
+		}
+	}
+	if pk.B2, err = chunked(ctx, v, func(s []fr.Element) []bls12381.G2Affine {
+		return bls12381.BatchScalarMultiplicationG2(&g2, s)
+	}); err != nil {
+		return nil, nil, err
 	}
 	fixed1 := bls12381.BatchScalarMultiplicationG1(&g1, []fr.Element{tw.alpha, tw.beta, tw.delta})
 	fixed2 := bls12381.BatchScalarMultiplicationG2(&g2, []fr.Element{tw.beta, tw.gamma, tw.delta})
