@@ -15,11 +15,6 @@ import (
 // CUDABuilt tells whether this binary contains the CUDA backend.
 const CUDABuilt = true
 
-// DefaultPrecompute is the CUDA backend's precompute factor for the bases of
-// its full-width MSMs, lowered at load where the device lacks the memory
-// (docs/gpu.md has the measurements behind it: on an H200 at 2^24 it takes
-// the MSMs from 381 to 299 ms per partition for 24 GiB of device memory).
-const DefaultPrecompute = 8
 
 // openCUDA opens ICICLE on the first opts.Devices GPUs (all when 0), with
 // datasets synthesized into page-locked memory and the precompute factor
@@ -29,7 +24,7 @@ const DefaultPrecompute = 8
 // PROVEBENCH_PIN_DATASETS=0 synthesizes into pageable memory;
 // PROVEBENCH_MSM_PRECOMPUTE=N sets the precompute factor.
 func openCUDA(opts Options) (gpu.Backend, error) {
-	o := cuda.Options{Rand: opts.Rand, PinDatasets: true, PrecomputeFactor: DefaultPrecompute}
+	o := cuda.Options{Rand: opts.Rand, PinDatasets: true, PrecomputeFactor: cuda.DefaultPrecomputeFactor}
 	if t := os.Getenv("PROVEBENCH_ICICLE_DEVICE"); t != "" {
 		o.DeviceType = strings.ToUpper(t)
 	}

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	goruntime "runtime"
 	"slices"
 	"sync"
 	"unsafe"
@@ -62,6 +63,12 @@ type Options struct {
 	BackendDir string
 }
 
+// DefaultPrecomputeFactor is the precompute factor the provebench binary
+// and the benchmarks use, lowered at load where the device lacks the memory
+// (docs/gpu.md has the measurements behind it: on an H200 at 2^24 it takes
+// the MSMs from 385 to 300 ms per partition for 24 GiB of device memory).
+const DefaultPrecomputeFactor = 8
+
 // Backend is the ICICLE prover.
 type Backend struct {
 	deviceType string
@@ -69,9 +76,7 @@ type Backend struct {
 	devs       []*device
 	pinUploads bool
 	precompute int
-	// pinner page-locks datasets (Options.PinDatasets), on a thread of its
-	// own with the first device selected: the driver needs a current
-	// context, which synthesis threads do not have.
+	// pinner page-locks datasets (Options.PinDatasets).
 	pinner *pinner
 
 	randMu sync.Mutex
@@ -155,12 +160,13 @@ func New(opts Options) (*Backend, error) {
 		b.devs = append(b.devs, d)
 	}
 	if opts.PinDatasets {
-		t, err := startThread(b.devs[0].icl)
+		var ctx cuContext
+		err := b.devs[0].launch.do(func() (err error) { ctx, err = b.drv.currentContext(); return err })
 		if err != nil {
 			_ = b.Close()
-			return nil, fmt.Errorf("cuda backend: pinning thread: %w", err)
+			return nil, fmt.Errorf("cuda backend: context for page-locking: %w", err)
 		}
-		b.pinner = &pinner{drv: b.drv, thread: t}
+		b.pinner = &pinner{drv: b.drv, ctx: ctx}
 	}
 	return b, nil
 }
@@ -175,18 +181,31 @@ func (b *Backend) HostPinner() hostmem.Pinner {
 }
 
 // pinner page-locks host memory for every device (CU_MEMHOSTREGISTER_PORTABLE)
-// on a thread that has a CUDA context current.
+// on the calling thread, with the first device's context made current
+// there: the synthesis workers lock their datasets in parallel (the kernel
+// commits and zeroes each page as it locks it, about 0.2 s for a 2^24
+// dataset; one thread for all of them held 12 workers back by seconds).
 type pinner struct {
-	drv    *driver
-	thread *thread
+	drv *driver
+	ctx cuContext
 }
 
 func (p *pinner) Pin(mem []byte) error {
-	return p.thread.do(func() error { return p.drv.pin(unsafe.Pointer(&mem[0]), len(mem)) })
+	return p.onThread(func() error { return p.drv.pin(unsafe.Pointer(&mem[0]), len(mem)) })
 }
 
 func (p *pinner) Unpin(mem []byte) error {
-	return p.thread.do(func() error { return p.drv.unpin(unsafe.Pointer(&mem[0])) })
+	return p.onThread(func() error { return p.drv.unpin(unsafe.Pointer(&mem[0])) })
+}
+
+// onThread runs fn locked to the calling thread with the context current.
+func (p *pinner) onThread(fn func() error) error {
+	goruntime.LockOSThread()
+	defer goruntime.UnlockOSThread()
+	if err := p.drv.makeCurrent(p.ctx); err != nil {
+		return err
+	}
+	return fn()
 }
 
 // deviceIDs resolves the device list against the devices ICICLE sees.
@@ -361,9 +380,6 @@ func (b *Backend) Close() error {
 		if err := d.close(); err != nil {
 			errs = append(errs, fmt.Errorf("cuda backend: close device %d: %w", d.id, err))
 		}
-	}
-	if b.pinner != nil {
-		b.pinner.thread.close(nil)
 	}
 	b.drv.close()
 	return errors.Join(errs...)

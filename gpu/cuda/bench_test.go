@@ -61,11 +61,11 @@ func (e *benchEnv) dataset(mode string) (*dataset.Dataset, bool, bool) {
 }
 
 // benchPrecompute is the precompute factor of the benchmarks' backend:
-// $PROVEBENCH_MSM_PRECOMPUTE, default none.
+// $PROVEBENCH_MSM_PRECOMPUTE, default the product's.
 func benchPrecompute(b *testing.B) int {
 	v := os.Getenv("PROVEBENCH_MSM_PRECOMPUTE")
 	if v == "" {
-		return 1
+		return DefaultPrecomputeFactor
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {
