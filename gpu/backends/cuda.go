@@ -15,7 +15,6 @@ import (
 // CUDABuilt tells whether this binary contains the CUDA backend.
 const CUDABuilt = true
 
-
 // openCUDA opens ICICLE on the first opts.Devices GPUs (all when 0), with
 // datasets synthesized into page-locked memory and the precompute factor
 // docs/gpu.md gives the measurements for. The environment can change three
