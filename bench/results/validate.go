@@ -20,11 +20,16 @@ var ErrInvalid = errors.New("invalid results document")
 // its first configuration, with nothing to report or compare.
 var ErrEmpty = fmt.Errorf("no scenarios (%w)", ErrInvalid)
 
-// Validate checks what readers rely on: scenarios present, named and
-// unique; every status known; every figure finite and not negative; every
-// series column as long as its time axis. It lists every problem found.
+// Validate checks what readers rely on: scenarios present (a shard may be
+// empty: with more shards than configurations some get none, and merge
+// takes them), named and unique; every status known; every figure finite
+// and not negative; every series column as long as its time axis. It lists
+// every problem found.
 func (r *Run) Validate() error {
 	if len(r.Scenarios) == 0 {
+		if r.Shard != nil {
+			return nil
+		}
 		return ErrEmpty
 	}
 	var errs []error

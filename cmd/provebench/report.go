@@ -37,6 +37,9 @@ report.md with the tables and report.html embedding the plots.`,
 			if err != nil {
 				return usageError{err}
 			}
+			if len(doc.Scenarios) == 0 {
+				return usagef("%s: an empty shard has nothing to report: merge it with the other shards (provebench merge)", args[0])
+			}
 			if out == "" {
 				return usagef("--out: an output directory is required")
 			}
