@@ -252,3 +252,7 @@ func HostEnvironment(ctx context.Context) results.Environment {
 	env.GoVersion = runtime.Version()
 	return env
 }
+
+// ToolVersion is the module version and VCS revision of this binary, as
+// results documents record it.
+func ToolVersion() string { return toolVersion() }

@@ -7,6 +7,7 @@ import (
 
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/sim"
 )
 
 // Spec is one configuration to run: what the scenario loader produces for
@@ -47,4 +48,16 @@ type Spec struct {
 	Timeout        time.Duration `json:"timeout"`
 	// MemoryLimit stops a repetition whose RSS exceeds it; 0 means none.
 	MemoryLimit int64 `json:"memory_limit"`
+
+	// Simulate holds what `provebench simulate` needs beyond a calibration:
+	// stage costs written directly (for systems provebench cannot run) and
+	// the host to simulate on. `run` ignores it.
+	Simulate SimulateSpec `json:"simulate,omitzero"`
+}
+
+// SimulateSpec is a scenario's simulate block. Zero stage fields are taken
+// from the calibration; zero host fields from the calibration host.
+type SimulateSpec struct {
+	Stages sim.Stages `json:"stages,omitzero"`
+	Host   sim.Host   `json:"host,omitzero"`
 }

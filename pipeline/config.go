@@ -7,31 +7,6 @@ import (
 	"github.com/provebench/provebench/gpu/circuit"
 )
 
-// Strategy is how admission to synthesis holds back finished work.
-type Strategy string
-
-// The strategies.
-const (
-	// Release: a partition permit (one of PartitionWorkers) is taken before
-	// synthesis and released right after it. Finished partitions then wait
-	// to send on a full channel, each holding its whole dataset: the pile-up
-	// that ran the seed out of memory.
-	Release Strategy = "release"
-	// Hold: the permit is held until the channel has accepted the partition.
-	Hold Strategy = "hold"
-	// Budget: admission reserves the dataset's bytes before synthesis; the
-	// a/b/c bytes come back at the early free (or at dealloc without it), the
-	// rest at dealloc. Live dataset bytes never exceed BudgetBytes.
-	Budget Strategy = "budget"
-	// Pacer: admission is paced by a feedback controller that keeps the GPU
-	// queue (partitions synthesized and not yet taken by a GPU worker) at a
-	// target depth; see the package documentation for the control law.
-	Pacer Strategy = "pacer"
-)
-
-// Strategies lists the valid strategies.
-var Strategies = []Strategy{Release, Hold, Budget, Pacer}
-
 // Workload is what a run proves: a batch of Proofs proofs, Concurrency of
 // them in flight at once (as cuzk-bench batch -n -j), each of Partitions
 // partitions of Constraints constraints.

@@ -17,8 +17,9 @@
 // A single dispatcher admits partitions in (proof, partition) order, as
 // cuzk's dispatcher does: a proof takes one of the Concurrency slots before
 // its first partition and gives it back when its last partition has ended.
-// Admission passes the strategy's gate, then one of SynthesisWorkers
-// synthesis slots. Each admitted partition synthesizes in its own goroutine
+// Admission waits until every gate of the strategy is ready at once (the
+// synthesis cap of SynthesisWorkers slots among them) and then takes from
+// each. Each admitted partition synthesizes in its own goroutine
 // and then offers its dataset to the channel of capacity ChannelCapacity;
 // it waits there, holding the dataset, while the channel is full. The GPU
 // workers (GPUWorkers on each of the backend's devices) take partitions
@@ -38,9 +39,18 @@
 //
 // # Strategies
 //
-// Config.Strategy selects how admission holds back finished work; the
-// other knobs (channel capacity, early free, GPU workers per device,
-// synthesis workers) are independent of it.
+// Config.Strategy selects how admission holds back finished work: a set
+// of gates (Gate), each in its own file, behind one small interface: Ready
+// and Admit at admission, then On for each step of the partition's path
+// (synthesized, sent, taken, started, a/b/c freed, deallocated, ended).
+// Core holds the gates and the counters; the engine drives it in real time
+// and the simulator (package pipeline/sim) in virtual time, so a strategy
+// is written once. A strategy names its gates joined by "+" (at most one
+// permit gate, then budget, then pacer: "budget+pacer" is cuzk's final
+// engine); the synthesis cap (SynthesisWorkers, cuzk's
+// max_parallel_synthesis) is a gate of every strategy. The four single
+// gates are the presets. The other knobs (channel capacity, early free,
+// GPU workers per device) are independent of the strategy.
 //
 //   - release: a partition takes one of PartitionWorkers (pw) permits
 //     before synthesis and returns it as soon as synthesis ends. Finished
@@ -148,6 +158,6 @@
 // it), gpu_start (Backend.Start), free_abc, finalize (Start returned to
 // Job.Wait returned) and dealloc, which follow one another without gaps,
 // plus the backend's own stages. Summarize aggregates them by stage name
-// for reports, and they are the calibration data for the planned
-// simulator.
+// for reports, and they are the calibration data of the simulator
+// (bench/simulate).
 package pipeline

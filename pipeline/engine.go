@@ -101,7 +101,7 @@ type run struct {
 	opts Options
 	w    Workload
 	c    Config
-	tr   *Tracker
+	core *Core
 
 	start time.Time
 	// ch and chanSlots are the bounded channel to the GPU workers (see
@@ -110,15 +110,9 @@ type run struct {
 	chanSlots *semaphore.Weighted
 
 	proofSlots *semaphore.Weighted // Workload.Concurrency
-	synthSlots *semaphore.Weighted // Config.SynthesisWorkers
-	permits    *semaphore.Weighted // release, hold: PartitionWorkers
-	budget     *semaphore.Weighted // budget: BudgetBytes
-	inFlight   *semaphore.Weighted // pacer: MaxInFlight
-	pacer      *pacer
 
-	// resvABC and resvWires are what the budget strategy reserves per
-	// partition.
-	resvABC, resvWires int64
+	// resv is what the budget gate reserves per partition (0 without one).
+	resv int64
 
 	finalizers errgroup.Group
 
@@ -129,41 +123,35 @@ type run struct {
 
 func newRun(opts Options, tr *Tracker) *run {
 	w, c := opts.Workload, opts.Config
+	abc, wires := DatasetBytes(w)
 	r := &run{
 		opts:       opts,
 		w:          w,
 		c:          c,
-		tr:         tr,
+		core:       NewCore(c, tr, abc, wires),
 		ch:         make(chan *item, c.ChannelCapacity),
 		chanSlots:  semaphore.NewWeighted(int64(c.ChannelCapacity)),
 		proofSlots: semaphore.NewWeighted(int64(w.Concurrency)),
-		synthSlots: semaphore.NewWeighted(int64(c.SynthesisWorkers)),
 		proofs:     make([]*proofState, w.Proofs),
 		timings:    make([]PartitionTiming, w.Proofs*w.Partitions),
 	}
-	switch c.Strategy {
-	case Release, Hold:
-		r.permits = semaphore.NewWeighted(int64(c.PartitionWorkers))
-	case Budget:
-		r.budget = semaphore.NewWeighted(c.BudgetBytes)
-		r.resvABC, r.resvWires = w.Circuit().DatasetBytes()
-	case Pacer:
-		r.inFlight = semaphore.NewWeighted(int64(c.Pacer.MaxInFlight))
+	if c.Strategy.Has(Budget) {
+		r.resv = abc + wires
 	}
 	return r
 }
 
+// now is the offset from the run's start, the core's clock.
+func (r *run) now() time.Duration { return time.Since(r.start) }
+
 // execute runs the stages to completion: the dispatcher, the GPU workers
-// and the finalizers they start, and the pacer's control loop.
+// and the finalizers they start, and the gates' control loop.
 func (r *run) execute(ctx context.Context) {
 	r.start = time.Now()
 	var control errgroup.Group
-	stopControl := func() {}
-	if r.c.Strategy == Pacer {
-		r.pacer = newPacer(r.c.Pacer, r.c.SynthesisWorkers, r.tr, r.start)
-		var pctx context.Context
-		pctx, stopControl = context.WithCancel(ctx)
-		control.Go(func() error { r.pacer.run(pctx); return nil })
+	cctx, stopControl := context.WithCancel(ctx)
+	if iv := r.core.TickInterval(); iv > 0 {
+		control.Go(func() error { r.tick(cctx, iv); return nil })
 	}
 
 	var stages errgroup.Group
@@ -178,8 +166,20 @@ func (r *run) execute(ctx context.Context) {
 
 	stopControl()
 	_ = control.Wait()
-	if r.pacer != nil {
-		r.pacerLog = r.pacer.samples()
+	r.pacerLog = r.core.PacerSamples()
+}
+
+// tick runs the gates' control loop every iv until ctx is done.
+func (r *run) tick(ctx context.Context, iv time.Duration) {
+	t := time.NewTicker(iv)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.core.Tick(r.now())
+		}
 	}
 }
 

@@ -418,3 +418,38 @@ func TestEngineRunsOnce(t *testing.T) {
 		t.Fatal("second Run succeeded")
 	}
 }
+
+// TestComposedGatesAllHold runs cuzk's final shape, a byte budget and a
+// pacer under a synthesis cap, plus the permits of hold: every gate's bound
+// holds at once.
+func TestComposedGatesAllHold(t *testing.T) {
+	one := datasetBytes()
+	cfg := Config{Strategy: "hold+budget+pacer", PartitionWorkers: 3, BudgetBytes: 2 * one, SynthesisWorkers: 2,
+		ChannelCapacity: 2, GPUWorkers: 1,
+		Pacer: PacerConfig{TargetDepth: 1, Kp: 0.2, Ki: 0.02, Interval: time.Millisecond, MaxInFlight: 3}}
+	fb := &fakeBackend{startDur: time.Millisecond, waitDur: 2 * time.Millisecond}
+	rep, tr, err := runChecked(t, context.Background(), Options{
+		Backend: fb, Workload: tinyWorkload(2, 6, 1), Config: cfg,
+		Synthesize: fakeSynth(2*time.Millisecond, nil),
+	}, nil)
+	if err != nil || rep.PartitionsDone != 12 {
+		t.Fatalf("%d partitions done, err %v", rep.PartitionsDone, err)
+	}
+	for _, b := range []struct {
+		counter string
+		bound   int64
+	}{
+		{CounterPermitsHeld, 3},
+		{CounterBudgetReservedBytes, 2 * one},
+		{CounterDatasetBytes, 2 * one},
+		{CounterSynthesizing, 2},
+		{CounterPreGPU, 3},
+	} {
+		if p := peak(t, tr, b.counter); p > b.bound || p == 0 {
+			t.Errorf("peak %s %d, want in (0, %d]", b.counter, p, b.bound)
+		}
+	}
+	if len(rep.Pacer) == 0 {
+		t.Error("no pacer trace")
+	}
+}

@@ -25,12 +25,9 @@ type item struct {
 	part  int
 	t     *PartitionTiming
 	ds    *dataset.Dataset
-
-	permit   bool  // holds a partition permit (release, hold)
-	inFlight bool  // holds a max_in_flight slot (pacer)
-	preGPU   bool  // counted in pre_gpu
-	resvABC  int64 // budget bytes still reserved for a/b/c
-	resvWire int64 // budget bytes still reserved for the wires
+	// tk is the partition's record in the core: what the gates hold for
+	// it and which live counters it is in.
+	tk Ticket
 
 	synthEnd     time.Time
 	finalizeFrom time.Time
@@ -97,54 +94,30 @@ func (r *run) startProof(ctx context.Context, id int) *proofState {
 		timing:    ProofTiming{Proof: id, Started: time.Since(r.start)},
 	}
 	r.proofs[id] = pr
-	r.tr.inc(cProofsInFlight)
+	r.core.ProofStarted()
 	return pr
 }
 
-// admit passes partition k of pr through the strategy's gate and a
-// synthesis slot. since is when it became next in line.
+// admit passes partition k of pr through the strategy's gates. since is
+// when it became next in line.
 func (r *run) admit(pr *proofState, k int, since time.Time) (*item, error) {
 	ctx := pr.ctx
-	if err := ctx.Err(); err != nil {
-		return nil, err
-	}
 	it := &item{proof: pr, part: k}
-	var err error
-	switch r.c.Strategy {
-	case Release, Hold:
-		if err = r.permits.Acquire(ctx, 1); err == nil {
-			it.permit = true
-			r.tr.inc(cPermitsHeld)
+	for {
+		// Checked before each try: a partition admitted as its proof
+		// failed would start a doomed synthesis.
+		if err := ctx.Err(); err != nil {
+			return nil, err
 		}
-	case Budget:
-		if err = r.budget.Acquire(ctx, r.resvABC+r.resvWires); err == nil {
-			it.resvABC, it.resvWire = r.resvABC, r.resvWires
-			r.tr.add(cBudgetReserved, r.resvABC+r.resvWires)
+		ok, retry, changed := r.core.TryAdmit(r.now(), &it.tk)
+		if ok {
+			break
 		}
-	case Pacer:
-		if err = r.pacer.acquire(ctx); err == nil {
-			if err = r.inFlight.Acquire(ctx, 1); err == nil {
-				it.inFlight = true
-			}
+		if err := r.waitGates(ctx, retry, changed); err != nil {
+			return nil, err
 		}
-	}
-	if err == nil {
-		err = r.synthSlots.Acquire(ctx, 1)
-	}
-	if err == nil {
-		// A slot taken as the proof failed would start a doomed synthesis.
-		err = ctx.Err()
-		if err != nil {
-			r.synthSlots.Release(1)
-		}
-	}
-	if err != nil {
-		r.release(it)
-		return nil, err
 	}
 	now := time.Now()
-	it.preGPU = true
-	r.tr.inc(cPreGPU)
 	it.t = &r.timings[pr.id*r.w.Partitions+k]
 	*it.t = PartitionTiming{
 		Proof:         pr.id,
@@ -157,36 +130,48 @@ func (r *run) admit(pr *proofState, k int, since time.Time) (*item, error) {
 	return it, nil
 }
 
+// waitGates waits until the gates may have opened: an event (changed),
+// the offset retry (if not 0) or ctx's end, which it returns.
+func (r *run) waitGates(ctx context.Context, retry time.Duration, changed <-chan struct{}) error {
+	var timeout <-chan time.Time
+	if retry > 0 {
+		t := time.NewTimer(retry - r.now())
+		defer t.Stop()
+		timeout = t.C
+	}
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case <-changed:
+	case <-timeout:
+	}
+	return nil
+}
+
 // synthesizeAndSend synthesizes the partition and offers it to the GPU
 // workers through the channel.
 func (r *run) synthesizeAndSend(it *item) {
 	ctx := it.proof.ctx
-	r.tr.inc(cSynthesizing)
+	r.core.SynthesisStarted(&it.tk)
 	t0 := time.Now()
 	ds, err := r.opts.Synthesize(ctx, it.proof.id, it.part)
 	it.synthEnd = time.Now()
 	it.t.Synthesis = it.synthEnd.Sub(t0)
-	r.tr.dec(cSynthesizing)
-	r.synthSlots.Release(1)
 	switch {
 	case err == nil && ds == nil:
 		err = errors.New("synthesize returned no dataset")
 	case err != nil && ds != nil:
 		ds.Free() // a dataset that came with an error is not the pipeline's to count
 	}
+	var abc, wires int64
 	if err == nil {
 		it.ds = ds
-		abc, wires := ds.LiveABCBytes(), ds.LiveWireBytes()
-		r.tr.add(cABCBytes, abc)
-		r.tr.add(cWireBytes, wires)
-		r.tr.add(cDatasetBytes, abc+wires)
-		if r.budget != nil && abc+wires > it.resvABC+it.resvWire {
-			err = fmt.Errorf("synthesized dataset of %d bytes exceeds its budget reservation of %d", abc+wires, it.resvABC+it.resvWire)
+		abc, wires = ds.LiveABCBytes(), ds.LiveWireBytes()
+		if r.resv > 0 && abc+wires > r.resv {
+			err = fmt.Errorf("synthesized dataset of %d bytes exceeds its budget reservation of %d", abc+wires, r.resv)
 		}
 	}
-	if r.c.Strategy == Release {
-		r.releasePermit(it)
-	}
+	r.core.Synthesized(r.now(), &it.tk, abc, wires)
 	if err != nil {
 		r.end(it, fmt.Errorf("synthesis: %w", err))
 		return
@@ -196,19 +181,12 @@ func (r *run) synthesizeAndSend(it *item) {
 	// channel of C: a slot is returned only after the GPU worker has moved
 	// the counters, so in_channel never reads above C, and a sender
 	// holding a slot never blocks on the channel.
-	r.tr.inc(cWaitingSend)
-	r.tr.inc(cQueueDepth)
+	r.core.WaitingSend(&it.tk)
 	if err := r.chanSlots.Acquire(ctx, 1); err != nil {
-		r.tr.dec(cWaitingSend)
-		r.tr.dec(cQueueDepth)
 		r.end(it, err)
 		return
 	}
-	r.tr.dec(cWaitingSend)
-	r.tr.inc(cInChannel)
-	if r.c.Strategy == Hold {
-		r.releasePermit(it)
-	}
+	r.core.Sent(r.now(), &it.tk)
 	r.ch <- it // the item belongs to a GPU worker from here
 }
 
@@ -217,12 +195,8 @@ func (r *run) synthesizeAndSend(it *item) {
 // worker is free for the next partition as soon as Start returns.
 func (r *run) gpuWorker(dev int) {
 	for it := range r.ch {
-		r.tr.dec(cInChannel)
-		r.tr.dec(cQueueDepth)
+		r.core.Taken(r.now(), &it.tk)
 		r.chanSlots.Release(1)
-		it.preGPU = false
-		r.tr.dec(cPreGPU)
-		r.releaseInFlight(it)
 		it.t.QueueWait = time.Since(it.synthEnd)
 
 		ctx := it.proof.ctx
@@ -231,12 +205,11 @@ func (r *run) gpuWorker(dev int) {
 			continue
 		}
 		it.t.Device = dev
-		r.tr.inc(cOnGPU)
+		r.core.StartBegan(&it.tk)
 		t0 := time.Now()
 		job, err := r.opts.Backend.Start(ctx, dev, it.ds)
 		it.t.GPUStart = time.Since(t0)
-		r.tr.dec(cOnGPU)
-		r.tr.inc(cGPUStarts)
+		r.core.Started(r.now(), &it.tk)
 		if err == nil && job == nil {
 			err = errors.New("backend returned no job")
 		}
@@ -247,13 +220,11 @@ func (r *run) gpuWorker(dev int) {
 		if r.c.EarlyFree {
 			t1 := time.Now()
 			freed := it.ds.FreeABC()
-			r.tr.add(cABCBytes, -freed)
-			r.tr.add(cDatasetBytes, -freed)
-			r.releaseBudgetABC(it)
+			r.core.ABCFreed(r.now(), &it.tk, freed)
 			it.t.FreeABC = time.Since(t1)
 		}
 		it.finalizeFrom = time.Now()
-		r.tr.inc(cFinalizing)
+		r.core.Finalizing(&it.tk)
 		r.finalizers.Go(func() error { r.finalize(it, job); return nil })
 	}
 }
@@ -263,7 +234,7 @@ func (r *run) gpuWorker(dev int) {
 func (r *run) finalize(it *item, job gpu.Job) {
 	res, err := job.Wait()
 	it.t.Finalize = time.Since(it.finalizeFrom)
-	r.tr.dec(cFinalizing)
+	r.core.Finalized(&it.tk)
 	it.t.Stages = res.Stages
 
 	var public []fr.Element
@@ -288,8 +259,8 @@ func (r *run) finalize(it *item, job gpu.Job) {
 	r.end(it, nil)
 }
 
-// dealloc frees what is left of the partition's dataset and returns its
-// budget reservation, timing the free.
+// dealloc frees what is left of the partition's dataset, timing the
+// free.
 func (r *run) dealloc(it *item) {
 	if it.ds == nil {
 		return
@@ -297,38 +268,27 @@ func (r *run) dealloc(it *item) {
 	t0 := time.Now()
 	abc, wires := it.ds.Free()
 	it.ds = nil
-	r.tr.add(cABCBytes, -abc)
-	r.tr.add(cWireBytes, -wires)
-	r.tr.add(cDatasetBytes, -(abc + wires))
-	r.releaseBudgetABC(it)
-	r.releaseBudgetWires(it)
+	r.core.Deallocated(r.now(), &it.tk, abc, wires)
 	it.t.Dealloc = time.Since(t0)
 }
 
-// end finishes a partition on any path: it releases whatever the partition
-// still holds, records its outcome and tells its proof. A partition whose
-// proof context is done when it fails counts as cancelled: the failure is a
-// consequence, not a cause.
+// end finishes a partition on any path: it frees its dataset, records its
+// outcome, has the core return whatever the partition still holds and
+// tells its proof. A partition whose proof context is done when it fails
+// counts as cancelled: the failure is a consequence, not a cause.
 func (r *run) end(it *item, err error) {
 	r.dealloc(it)
-	r.release(it)
-	if it.preGPU {
-		it.preGPU = false
-		r.tr.dec(cPreGPU)
-	}
 	outcome := Done
 	switch {
 	case err == nil:
-		r.tr.inc(cPartitionsDone)
 	case it.proof.ctx.Err() != nil:
 		outcome = Cancelled
 		err = context.Cause(it.proof.ctx)
-		r.tr.inc(cPartitionsCancelled)
 	default:
 		outcome = Failed
 		err = fmt.Errorf("proof %d partition %d: %w", it.proof.id, it.part, err)
-		r.tr.inc(cPartitionsFailed)
 	}
+	r.core.Ended(r.now(), &it.tk, outcome)
 	it.t.Outcome, it.t.Err = outcome, err
 	pr := it.proof
 	if outcome == Failed {
@@ -344,45 +304,6 @@ func (r *run) end(it *item, err error) {
 		pr.mu.Unlock()
 	}
 	pr.partitionsEnded(r, 1, outcome)
-}
-
-// release returns the admission resources an item still holds.
-func (r *run) release(it *item) {
-	r.releasePermit(it)
-	r.releaseInFlight(it)
-	r.releaseBudgetABC(it)
-	r.releaseBudgetWires(it)
-}
-
-func (r *run) releasePermit(it *item) {
-	if it.permit {
-		it.permit = false
-		r.tr.dec(cPermitsHeld)
-		r.permits.Release(1)
-	}
-}
-
-func (r *run) releaseInFlight(it *item) {
-	if it.inFlight {
-		it.inFlight = false
-		r.inFlight.Release(1)
-	}
-}
-
-func (r *run) releaseBudgetABC(it *item) {
-	if it.resvABC > 0 {
-		r.tr.add(cBudgetReserved, -it.resvABC)
-		r.budget.Release(it.resvABC)
-		it.resvABC = 0
-	}
-}
-
-func (r *run) releaseBudgetWires(it *item) {
-	if it.resvWire > 0 {
-		r.tr.add(cBudgetReserved, -it.resvWire)
-		r.budget.Release(it.resvWire)
-		it.resvWire = 0
-	}
 }
 
 // fail marks the proof failed and cancels its other partitions: they stop
@@ -430,15 +351,7 @@ func (pr *proofState) partitionsEnded(r *run, n int, outcome Outcome) {
 	if !last {
 		return
 	}
-	switch outcomeNow {
-	case Done:
-		r.tr.inc(cProofsDone)
-	case Failed:
-		r.tr.inc(cProofsFailed)
-	case Cancelled:
-		r.tr.inc(cProofsCancelled)
-	}
+	r.core.ProofEnded(outcomeNow)
 	pr.cancel(nil) // release the context; nothing of the proof runs any more
-	r.tr.dec(cProofsInFlight)
 	r.proofSlots.Release(1)
 }

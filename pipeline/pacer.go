@@ -1,9 +1,7 @@
 package pipeline
 
 import (
-	"context"
 	"math"
-	"sync"
 	"time"
 )
 
@@ -24,6 +22,29 @@ const (
 	pacerBurst = 2.0
 )
 
+// Pacer defaults (see DefaultPacerConfig).
+const (
+	DefaultTargetDepth   = 2
+	DefaultKp            = 0.1
+	DefaultKi            = 0.01
+	DefaultPacerInterval = 20 * time.Millisecond
+	// MinPacerInterval bounds the control period from below: a faster
+	// controller only burns CPU, the queue cannot move faster than a
+	// partition's GPU time.
+	MinPacerInterval = time.Millisecond
+)
+
+// DefaultPacerConfig returns the pacer defaults. MaxInFlight stays 0: its
+// default depends on the synthesis workers (see Config.Resolved).
+func DefaultPacerConfig() PacerConfig {
+	return PacerConfig{
+		TargetDepth: DefaultTargetDepth,
+		Kp:          DefaultKp,
+		Ki:          DefaultKi,
+		Interval:    DefaultPacerInterval,
+	}
+}
+
 // PacerSample is the controller's state after one control period.
 type PacerSample struct {
 	// T is the offset from the run's start.
@@ -41,137 +62,130 @@ type PacerSample struct {
 	Rate float64 `json:"rate"`
 }
 
-// pacer admits partitions at a rate set by a PI controller on the GPU queue
-// depth, with the GPU's measured rate as feed-forward. acquire is called by
-// the dispatcher alone; tick by the control loop alone; the two share state
-// under mu.
+// pacer is the pacer gate: it admits partitions at a rate set by a PI
+// controller on the GPU queue depth, with the GPU's measured rate as
+// feed-forward, and caps the partitions admitted and not yet taken by a GPU
+// worker at MaxInFlight. Times are offsets from the run's start.
 type pacer struct {
-	cfg   PacerConfig
-	tr    *Tracker
-	start time.Time
+	cfg PacerConfig
+	tr  *Tracker
 
-	mu sync.Mutex
-	// Token bucket: acquire takes one token; tokens accrue at rate per
+	// inFlight counts partitions admitted and not yet taken by a GPU
+	// worker.
+	inFlight int64
+
+	// Token bucket: Admit takes one token; tokens accrue at rate per
 	// second up to pacerBurst, except for the bootstrap grant.
 	tokens     float64
 	rate       float64
-	lastRefill time.Time
+	lastRefill time.Duration
 
 	// GPU rate estimate: moving average of the interval between Start
-	// completions (seconds), known after the second one; lastEvent is
-	// zero until the first.
+	// completions (seconds), known after the second one; seen is false
+	// until the first.
 	interval   float64
 	known      bool
 	prevStarts int64
-	lastEvent  time.Time
+	lastEvent  time.Duration
+	seen       bool
 
 	integral   float64
 	multiplier float64
-	lastTick   time.Time
+	lastTick   time.Duration
 	trace      []PacerSample
 }
 
 // newPacer makes a pacer whose bootstrap grant fills the synthesis workers
 // and the target queue before the GPU's rate is known.
-func newPacer(cfg PacerConfig, synthWorkers int, tr *Tracker, start time.Time) *pacer {
+func newPacer(cfg PacerConfig, synthWorkers int, tr *Tracker) *pacer {
 	return &pacer{
 		cfg:        cfg,
 		tr:         tr,
-		start:      start,
 		tokens:     float64(synthWorkers) + math.Ceil(cfg.TargetDepth),
-		lastRefill: start,
-		lastTick:   start,
 		multiplier: 1,
 	}
 }
 
-// acquire blocks until the pacer admits one partition or ctx is done.
-func (p *pacer) acquire(ctx context.Context) error {
-	for {
-		p.mu.Lock()
-		p.refill(time.Now())
-		if p.tokens >= 1 {
-			p.tokens--
-			p.mu.Unlock()
-			return nil
-		}
-		if p.tr.load(cPreGPU) == 0 {
-			// Nothing admitted is on its way to the GPU: whatever the
-			// controller says, an empty pipe only starves the GPU (and,
-			// before the rate is known, would never fill again).
-			p.mu.Unlock()
-			return nil
-		}
-		wait := p.cfg.Interval
-		if p.rate > 0 {
-			need := time.Duration((1 - p.tokens) / p.rate * float64(time.Second))
-			wait = min(max(need, time.Microsecond), wait)
-		}
-		p.mu.Unlock()
+// Ready admits when a token is there, or whenever nothing admitted is on
+// its way to the GPU: whatever the controller says, an empty pipe only
+// starves the GPU (and, before the rate is known, would never fill again).
+func (p *pacer) Ready(now time.Duration) (bool, time.Duration) {
+	if p.inFlight >= int64(p.cfg.MaxInFlight) {
+		return false, 0
+	}
+	p.refill(now)
+	if p.tokens >= 1 || p.tr.load(cPreGPU) == 0 {
+		return true, 0
+	}
+	wait := p.cfg.Interval
+	if p.rate > 0 {
+		need := time.Duration((1 - p.tokens) / p.rate * float64(time.Second))
+		wait = min(max(need, time.Microsecond), wait)
+	}
+	return false, now + wait
+}
 
-		t := time.NewTimer(wait)
-		select {
-		case <-ctx.Done():
-			t.Stop()
-			return ctx.Err()
-		case <-t.C:
-		}
+func (p *pacer) Admit(now time.Duration, hold *int64) {
+	p.refill(now)
+	if p.tokens >= 1 {
+		p.tokens--
+	}
+	p.inFlight++
+	*hold = 1
+}
+
+// On returns the in-flight slot when a GPU worker takes the partition (or
+// it ends before).
+func (p *pacer) On(_ time.Duration, ev Event, hold *int64) {
+	if *hold == 1 && (ev == EvTaken || ev == EvEnded) {
+		*hold = 0
+		p.inFlight--
 	}
 }
 
 // refill adds the tokens accrued since the last refill at the current rate,
-// up to pacerBurst. Called with mu held.
-func (p *pacer) refill(now time.Time) {
+// up to pacerBurst.
+func (p *pacer) refill(now time.Duration) {
 	if p.rate > 0 && p.tokens < pacerBurst {
-		p.tokens = min(pacerBurst, p.tokens+p.rate*now.Sub(p.lastRefill).Seconds())
+		p.tokens = min(pacerBurst, p.tokens+p.rate*(now-p.lastRefill).Seconds())
 	}
 	p.lastRefill = now
 }
 
-// run ticks the controller every Interval until ctx is done.
-func (p *pacer) run(ctx context.Context) {
-	t := time.NewTicker(p.cfg.Interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case now := <-t.C:
-			p.tick(now, p.tr.load(cQueueDepth), p.tr.load(cGPUStarts))
-		}
-	}
+func (p *pacer) period() time.Duration { return p.cfg.Interval }
+
+// tick runs one control period on the tracker's queue depth and GPU starts.
+func (p *pacer) tick(now time.Duration) {
+	p.control(now, p.tr.load(cQueueDepth), p.tr.load(cGPUStarts))
 }
 
-// tick runs one control period: it updates the GPU rate estimate from the
-// Start completions seen so far, integrates the depth error and sets the
-// admission rate.
-func (p *pacer) tick(now time.Time, depth, starts int64) {
-	p.mu.Lock()
-	defer p.mu.Unlock()
+// control updates the GPU rate estimate from the Start completions seen so
+// far, integrates the depth error and sets the admission rate.
+func (p *pacer) control(now time.Duration, depth, starts int64) {
 	p.refill(now) // tokens accrued so far count at the old rate
 
 	if n := starts - p.prevStarts; n > 0 {
 		// The first completions only start the clock: when their Starts
 		// began is unknown, and the time since the run began would count
 		// the first synthesis as GPU time.
-		if !p.lastEvent.IsZero() {
-			iv := now.Sub(p.lastEvent).Seconds() / float64(n)
+		if p.seen {
+			iv := (now - p.lastEvent).Seconds() / float64(n)
 			if p.known {
 				p.interval += pacerRateSmoothing * (iv - p.interval)
 			} else {
 				p.interval, p.known = iv, true
 			}
 		}
-		p.prevStarts, p.lastEvent = starts, now
+		p.prevStarts, p.lastEvent, p.seen = starts, now, true
 	}
-	dt := now.Sub(p.lastTick).Seconds()
+	dt := (now - p.lastTick).Seconds()
 	p.lastTick = now
 
-	s := PacerSample{T: now.Sub(p.start), Depth: depth, Multiplier: 1}
+	s := PacerSample{T: now, Depth: depth, Multiplier: 1}
 	if p.known && p.interval > 0 {
 		// A stalled GPU lowers the estimate: the interval is at least the
 		// time since the last start.
-		iv := max(p.interval, now.Sub(p.lastEvent).Seconds())
+		iv := max(p.interval, (now - p.lastEvent).Seconds())
 		gpuRate := 1 / iv
 		e := p.cfg.TargetDepth - float64(depth)
 		p.integral += e * dt * gpuRate
@@ -189,9 +203,43 @@ func (p *pacer) tick(now time.Time, depth, starts int64) {
 	p.trace = append(p.trace, s)
 }
 
-// samples returns the controller's trace; call it after run has returned.
-func (p *pacer) samples() []PacerSample {
-	p.mu.Lock()
-	defer p.mu.Unlock()
-	return p.trace
+// resolved fills the zero fields of p with the defaults (Kp and Ki only
+// when both are zero); MaxInFlight defaults to the synthesis workers plus
+// twice the target depth, rounded up.
+func (p PacerConfig) resolved(synthWorkers int) PacerConfig {
+	d := DefaultPacerConfig()
+	if p.TargetDepth == 0 {
+		p.TargetDepth = d.TargetDepth
+	}
+	if p.Kp == 0 && p.Ki == 0 {
+		p.Kp, p.Ki = d.Kp, d.Ki
+	}
+	if p.Interval == 0 {
+		p.Interval = d.Interval
+	}
+	if p.MaxInFlight == 0 && p.TargetDepth > 0 && !math.IsInf(p.TargetDepth, 0) {
+		p.MaxInFlight = max(synthWorkers, 0) + 2*int(math.Ceil(p.TargetDepth))
+	}
+	return p
+}
+
+// validate checks the controller's fields.
+func (p PacerConfig) validate(errs *fieldErrors) {
+	if !(p.TargetDepth > 0) || math.IsInf(p.TargetDepth, 0) {
+		errs.add("pipeline.pacer.target_depth", "must be a finite number > 0 (got %v)", p.TargetDepth)
+	}
+	for _, g := range []struct {
+		field string
+		v     float64
+	}{{"pipeline.pacer.kp", p.Kp}, {"pipeline.pacer.ki", p.Ki}} {
+		if !(g.v >= 0) || math.IsInf(g.v, 0) {
+			errs.add(g.field, "must be a finite number >= 0 (got %v)", g.v)
+		}
+	}
+	if p.Interval < MinPacerInterval {
+		errs.add("pipeline.pacer.interval", "must be >= %v (got %v)", MinPacerInterval, p.Interval)
+	}
+	if p.TargetDepth > 0 && float64(p.MaxInFlight) <= p.TargetDepth {
+		errs.add("pipeline.pacer.max_in_flight", "%d cannot hold target_depth %v: it must exceed it", p.MaxInFlight, p.TargetDepth)
+	}
 }

@@ -1,25 +1,24 @@
 package pipeline
 
 import (
-	"context"
 	"testing"
 	"time"
 )
 
 // feed drives a pacer's control law with a GPU that starts one partition
 // every gpu and a fixed queue depth, for n control periods of dt.
-func feed(p *pacer, at time.Time, n int, dt, gpu time.Duration, depth int64) time.Time {
+func feed(p *pacer, at time.Duration, n int, dt, gpu time.Duration, depth int64) time.Duration {
 	for range n {
-		at = at.Add(dt)
-		p.tick(at, depth, int64(at.Sub(p.start)/gpu))
+		at += dt
+		p.control(at, depth, int64(at/gpu))
 	}
 	return at
 }
 
 func TestPacerControlLaw(t *testing.T) {
 	cfg := PacerConfig{TargetDepth: 3, Kp: 0.1, Ki: 0.01, Interval: 10 * time.Millisecond, MaxInFlight: 10}
-	start := time.Unix(1000, 0)
-	p := newPacer(cfg, 4, NewTracker(), start)
+	var start time.Duration
+	p := newPacer(cfg, 4, NewTracker())
 	if p.tokens != 7 {
 		t.Fatalf("bootstrap grant %v, want synthesis workers + target = 7", p.tokens)
 	}
@@ -48,7 +47,7 @@ func TestPacerControlLaw(t *testing.T) {
 	if want := 1 + 0.1*(3-6) + 0.01*(3-6); m1 > want+0.005 || m1 < want-0.005 {
 		t.Errorf("3 over target: multiplier %.3f, want about %.3f", m1, want)
 	}
-	at = feed(p, at.Add(10*time.Millisecond), 50, 10*time.Millisecond, 10*time.Millisecond, 6)
+	at = feed(p, at+10*time.Millisecond, 50, 10*time.Millisecond, 10*time.Millisecond, 6)
 	if p.multiplier >= m1 {
 		t.Errorf("sustained surplus: multiplier %.3f did not fall below %.3f", p.multiplier, m1)
 	}
@@ -69,12 +68,12 @@ func TestPacerControlLaw(t *testing.T) {
 	// A stalled GPU lowers the rate estimate: after a second without a
 	// start, the feed-forward is at most one partition per second.
 	last := p.prevStarts
-	stalled := p.lastEvent.Add(time.Second)
-	p.tick(stalled, 0, last)
+	stalled := p.lastEvent + time.Second
+	p.control(stalled, 0, last)
 	if p.rate > pacerMaxMultiplier*1.01 {
 		t.Errorf("stalled GPU: rate %.2f/s, want <= %v", p.rate, pacerMaxMultiplier)
 	}
-	if n := len(p.samples()); n == 0 {
+	if n := len(p.trace); n == 0 {
 		t.Error("no trace")
 	}
 }
@@ -82,17 +81,40 @@ func TestPacerControlLaw(t *testing.T) {
 func TestPacerNeverStarvesAnEmptyPipe(t *testing.T) {
 	cfg := PacerConfig{TargetDepth: 1, Kp: 0.1, Interval: time.Hour, MaxInFlight: 4}
 	tr := NewTracker()
-	p := newPacer(cfg, 1, tr, time.Now())
+	p := newPacer(cfg, 1, tr)
 	p.tokens = 0 // bootstrap spent, rate unknown
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	if err := p.acquire(ctx); err != nil {
-		t.Fatalf("empty pipe: %v", err)
+	if ok, _ := p.Ready(time.Second); !ok {
+		t.Fatal("empty pipe: not admitted")
 	}
 	tr.inc(cPreGPU)
-	short, cancel2 := context.WithTimeout(context.Background(), 20*time.Millisecond)
-	defer cancel2()
-	if err := p.acquire(short); err == nil {
+	ok, retry := p.Ready(time.Second)
+	if ok {
 		t.Error("admitted without a token while the pipe was not empty")
+	}
+	if retry != time.Second+cfg.Interval {
+		t.Errorf("retry at %v, want one control period later", retry)
+	}
+}
+
+func TestPacerCapsInFlight(t *testing.T) {
+	cfg := PacerConfig{TargetDepth: 1, Kp: 0.1, Interval: time.Millisecond, MaxInFlight: 2}
+	p := newPacer(cfg, 8, NewTracker())
+	var holds [3]int64
+	for i := range 2 {
+		if ok, _ := p.Ready(0); !ok {
+			t.Fatalf("admission %d refused with tokens left", i)
+		}
+		p.Admit(0, &holds[i])
+	}
+	if ok, retry := p.Ready(0); ok || retry != 0 {
+		t.Fatalf("third admission: ok %v retry %v, want refused until an event", ok, retry)
+	}
+	p.On(0, EvTaken, &holds[0])
+	p.On(0, EvEnded, &holds[0]) // returned once only
+	if ok, _ := p.Ready(0); !ok {
+		t.Fatal("slot not returned when the GPU took the partition")
+	}
+	if p.inFlight != 1 {
+		t.Errorf("in flight %d, want 1", p.inFlight)
 	}
 }

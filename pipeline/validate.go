@@ -3,11 +3,7 @@ package pipeline
 import (
 	"errors"
 	"fmt"
-	"math"
 	"runtime"
-	"slices"
-	"strings"
-	"time"
 
 	"github.com/provebench/provebench/gpu/circuit"
 )
@@ -22,57 +18,20 @@ type FieldError struct {
 
 func (e *FieldError) Error() string { return e.Field + ": " + e.Problem }
 
-// Pacer defaults (see DefaultPacerConfig).
-const (
-	DefaultTargetDepth   = 2
-	DefaultKp            = 0.1
-	DefaultKi            = 0.01
-	DefaultPacerInterval = 20 * time.Millisecond
-	// MinPacerInterval bounds the control period from below: a faster
-	// controller only burns CPU, the queue cannot move faster than a
-	// partition's GPU time.
-	MinPacerInterval = time.Millisecond
-)
-
-// DefaultPacerConfig returns the pacer defaults. MaxInFlight stays 0: its
-// default depends on the synthesis workers (see Config.Resolved).
-func DefaultPacerConfig() PacerConfig {
-	return PacerConfig{
-		TargetDepth: DefaultTargetDepth,
-		Kp:          DefaultKp,
-		Ki:          DefaultKi,
-		Interval:    DefaultPacerInterval,
-	}
-}
-
 // Resolved returns c with its zero-means-default fields filled in:
-// SynthesisWorkers (PartitionWorkers for release and hold, GOMAXPROCS for
-// budget and pacer) and, for the pacer strategy, the pacer's defaults. It
-// does not validate; call Validate on the result.
+// SynthesisWorkers (PartitionWorkers with a permit gate, else GOMAXPROCS)
+// and, with a pacer gate, the pacer's defaults. It does not validate; call
+// Validate on the result.
 func (c Config) Resolved() Config {
 	if c.SynthesisWorkers == 0 {
-		switch c.Strategy {
-		case Release, Hold:
+		if c.Strategy.UsesPermits() {
 			c.SynthesisWorkers = c.PartitionWorkers
-		default:
+		} else {
 			c.SynthesisWorkers = runtime.GOMAXPROCS(0)
 		}
 	}
-	if c.Strategy == Pacer {
-		d := DefaultPacerConfig()
-		p := &c.Pacer
-		if p.TargetDepth == 0 {
-			p.TargetDepth = d.TargetDepth
-		}
-		if p.Kp == 0 && p.Ki == 0 {
-			p.Kp, p.Ki = d.Kp, d.Ki
-		}
-		if p.Interval == 0 {
-			p.Interval = d.Interval
-		}
-		if p.MaxInFlight == 0 && p.TargetDepth > 0 && !math.IsInf(p.TargetDepth, 0) {
-			p.MaxInFlight = max(c.SynthesisWorkers, 0) + 2*int(math.Ceil(p.TargetDepth))
-		}
+	if c.Strategy.Has(Pacer) {
+		c.Pacer = c.Pacer.resolved(c.SynthesisWorkers)
 	}
 	return c
 }
@@ -101,53 +60,26 @@ func (w Workload) Validate() error {
 // strategy uses must make sense, and the fields it ignores must at least
 // not be negative. The error joins one *FieldError per problem.
 func (c Config) Validate(w Workload) error {
+	abc, wires := DatasetBytes(w)
+	return c.ValidateFor(abc, wires)
+}
+
+// ValidateFor is Validate for partitions whose datasets hold abc and wires
+// bytes (the simulator's, which need not be the built-in circuit's).
+func (c Config) ValidateFor(abc, wires int64) error {
 	var errs fieldErrors
-	if !slices.Contains(Strategies, c.Strategy) {
-		names := make([]string, len(Strategies))
-		for i, s := range Strategies {
-			names[i] = string(s)
-		}
-		errs.add("pipeline.strategy", "%q is not one of %s", c.Strategy, strings.Join(names, ", "))
-	}
-	usesPermits := c.Strategy == Release || c.Strategy == Hold
-	if usesPermits {
-		errs.atLeast("pipeline.partition_workers", c.PartitionWorkers, 1, " for strategy "+string(c.Strategy))
-	} else {
-		errs.atLeast("pipeline.partition_workers", c.PartitionWorkers, 0, "")
+	if _, err := c.Strategy.Gates(); err != nil {
+		errs.add("pipeline.strategy", "%v", err)
 	}
 	errs.atLeast("pipeline.channel_capacity", c.ChannelCapacity, 1, "")
 	errs.atLeast("pipeline.gpu_workers", c.GPUWorkers, 1, "")
 	errs.atLeast("pipeline.synthesis_workers", c.SynthesisWorkers, 0, "")
-
-	if c.Strategy == Budget {
-		abc, wires := w.Circuit().DatasetBytes()
-		if need := abc + wires; c.BudgetBytes < need {
-			errs.add("pipeline.budget_bytes", "%d bytes cannot hold one partition's dataset of %d bytes (a/b/c %d + wires %d) for strategy budget",
-				c.BudgetBytes, need, abc, wires)
-		}
-	} else if c.BudgetBytes < 0 {
-		errs.add("pipeline.budget_bytes", "must be >= 0 (got %d)", c.BudgetBytes)
-	}
-
-	if c.Strategy == Pacer {
-		p := c.Pacer
-		if !(p.TargetDepth > 0) || math.IsInf(p.TargetDepth, 0) {
-			errs.add("pipeline.pacer.target_depth", "must be a finite number > 0 (got %v)", p.TargetDepth)
-		}
-		for _, g := range []struct {
-			field string
-			v     float64
-		}{{"pipeline.pacer.kp", p.Kp}, {"pipeline.pacer.ki", p.Ki}} {
-			if !(g.v >= 0) || math.IsInf(g.v, 0) {
-				errs.add(g.field, "must be a finite number >= 0 (got %v)", g.v)
-			}
-		}
-		if p.Interval < MinPacerInterval {
-			errs.add("pipeline.pacer.interval", "must be >= %v (got %v)", MinPacerInterval, p.Interval)
-		}
-		if p.TargetDepth > 0 && float64(p.MaxInFlight) <= p.TargetDepth {
-			errs.add("pipeline.pacer.max_in_flight", "%d cannot hold target_depth %v: it must exceed it", p.MaxInFlight, p.TargetDepth)
-		}
+	// Each gate checks its own fields (gate_permits.go, gate_budget.go,
+	// pacer.go).
+	validatePermits(c, &errs)
+	validateBudget(c, abc, wires, &errs)
+	if c.Strategy.Has(Pacer) {
+		c.Pacer.validate(&errs)
 	}
 	return errs.join()
 }

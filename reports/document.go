@@ -49,7 +49,9 @@ func buildDocument(run *results.Run, title string, sums []*scenarioSummary, rend
 	if !run.Complete {
 		d.Warnings = append(d.Warnings, "The run is incomplete (interrupted or still running): only the repetitions that finished are shown.")
 	}
-	if !run.Environment.NVML {
+	if sim := run.Simulated; sim != nil {
+		d.Warnings = append(d.Warnings, "Simulated: every figure is predicted by provebench simulate (one deterministic repetition per configuration; peak RSS is the model's, not the kernel's), calibrated on "+calibrationText(sim.Calibration)+".")
+	} else if !run.Environment.NVML {
 		d.Warnings = append(d.Warnings, "NVML was absent: GPU memory figures were not measured and read n/a.")
 	}
 	var unplotted []string
@@ -366,4 +368,12 @@ func orUnknown(s string) string {
 		return "unknown"
 	}
 	return s
+}
+
+// calibrationText names a simulation's calibration documents.
+func calibrationText(files []string) string {
+	if len(files) == 0 {
+		return "no runs (stage costs written in the scenarios)"
+	}
+	return strings.Join(files, ", ")
 }

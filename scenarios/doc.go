@@ -64,6 +64,10 @@
 // each field's own type and limits, every resolved configuration must pass
 // the pipeline's validation (pipeline.Workload.Validate and
 // Config.Validate) and these rules:
+//   - pipeline.strategy is one gate or gates joined by + in the order
+//     permits (release or hold), budget, pacer (budget+pacer,
+//     hold+budget+pacer); each gate's rules below apply to a composition
+//     that has it;
 //   - release and hold need partition_workers >= 1;
 //   - budget needs pipeline.budget to hold one partition's dataset (a/b/c
 //     and wires: 128 bytes per constraint, less 32);
@@ -72,6 +76,9 @@
 //   - sample_interval must not be longer than timeout;
 //   - key setup is refused above 2^20 constraints, where a real setup takes
 //     hours (auto picks setup up to 2^16 and random above).
+//
+// The simulate block (stage costs and the host, see docs/simulate.md) is
+// read by provebench simulate only; run ignores it.
 //
 // Two values are resolved by the loader, so that results record what ran:
 // key auto becomes setup or random for the scenario's size, and verify is

@@ -64,6 +64,8 @@ var groupDocs = map[string]string{
 	"workload":       "What a repetition proves: Proofs proofs, Concurrency of them in flight at once, each of Partitions partitions of Constraints constraints.",
 	"pipeline":       "The pipeline's admission strategy and its knobs.",
 	"pipeline.pacer": "The pacer strategy's feedback controller.",
+	"simulate":       "Read by provebench simulate only: one partition's stage costs, written directly for systems provebench cannot run (0: from --calibration), and the host to simulate on.",
+	"simulate.host":  "The host simulated on (0: the calibration host's figures).",
 }
 
 // fields is the format: every setting of defaults, scenarios and matrix
@@ -159,8 +161,8 @@ var fields = []*field{
 	},
 
 	{
-		path: "pipeline.strategy", kind: kindEnum, def: string(pipeline.Release), enum: strategyNames(),
-		doc: "Admission strategy: release (permit released after synthesis: finished partitions pile up on a full channel), hold (permit held until the channel accepts), budget (admission reserves the dataset's bytes), pacer (admission paced to hold the GPU queue at a target depth).",
+		path: "pipeline.strategy", kind: kindEnum, def: string(pipeline.Release), enum: pipeline.StrategyNames(),
+		doc: "Admission strategy: the gates a partition passes before synthesis, joined by + (such as budget+pacer, as cuzk's final engine). Gates: release (permit released after synthesis: finished partitions pile up on a full channel), hold (permit held until the channel accepts), budget (admission reserves the dataset's bytes), pacer (admission paced to hold the GPU queue at a target depth); synthesis_workers caps synthesis under every strategy.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.Strategy = pipeline.Strategy(v.(string)) },
 	},
 	{
@@ -218,20 +220,82 @@ var fields = []*field{
 		doc: "Cap on partitions admitted and not yet taken by a GPU worker, whatever the controller says; it must exceed target_depth. 0 means the synthesis workers plus twice the target depth, rounded up.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.Pacer.MaxInFlight = int(v.(int64)) },
 	},
+	{
+		path: "simulate.synthesis", kind: kindDuration, def: "0s", lo: atLeast(0),
+		doc: "Synthesis time of one partition with the cores to itself.",
+		set: func(s *bench.Spec, v any) { s.Simulate.Stages.Synthesis = v.(time.Duration) },
+	},
+	{
+		path: "simulate.synthesis_spread", kind: kindDuration, def: "0s", lo: atLeast(0),
+		doc: "Each partition's synthesis time is drawn uniformly from synthesis ± this (such as 45s ± 10s for 35-55 s).",
+		set: func(s *bench.Spec, v any) { s.Simulate.Stages.SynthesisSpread = v.(time.Duration) },
+	},
+	{
+		path: "simulate.gpu_start", kind: kindDuration, def: "0s", lo: atLeast(0),
+		doc: "GPU time of Backend.Start: uploads and the NTT region, after which a/b/c may be freed.",
+		set: func(s *bench.Spec, v any) { s.Simulate.Stages.GPUStart = v.(time.Duration) },
+	},
+	{
+		path: "simulate.upload", kind: kindDuration, def: "0s", lo: atLeast(0),
+		doc: "Part of Backend.Start that copies the dataset to the device: it holds the GPU worker, not the device (the copy engine overlaps compute).",
+		set: func(s *bench.Spec, v any) { s.Simulate.Stages.Upload = v.(time.Duration) },
+	},
+	{
+		path: "simulate.finalize", kind: kindDuration, def: "0s", lo: atLeast(0),
+		doc: "Time from Start's return to the proof: the MSMs and assembly.",
+		set: func(s *bench.Spec, v any) { s.Simulate.Stages.Finalize = v.(time.Duration) },
+	},
+	{
+		path: "simulate.abc_bytes", kind: kindSize, def: "0",
+		doc: "Bytes of one partition's a/b/c vectors.",
+		set: func(s *bench.Spec, v any) { s.Simulate.Stages.ABCBytes = v.(int64) },
+	},
+	{
+		path: "simulate.wire_bytes", kind: kindSize, def: "0",
+		doc: "Bytes of one partition's wire assignment.",
+		set: func(s *bench.Spec, v any) { s.Simulate.Stages.WireBytes = v.(int64) },
+	},
+	{
+		path: "simulate.synthesis_bytes", kind: kindSize, def: "0",
+		doc: "Bytes a partition holds while it synthesizes (0: its whole dataset).",
+		set: func(s *bench.Spec, v any) { s.Simulate.Stages.SynthesisBytes = v.(int64) },
+	},
+	{
+		path: "simulate.device_serial", kind: kindBool, def: "false",
+		doc: "A device runs one phase at a time, Start (gpu_start) or finalize, in arrival order, as a GPU stream does; the costs are then device time without queueing. Otherwise every phase runs at once.",
+		set: func(s *bench.Spec, v any) { s.Simulate.Stages.DeviceSerial = v.(bool) },
+	},
+	{
+		path: "simulate.host.memory", kind: kindSize, def: "0",
+		doc: "Host memory: a configuration whose predicted RSS passes it is reported out of memory.",
+		set: func(s *bench.Spec, v any) { s.Simulate.Host.Memory = v.(int64) },
+	},
+	{
+		path: "simulate.host.baseline", kind: kindSize, def: "0",
+		doc: "RSS before any dataset: runtime and proving key.",
+		set: func(s *bench.Spec, v any) { s.Simulate.Host.Baseline = v.(int64) },
+	},
+	{
+		path: "simulate.host.cores", kind: kindInt, def: "0", lo: atLeast(0),
+		doc: "Partitions that synthesize at full speed at once; more share the cores.",
+		set: func(s *bench.Spec, v any) { s.Simulate.Host.Cores = int(v.(int64)) },
+	},
+	{
+		path: "simulate.host.devices", kind: kindInt, def: "0", lo: atLeast(0),
+		doc: "Number of GPUs.",
+		set: func(s *bench.Spec, v any) { s.Simulate.Host.Devices = int(v.(int64)) },
+	},
+	{
+		path: "simulate.host.gpu_speed", kind: kindFloat, def: "0", lo: atLeast(0),
+		doc: "GPU speed relative to the calibration's (2: twice as fast).",
+		set: func(s *bench.Spec, v any) { s.Simulate.Host.GPUSpeed = v.(float64) },
+	},
 }
 
 // maxSetupConstraints is the largest domain a scenario may ask a real setup
 // for: a setup costs a scalar multiplication per key point, which is hours
 // beyond 2^20 on a workstation. Larger sizes use a random key.
 const maxSetupConstraints = 1 << 20
-
-func strategyNames() []string {
-	names := make([]string, len(pipeline.Strategies))
-	for i, s := range pipeline.Strategies {
-		names[i] = string(s)
-	}
-	return names
-}
 
 func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 

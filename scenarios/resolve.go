@@ -190,11 +190,11 @@ func (p *parser) check(pt *point, s *bench.Spec) {
 	params := w.Circuit()
 
 	if valid("pipeline.strategy", "pipeline.partition_workers") &&
-		(c.Strategy == pipeline.Release || c.Strategy == pipeline.Hold) && c.PartitionWorkers < 1 {
+		c.Strategy.UsesPermits() && c.PartitionWorkers < 1 {
 		report("pipeline.partition_workers", "%d is too few: the %s strategy needs at least 1 partition permit", c.PartitionWorkers, c.Strategy)
 	}
 	if valid("pipeline.strategy", "pipeline.pacer.kp", "pipeline.pacer.ki") &&
-		c.Strategy == pipeline.Pacer && c.Pacer.Kp == 0 && c.Pacer.Ki == 0 {
+		c.Strategy.Has(pipeline.Pacer) && c.Pacer.Kp == 0 && c.Pacer.Ki == 0 {
 		report("pipeline.pacer.kp", "kp and ki are both 0: a controller without feedback cannot hold its target")
 	}
 	if valid("sample_interval", "timeout") && s.SampleInterval > s.Timeout {
@@ -205,7 +205,7 @@ func (p *parser) check(pt *point, s *bench.Spec) {
 		abc, wires := params.DatasetBytes()
 		dataset := fmt.Sprintf("one partition's dataset at 2^%d constraints (%s: %s a/b/c + %s wires)",
 			params.LogConstraints(), formatBytes(abc+wires), formatBytes(abc), formatBytes(wires))
-		if valid("pipeline.strategy", "pipeline.budget") && c.Strategy == pipeline.Budget && c.BudgetBytes < abc+wires {
+		if valid("pipeline.strategy", "pipeline.budget") && c.Strategy.Has(pipeline.Budget) && c.BudgetBytes < abc+wires {
 			report("pipeline.budget", "%s is less than %s; admission could never start one", pt.values["pipeline.budget"].text, dataset)
 		}
 		if valid("memory_limit") && s.MemoryLimit > 0 && s.MemoryLimit < abc+wires {

@@ -38,8 +38,20 @@ type Run struct {
 	// Shards is set on a document merged from shards (provebench merge):
 	// each shard's run, host included. Environment is then the first
 	// shard's, and every scenario names its shard (Scenario.Shard).
-	Shards    []ShardRun `json:"shards,omitempty"`
-	Scenarios []Scenario `json:"scenarios"`
+	Shards []ShardRun `json:"shards,omitempty"`
+	// Simulated is set when the document holds `provebench simulate`'s
+	// predictions rather than measurements.
+	Simulated *Simulation `json:"simulated,omitempty"`
+	Scenarios []Scenario  `json:"scenarios"`
+}
+
+// Simulation says where a simulated document's figures come from.
+type Simulation struct {
+	// Calibration names the results documents the stage costs were fitted
+	// to; empty when every scenario wrote its own costs.
+	Calibration []string `json:"calibration,omitempty"`
+	// Model is the fitted model, as simulate --explain prints it.
+	Model json.RawMessage `json:"model,omitempty"`
 }
 
 // ScenarioFile identifies one scenario file a run loaded.

@@ -143,6 +143,7 @@ axis, and turns the runs into plots, reports and CI verdicts.`,
 	})
 	root.AddCommand(newRunCmd(), newValidateCmd(), newSchemaCmd(), newProveCmd(), newReportCmd(), newCompareCmd(), newDetectCmd(), newChildCmd())
 	root.AddCommand(newMergeCmd())
+	root.AddCommand(newSimulateCmd())
 	return root
 }
 

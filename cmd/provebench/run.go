@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/shirou/gopsutil/v4/mem"
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/bench"
@@ -35,7 +36,11 @@ type runFlags struct {
 	shards   int
 	// set records which of repeat, warmups and interval were given: their
 	// zero values are values, not "keep the scenario's".
-	set map[string]bool
+	set   map[string]bool
+	force bool
+	// calibration: results documents whose fitted model predicts each
+	// configuration's peak for the pre-flight check.
+	calibration []string
 }
 
 // defaultScenario is what `provebench run` runs without files.
@@ -54,6 +59,13 @@ format, for benchstat) and the report (report.md, report.html and plots).
 
 Without files it runs the embedded ` + defaultScenario + ` scenarios; an embedded file
 can also be named as embedded:NAME (` + strings.Join(scenarios.EmbeddedNames(), ", ") + `).
+
+Before anything runs or is written, a pre-flight check estimates each
+configuration's peak RSS (runtime + proving key + the datasets its strategy
+lets live at once, or with --calibration the simulator's prediction) and
+the size of any key still to generate, and refuses
+(exit 2, with the estimates) when one exceeds its memory_limit, the host's
+memory or the free disk of the key cache; --force runs anyway.
 
 Exit status: 0 when every repetition ran (memory-limit and timeout are
 measurements, not failures), 1 when a repetition failed or crashed, 2 on bad
@@ -86,6 +98,8 @@ on every host. provebench merge joins the shards' results.`,
 	fl.DurationVar(&f.interval, "sample-interval", 0, "override every scenario's sampling interval (>= 1ms, e.g. 10ms)")
 	fl.StringVar(&f.shard, "shard", "", "run shard k of n of the configurations (k/n, k from 1), or auto: $JOB_COMPLETION_INDEX+1 of --shard-count or $PROVEBENCH_SHARD_COUNT (see provebench merge)")
 	fl.IntVar(&f.shards, "shard-count", 0, "the number of shards, with --shard auto")
+	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results.json of this host (instead of the strategy's bound)")
+	fl.BoolVar(&f.force, "force", false, "run configurations the pre-flight check refuses (estimated peak RSS over memory_limit or the host's memory, key larger than the free disk)")
 	return c
 }
 
@@ -218,6 +232,19 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		}
 	} else if f.shards != 0 {
 		return usagef("--shard-count: goes with --shard auto")
+	}
+	if !f.force {
+		var hostMemory int64
+		if vm, err := mem.VirtualMemoryWithContext(ctx); err == nil {
+			hostMemory = int64(vm.Total)
+		}
+		predict, err := preflightPredictor(f.calibration)
+		if err != nil {
+			return usageError{err}
+		}
+		if err := bench.Preflight(specs, hostMemory, f.cacheDir, predict); err != nil {
+			return usageError{fmt.Errorf("pre-flight: %w", err)}
+		}
 	}
 	for _, s := range specs {
 		if s.Backend == "cuda" && !backends.CUDABuilt {

@@ -80,6 +80,15 @@ func (pk *ProvingKey) Bytes() int64 {
 		int64(len(pk.B2))*bls12381.SizeOfG2AffineUncompressed
 }
 
+// KeyBytes is the size of the point vectors of the proving key for p, as
+// Bytes reports it once the key exists: what it takes in memory and, with
+// a small header, on disk.
+func KeyBytes(p circuit.Params) int64 {
+	w := int64(p.NumWires())
+	return (2*w+int64(p.NumPrivate())+int64(p.Constraints-1))*bls12381.SizeOfG1AffineUncompressed +
+		w*bls12381.SizeOfG2AffineUncompressed
+}
+
 // CheckShape verifies that the key fits the circuit of its domain size.
 func (pk *ProvingKey) CheckShape() error {
 	p := pk.Params()

@@ -1,0 +1,127 @@
+package bench
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/pipeline"
+)
+
+// runtimeBytes is what a repetition's process holds besides the key and
+// the datasets: the Go runtime, the prover's tables and buffers. Measured
+// on the CPU backend at 2^10..2^20: 60-150 MiB; the estimate takes the top.
+const runtimeBytes = 160 << 20
+
+// Estimate is a configuration's expected size before it runs.
+type Estimate struct {
+	// PeakRSS is the runtime, the proving key and the live datasets the
+	// strategy allows at most.
+	PeakRSS int64
+	// KeyBytes is the proving key, in memory and on disk.
+	KeyBytes int64
+	// Datasets is how many partitions' datasets may be live at once, and
+	// Bound what limits them.
+	Datasets int64
+	Bound    string
+}
+
+// EstimateSpec bounds a configuration's peak RSS from its strategy: the
+// tightest of its gates' bounds on live datasets, and never more than the
+// partitions of the proofs in flight. The bounds count what is on the GPU
+// side (partitions in Start and finalizing) as two per GPU worker, which a
+// device serving its queue in order keeps to.
+func EstimateSpec(s *Spec) Estimate {
+	w, c := s.Workload, s.Pipeline.Resolved()
+	p := w.Circuit()
+	abc, wires := p.DatasetBytes()
+	one := abc + wires
+	devices := int64(max(s.Devices, 1))
+	gpuSide := 2 * int64(c.GPUWorkers) * devices
+	e := Estimate{KeyBytes: groth16.KeyBytes(p), Datasets: int64(w.Concurrency) * int64(w.Partitions), Bound: "the partitions of the proofs in flight"}
+	tighter := func(n int64, why string) {
+		if n < e.Datasets {
+			e.Datasets, e.Bound = n, why
+		}
+	}
+	if c.Strategy.Has(pipeline.Hold) {
+		tighter(int64(c.PartitionWorkers+c.ChannelCapacity)+gpuSide, "held permits + channel + GPU workers")
+	}
+	if c.Strategy.Has(pipeline.Budget) && one > 0 {
+		tighter(c.BudgetBytes/one, "the byte budget")
+	}
+	if c.Strategy.Has(pipeline.Pacer) {
+		tighter(int64(c.Pacer.MaxInFlight+c.ChannelCapacity)+gpuSide, "max_in_flight + channel + GPU workers")
+	}
+	e.PeakRSS = runtimeBytes + e.KeyBytes + e.Datasets*one
+	return e
+}
+
+// Predictor predicts a configuration's peak RSS, such as the simulator on a
+// calibration of this host; a description says where the figure comes
+// from.
+type Predictor func(s *Spec) (peakRSS int64, from string, err error)
+
+// Preflight refuses configurations that cannot fit before anything is
+// written: an estimated peak RSS over the scenario's memory_limit or the
+// host's memory, or a proving key that is not cached and would not fit in
+// the free space of the cache's file system. hostMemory 0 skips that check.
+// The peak is predict's when it is given, else the bound of EstimateSpec.
+func Preflight(specs []Spec, hostMemory int64, cacheDir string, predict Predictor) error {
+	var errs []error
+	keys := map[string]bool{}
+	var keyNeed int64
+	for i := range specs {
+		s := &specs[i]
+		e := EstimateSpec(s)
+		what := fmt.Sprintf("%s (%s): estimated peak RSS %s (key %s + %d datasets of %s, bounded by %s)", s.Name, s.Source,
+			units.FormatBytes(e.PeakRSS), units.FormatBytes(e.KeyBytes), e.Datasets, units.FormatBytes((e.PeakRSS-e.KeyBytes-runtimeBytes)/max(e.Datasets, 1)), e.Bound)
+		if predict != nil {
+			peak, from, err := predict(s)
+			if err != nil {
+				errs = append(errs, fmt.Errorf("%s (%s): %w", s.Name, s.Source, err))
+				continue
+			}
+			e.PeakRSS = peak
+			what = fmt.Sprintf("%s (%s): predicted peak RSS %s (%s)", s.Name, s.Source, units.FormatBytes(peak), from)
+		}
+		if s.MemoryLimit > 0 && e.PeakRSS > s.MemoryLimit {
+			errs = append(errs, fmt.Errorf("%s exceeds its memory_limit %s", what, units.FormatBytes(s.MemoryLimit)))
+		} else if hostMemory > 0 && e.PeakRSS > hostMemory {
+			errs = append(errs, fmt.Errorf("%s exceeds this host's memory %s", what, units.FormatBytes(hostMemory)))
+		}
+		path := groth16.Cache{Dir: cacheDir}.Path(s.Workload.Circuit(), s.Key.Resolve(s.Workload.Constraints))
+		if _, err := os.Stat(path); err != nil && !keys[path] {
+			keys[path] = true
+			keyNeed += e.KeyBytes
+		}
+	}
+	if free, ok := freeBytes(cacheDir); ok && keyNeed > free {
+		errs = append(errs, fmt.Errorf("the proving keys to generate need %s in %s, which has %s free", units.FormatBytes(keyNeed), cacheDir, units.FormatBytes(free)))
+	}
+	if len(errs) > 0 {
+		errs = append(errs, errors.New("refused before anything was written; --force runs anyway"))
+	}
+	return errors.Join(errs...)
+}
+
+// freeBytes is the space available to this user on the file system that
+// holds dir (or its nearest existing parent).
+func freeBytes(dir string) (int64, bool) {
+	for d := filepath.Clean(dir); ; d = filepath.Dir(d) {
+		var st unix.Statfs_t
+		if err := unix.Statfs(d, &st); err == nil {
+			free := uint64(st.Bavail) * uint64(st.Bsize)
+			return int64(min(free, math.MaxInt64)), true
+		}
+		if d == filepath.Dir(d) {
+			return 0, false
+		}
+	}
+}

@@ -1,0 +1,62 @@
+package bench
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/provebench/provebench/gpu/circuit"
+	"github.com/provebench/provebench/pipeline"
+)
+
+func TestEstimateTakesTheTightestGate(t *testing.T) {
+	p := circuit.Params{Constraints: 1 << 20}
+	abc, wires := p.DatasetBytes()
+	one := abc + wires
+	base := Spec{Name: "x", Workload: pipeline.Workload{Constraints: p.Constraints, Partitions: 10, Proofs: 4, Concurrency: 2},
+		Devices: 1}
+	for _, tc := range []struct {
+		cfg  pipeline.Config
+		want int64
+	}{
+		{pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}, 20},
+		{pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 4, ChannelCapacity: 2, GPUWorkers: 1}, 4 + 2 + 2},
+		{pipeline.Config{Strategy: "hold+budget", PartitionWorkers: 8, ChannelCapacity: 8, GPUWorkers: 1, BudgetBytes: 3 * one}, 3},
+	} {
+		s := base
+		s.Pipeline = tc.cfg
+		e := EstimateSpec(&s)
+		if e.Datasets != tc.want {
+			t.Errorf("%s: %d datasets (%s), want %d", tc.cfg.Strategy, e.Datasets, e.Bound, tc.want)
+		}
+		if e.PeakRSS != runtimeBytes+e.KeyBytes+e.Datasets*one {
+			t.Errorf("%s: peak %d does not add up", tc.cfg.Strategy, e.PeakRSS)
+		}
+	}
+}
+
+func TestPreflightRefusesOverTheLimits(t *testing.T) {
+	s := Spec{Name: "big", Source: "f.yaml:3", Workload: pipeline.Workload{Constraints: 1 << 22, Partitions: 4, Proofs: 1, Concurrency: 1},
+		Pipeline: pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}}
+	dir := t.TempDir()
+	if err := Preflight([]Spec{s}, 1<<40, dir, nil); err != nil {
+		t.Fatalf("a 2^22 configuration on a 1 TiB host: %v", err)
+	}
+	err := Preflight([]Spec{s}, 1<<30, dir, nil)
+	if err == nil || !strings.Contains(err.Error(), "big (f.yaml:3): estimated peak RSS") || !strings.Contains(err.Error(), "host's memory") {
+		t.Fatalf("over the host's memory: %v", err)
+	}
+	s.MemoryLimit = 512 << 20
+	if err := Preflight([]Spec{s}, 1<<40, dir, nil); err == nil || !strings.Contains(err.Error(), "memory_limit") {
+		t.Fatalf("over memory_limit: %v", err)
+	}
+}
+
+func TestPreflightTakesAPrediction(t *testing.T) {
+	s := Spec{Name: "p", Source: "f.yaml:1", Workload: pipeline.Workload{Constraints: 1 << 10, Partitions: 2, Proofs: 1, Concurrency: 1},
+		Pipeline: pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
+	big := func(*Spec) (int64, string, error) { return 2 << 30, "simulated", nil }
+	err := Preflight([]Spec{s}, 1<<30, t.TempDir(), big)
+	if err == nil || !strings.Contains(err.Error(), "predicted peak RSS 2.00 GiB (simulated)") {
+		t.Fatalf("a predicted 2 GiB on a 1 GiB host: %v", err)
+	}
+}

@@ -1,0 +1,116 @@
+package simulate
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"math/bits"
+
+	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/pipeline/sim"
+)
+
+// Check is the model's prediction of one calibration configuration beside
+// what was measured.
+type Check struct {
+	Point               Point
+	Synthesis, GPUStart float64 // predicted seconds per partition
+	Finalize            float64
+	SecondsPerProof     float64
+	PeakRSS             float64
+	OOM                 bool
+}
+
+// Checks simulates every calibration configuration with the model: the
+// error of the model on the runs it was fitted to.
+func (m *Model) Checks(hostMemory int64) ([]Check, error) { return m.check(m.Points, hostMemory) }
+
+// CheckDocument predicts every measured configuration of a results
+// document (one not used for calibration, to validate the model).
+func (m *Model) CheckDocument(file string, hostMemory int64) ([]Check, error) {
+	doc, err := results.Read(file)
+	if err != nil {
+		return nil, err
+	}
+	var points []Point
+	for i := range doc.Scenarios {
+		p, ok, err := point(file, doc, &doc.Scenarios[i])
+		if err != nil {
+			return nil, err
+		}
+		if ok {
+			points = append(points, p)
+		}
+	}
+	return m.check(points, hostMemory)
+}
+
+func (m *Model) check(points []Point, hostMemory int64) ([]Check, error) {
+	var out []Check
+	for _, p := range points {
+		o, err := Options(&p.Spec, m, hostMemory)
+		if err != nil {
+			return nil, err
+		}
+		res, err := sim.Run(o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", p.Scenario, err)
+		}
+		c := Check{Point: p, PeakRSS: float64(res.PeakRSS), OOM: res.OOM != nil}
+		n := float64(p.Spec.Workload.Constraints)
+		c.Synthesis = m.Synthesis.At(synthesisSize(p.Spec.Workload)) * m.slowdown(p.Concurrent)
+		c.GPUStart, c.Finalize = m.GPUStart.At(n), m.Finalize.At(n)
+		if res.Report.ProofsDone > 0 {
+			c.SecondsPerProof = res.Report.Wall.Seconds() / float64(res.Report.ProofsDone)
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// PrintChecks writes predictions beside measurements as a Markdown table.
+func PrintChecks(w io.Writer, checks []Check) {
+	fmt.Fprintln(w, "| configuration | size | reps | synthesis s (err) | NTT s (err) | MSMs s (err) | s/proof predicted | s/proof measured | err | peak RSS predicted | measured | err |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, c := range checks {
+		p := c.Point
+		fmt.Fprintf(w, "| %s | 2^%d | %d | %.3f (%s) | %.3f (%s) | %.3f (%s) | %.3f | %.3f | %s | %s | %s | %s |\n", p.Scenario,
+			bits.Len(uint(p.Spec.Workload.Constraints))-1, p.Reps, c.Synthesis, relErr(c.Synthesis, p.Synthesis),
+			c.GPUStart, relErr(c.GPUStart, p.GPUStart), c.Finalize, relErr(c.Finalize, p.Finalize),
+			c.SecondsPerProof, p.SecondsPerProof, relErr(c.SecondsPerProof, p.SecondsPerProof),
+			units.FormatBytes(int64(c.PeakRSS)), units.FormatBytes(int64(p.PeakRSS)), relErr(c.PeakRSS, p.PeakRSS))
+	}
+	fmt.Fprintln(w, "\n(predicted, and its error against the mean of the measured repetitions)")
+}
+
+// Explain prints the fitted model and its error on the calibration runs.
+func (m *Model) Explain(w io.Writer, hostMemory int64) error {
+	fmt.Fprintf(w, "calibration: %d configurations from %v\n", len(m.Points), m.Calibration)
+	fmt.Fprintf(w, "host: %s, %d cores, %d devices, backend %s\n\n", m.Host, m.Cores, m.Devices, m.Backend)
+	fmt.Fprintf(w, "synthesis (one partition alone, s)  = %v   x = constraints × (rounds+1)\n", m.Synthesis)
+	fmt.Fprintf(w, "gpu_start (s)                       = %v   x = constraints\n", m.GPUStart)
+	fmt.Fprintf(w, "upload (s)                          = %v   x = constraints\n", m.Upload)
+	fmt.Fprintf(w, "finalize (s)                        = %v   x = constraints\n", m.Finalize)
+	fmt.Fprintln(w, "  (device time of the NTT region and of the MSMs + assembly, one at a time per device;")
+	fmt.Fprintln(w, "   the upload holds the GPU worker and overlaps the device's compute)")
+	fmt.Fprintf(w, "baseline RSS (bytes)                = %.4g + %.4g × constraints\n", m.Baseline.C, m.Baseline.D)
+	fmt.Fprintf(w, "working memory at the peak (bytes)  = %.4g + %.4g × constraints\n\n", m.Working.C, m.Working.D)
+
+	checks, err := m.Checks(hostMemory)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "error on the calibration runs themselves:")
+	fmt.Fprintln(w)
+	PrintChecks(w, checks)
+	return nil
+}
+
+// relErr is (predicted - measured) / measured as a signed percentage.
+func relErr(pred, meas float64) string {
+	if meas == 0 || math.IsNaN(meas) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*(pred-meas)/meas)
+}

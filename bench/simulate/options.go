@@ -1,0 +1,82 @@
+package simulate
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/sim"
+)
+
+// Options turns a spec into what the simulator plays: the model's
+// predictions at the spec's size, overridden by whatever the spec's
+// simulate block writes. m may be nil when the spec writes every stage
+// cost itself. hostMemory is the calibration host's memory (0: unknown).
+func Options(spec *bench.Spec, m *Model, hostMemory int64) (sim.Options, error) {
+	w := spec.Workload
+	o := sim.Options{Workload: w, Config: spec.Pipeline}
+	st, h := &o.Stages, &o.Host
+	if m != nil {
+		n := float64(w.Constraints)
+		*st = sim.Stages{
+			Synthesis:    seconds(m.Synthesis.At(synthesisSize(w))),
+			GPUStart:     seconds(m.GPUStart.At(n)),
+			Upload:       seconds(m.Upload.At(n)),
+			Finalize:     seconds(m.Finalize.At(n)),
+			DeviceSerial: m.DeviceSerial,
+		}
+		st.ABCBytes, st.WireBytes = pipeline.DatasetBytes(w)
+		// The working memory counts from the start: the peak is what the
+		// model predicts, and the prover's scratch is there by then.
+		*h = sim.Host{Baseline: int64(m.Baseline.At(n) + max(m.Working.At(n), 0)), Cores: m.Cores, Devices: m.Devices, Memory: hostMemory}
+		if spec.Devices > 0 {
+			h.Devices = min(h.Devices, spec.Devices)
+		}
+	}
+	over := spec.Simulate
+	setDur(&st.Synthesis, over.Stages.Synthesis)
+	setDur(&st.SynthesisSpread, over.Stages.SynthesisSpread)
+	setDur(&st.GPUStart, over.Stages.GPUStart)
+	setDur(&st.Upload, over.Stages.Upload)
+	setDur(&st.Finalize, over.Stages.Finalize)
+	setInt(&st.ABCBytes, over.Stages.ABCBytes)
+	setInt(&st.WireBytes, over.Stages.WireBytes)
+	setInt(&st.SynthesisBytes, over.Stages.SynthesisBytes)
+	st.DeviceSerial = st.DeviceSerial || over.Stages.DeviceSerial
+	if over.Stages.RSSFactor > 0 {
+		st.RSSFactor = over.Stages.RSSFactor
+	}
+	setInt(&h.Memory, over.Host.Memory)
+	setInt(&h.Baseline, over.Host.Baseline)
+	if over.Host.Cores > 0 {
+		h.Cores = over.Host.Cores
+	}
+	if over.Host.Devices > 0 {
+		h.Devices = over.Host.Devices
+	}
+	if over.Host.GPUSpeed > 0 {
+		h.GPUSpeed = over.Host.GPUSpeed
+	}
+	if spec.MemoryLimit > 0 && (h.Memory == 0 || spec.MemoryLimit < h.Memory) {
+		h.Memory = spec.MemoryLimit
+	}
+	if st.Synthesis <= 0 || (st.ABCBytes == 0 && st.WireBytes == 0) {
+		return o, fmt.Errorf("scenario %s (%s): no stage costs: give --calibration or write simulate.synthesis, gpu_start, finalize, abc_bytes and wire_bytes", spec.Name, spec.Source)
+	}
+	return o, nil
+}
+
+func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
+
+func setDur(dst *time.Duration, v time.Duration) {
+	if v > 0 {
+		*dst = v
+	}
+}
+
+func setInt(dst *int64, v int64) {
+	if v > 0 {
+		*dst = v
+	}
+}

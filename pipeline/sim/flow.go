@@ -1,0 +1,417 @@
+package sim
+
+import (
+	"container/heap"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"time"
+
+	"github.com/provebench/provebench/pipeline"
+)
+
+// sim is the state of one simulated run; it mirrors the engine's stages
+// (dispatcher, synthesis, channel, GPU workers, finalizers) as event
+// handlers on one virtual clock.
+type sim struct {
+	o     Options
+	w     pipeline.Workload
+	c     pipeline.Config
+	tr    *pipeline.Tracker
+	core  *pipeline.Core
+	rng   *rand.Rand
+	now   time.Duration
+	seq   int64
+	queue events
+
+	// dispatcher
+	nextProof, nextPart int
+	proofOpen           bool
+	proofsInFlight      int
+	since               time.Duration
+	retryAt             time.Duration // pending retry event, 0 if none
+	remaining           []int         // per proof: partitions not yet ended
+	proofs              []pipeline.ProofTiming
+	timings             []pipeline.PartitionTiming
+	ended               int
+
+	// synthesis under processor sharing
+	synth     []*item
+	lastShare time.Duration
+
+	// channel and GPU workers
+	chanFree int
+	sendQ    []*item
+	chanQ    []*item
+	idle     []int // devices of idle workers
+	devBusy  []bool
+	devQ     [][]devJob
+
+	peakRSS  int64
+	busy     time.Duration // device compute, all devices
+	timeline []Point
+	oom      *OOM
+	snap     pipeline.Snapshot
+	iSynth   int
+	iData    int
+}
+
+func newSim(o Options) *sim {
+	w := o.Workload
+	tr := pipeline.NewTracker()
+	s := &sim{
+		o:         o,
+		w:         w,
+		c:         o.Config,
+		tr:        tr,
+		core:      pipeline.NewCore(o.Config, tr, o.Stages.ABCBytes, o.Stages.WireBytes),
+		rng:       rand.New(rand.NewPCG(w.Seed, 0x5eed)),
+		remaining: make([]int, w.Proofs),
+		timings:   make([]pipeline.PartitionTiming, w.Proofs*w.Partitions),
+		chanFree:  o.Config.ChannelCapacity,
+		devBusy:   make([]bool, o.Host.devices()),
+		devQ:      make([][]devJob, o.Host.devices()),
+	}
+	for p := range s.remaining {
+		s.remaining[p] = w.Partitions
+	}
+	for d := range o.Host.devices() {
+		for range o.Config.GPUWorkers {
+			s.idle = append(s.idle, d)
+		}
+	}
+	names := tr.Names()
+	s.iSynth = slices.Index(names, pipeline.CounterSynthesizing)
+	s.iData = slices.Index(names, pipeline.CounterDatasetBytes)
+	return s
+}
+
+func (s *sim) at(d time.Duration, kind jobKind, it *item) {
+	s.seq++
+	gen := 0
+	if it != nil {
+		gen = it.gen
+	}
+	heap.Push(&s.queue, &event{at: d, seq: s.seq, kind: kind, it: it, gen: gen})
+}
+
+// run plays events until the batch has ended or memory ran out. A batch
+// still unfinished long after every partition could have run one after
+// another (a configuration that can never admit the rest) is an error, not
+// an endless loop of pacer ticks.
+func (s *sim) run() error {
+	if iv := s.core.TickInterval(); iv > 0 {
+		s.at(iv, tick, nil)
+	}
+	s.pump()
+	s.observe()
+	total := s.w.Proofs * s.w.Partitions
+	st := s.o.Stages
+	serial := st.Synthesis + st.SynthesisSpread + st.Upload + st.GPUStart + st.Finalize
+	deadline := 10*time.Duration(total)*serial + time.Hour
+	for s.ended < total && s.oom == nil && s.queue.Len() > 0 {
+		e := heap.Pop(&s.queue).(*event)
+		s.now = e.at
+		if s.now > deadline {
+			return fmt.Errorf("no progress: %d of %d partitions ended after %v of virtual time", s.ended, total, s.now)
+		}
+		switch e.kind {
+		case synthDone:
+			if e.gen == e.it.gen {
+				s.synthesized(e.it)
+			}
+		case uploadDone:
+			s.onDevice(e.it, startDone, s.o.Stages.GPUStart)
+		case startDone:
+			s.started(e.it)
+		case finalizeDone:
+			s.finalized(e.it)
+		case tick:
+			s.core.Tick(s.now)
+			s.at(s.now+s.core.TickInterval(), tick, nil)
+		case retry:
+			s.retryAt = 0
+		}
+		s.pump()
+		s.observe()
+	}
+	if s.ended < total && s.oom == nil {
+		return fmt.Errorf("stalled: %d of %d partitions ended and nothing left to happen", s.ended, total)
+	}
+	return nil
+}
+
+// pump admits partitions in (proof, partition) order while the proof
+// slots and the gates let it, as the engine's dispatcher does.
+func (s *sim) pump() {
+	for s.nextProof < s.w.Proofs {
+		if !s.proofOpen {
+			if s.proofsInFlight >= s.w.Concurrency {
+				return
+			}
+			s.proofOpen = true
+			s.proofsInFlight++
+			s.core.ProofStarted()
+			s.proofs = append(s.proofs, pipeline.ProofTiming{Proof: s.nextProof, Started: s.now})
+			s.since = s.now
+		}
+		it := &item{proof: s.nextProof, part: s.nextPart, dev: -1}
+		ok, r, _ := s.core.TryAdmit(s.now, &it.tk)
+		if !ok {
+			if r > 0 && (s.retryAt == 0 || r < s.retryAt) {
+				s.retryAt = r
+				s.at(r, retry, nil)
+			}
+			return
+		}
+		it.t = &s.timings[it.proof*s.w.Partitions+it.part]
+		*it.t = pipeline.PartitionTiming{Proof: it.proof, Partition: it.part, Device: -1,
+			Admitted: s.now, AdmissionWait: s.now - s.since}
+		s.since = s.now
+		s.startSynthesis(it)
+		if s.nextPart++; s.nextPart == s.w.Partitions {
+			s.nextPart, s.proofOpen = 0, false
+			s.nextProof++
+		}
+	}
+}
+
+// synthesisTime draws one partition's synthesis time alone on the cores.
+func (s *sim) synthesisTime() time.Duration {
+	st := s.o.Stages
+	if st.SynthesisSpread == 0 {
+		return st.Synthesis
+	}
+	u := 2*s.rng.Float64() - 1
+	return st.Synthesis + time.Duration(u*float64(st.SynthesisSpread))
+}
+
+// share is the speed of each synthesizing partition: the cores shared
+// among them.
+func (s *sim) share() float64 {
+	n := len(s.synth)
+	if s.o.Host.Cores == 0 || n <= s.o.Host.Cores {
+		return 1
+	}
+	return float64(s.o.Host.Cores) / float64(n)
+}
+
+// reshare charges the work done since the last change of the synthesizing
+// set, before it changes.
+func (s *sim) reshare() {
+	if dt := s.now - s.lastShare; dt > 0 {
+		f := s.share()
+		for _, it := range s.synth {
+			it.work -= time.Duration(float64(dt) * f)
+		}
+	}
+	s.lastShare = s.now
+}
+
+// reschedule sets every synthesizing partition's end at the new share.
+func (s *sim) reschedule() {
+	f := s.share()
+	for _, it := range s.synth {
+		it.gen++
+		s.at(s.now+time.Duration(float64(max(it.work, 0))/f), synthDone, it)
+	}
+}
+
+func (s *sim) startSynthesis(it *item) {
+	s.core.SynthesisStarted(&it.tk)
+	s.reshare()
+	it.work = s.synthesisTime()
+	if s.o.synthesisOf != nil {
+		it.work = s.o.synthesisOf(it.proof, it.part)
+	}
+	s.synth = append(s.synth, it)
+	if s.o.Host.Cores == 0 {
+		s.at(s.now+it.work, synthDone, it) // nothing to share: no rescheduling
+		return
+	}
+	s.reschedule()
+}
+
+func (s *sim) synthesized(it *item) {
+	s.reshare()
+	s.synth = slices.DeleteFunc(s.synth, func(x *item) bool { return x == it })
+	if s.o.Host.Cores > 0 {
+		s.reschedule()
+	}
+	it.synthEnd = s.now
+	it.t.Synthesis = s.now - it.t.Admitted
+	it.abc, it.wires = s.o.Stages.ABCBytes, s.o.Stages.WireBytes
+	s.core.Synthesized(s.now, &it.tk, it.abc, it.wires)
+	if s.o.admitFirst {
+		s.pump()
+	}
+	s.core.WaitingSend(&it.tk)
+	if s.chanFree > 0 && len(s.sendQ) == 0 {
+		s.send(it)
+	} else {
+		s.sendQ = append(s.sendQ, it)
+	}
+	s.serve()
+}
+
+func (s *sim) send(it *item) {
+	s.chanFree--
+	s.core.Sent(s.now, &it.tk)
+	s.chanQ = append(s.chanQ, it)
+}
+
+// serve hands channel items to idle GPU workers; each take frees a slot
+// for the first waiting sender.
+func (s *sim) serve() {
+	for len(s.idle) > 0 && len(s.chanQ) > 0 {
+		dev := s.idle[0]
+		s.idle = s.idle[1:]
+		it := s.chanQ[0]
+		s.chanQ = s.chanQ[1:]
+		s.core.Taken(s.now, &it.tk)
+		s.chanFree++
+		if len(s.sendQ) > 0 {
+			next := s.sendQ[0]
+			s.sendQ = s.sendQ[1:]
+			s.send(next)
+		}
+		it.t.QueueWait = s.now - it.synthEnd
+		it.t.Device, it.dev = dev, dev
+		s.core.StartBegan(&it.tk)
+		if up := s.o.Stages.Upload; up > 0 {
+			s.at(s.now+time.Duration(float64(up)/s.o.Host.speed()), uploadDone, it)
+		} else {
+			s.onDevice(it, startDone, s.o.Stages.GPUStart)
+		}
+	}
+}
+
+// onDevice runs a GPU phase of d (at the host's GPU speed): at once, or,
+// on a serial device, after the device's earlier phases.
+func (s *sim) onDevice(it *item, kind jobKind, d time.Duration) {
+	d = time.Duration(float64(d) / s.o.Host.speed())
+	s.busy += d
+	if !s.o.Stages.DeviceSerial {
+		s.at(s.now+d, kind, it)
+		return
+	}
+	s.devQ[it.dev] = append(s.devQ[it.dev], devJob{it: it, kind: kind, d: d})
+	s.nextOnDevice(it.dev)
+}
+
+func (s *sim) nextOnDevice(dev int) {
+	if s.devBusy[dev] || len(s.devQ[dev]) == 0 {
+		return
+	}
+	j := s.devQ[dev][0]
+	s.devQ[dev] = s.devQ[dev][1:]
+	s.devBusy[dev] = true
+	s.at(s.now+j.d, j.kind, j.it)
+}
+
+func (s *sim) deviceFree(dev int) {
+	if s.o.Stages.DeviceSerial {
+		s.devBusy[dev] = false
+		s.nextOnDevice(dev)
+	}
+}
+
+func (s *sim) started(it *item) {
+	it.t.GPUStart = s.now - it.t.Admitted - it.t.Synthesis - it.t.QueueWait
+	s.core.Started(s.now, &it.tk)
+	s.deviceFree(it.dev)
+	if s.c.EarlyFree {
+		s.core.ABCFreed(s.now, &it.tk, it.abc)
+		it.abc = 0
+	}
+	s.core.Finalizing(&it.tk)
+	s.onDevice(it, finalizeDone, s.o.Stages.Finalize)
+	s.idle = append(s.idle, it.dev)
+	s.serve()
+}
+
+func (s *sim) finalized(it *item) {
+	t := it.t
+	t.Finalize = s.now - t.Admitted - t.Synthesis - t.QueueWait - t.GPUStart
+	s.core.Finalized(&it.tk)
+	s.deviceFree(it.dev)
+	s.core.Deallocated(s.now, &it.tk, it.abc, it.wires)
+	s.core.Ended(s.now, &it.tk, pipeline.Done)
+	t.Outcome = pipeline.Done
+	s.ended++
+	if s.remaining[it.proof]--; s.remaining[it.proof] == 0 {
+		s.core.ProofEnded(pipeline.Done)
+		s.proofsInFlight--
+		s.proofs[it.proof].Ended = s.now
+		s.proofs[it.proof].Outcome = pipeline.Done
+	}
+}
+
+// observe records the predicted RSS after an event and stops the run when
+// it passes the host's memory.
+func (s *sim) observe() {
+	s.tr.Snapshot(&s.snap)
+	held := s.o.Stages.SynthesisBytes
+	if held == 0 {
+		held = s.o.Stages.ABCBytes + s.o.Stages.WireBytes
+	}
+	f := s.o.Stages.RSSFactor
+	if f == 0 {
+		f = 1
+	}
+	live := s.snap.Values[s.iData] + s.snap.Values[s.iSynth]*held
+	rss := s.o.Host.Baseline + int64(f*float64(live))
+	s.peakRSS = max(s.peakRSS, rss)
+	if s.o.Timeline {
+		s.timeline = append(s.timeline, Point{T: s.now, RSS: rss, Counters: slices.Clone(s.snap.Values)})
+	}
+	if m := s.o.Host.Memory; m > 0 && rss > m && s.oom == nil {
+		s.oom = &OOM{At: s.now, RSS: rss, Counters: map[string]int64{}}
+		for i, name := range s.tr.Names() {
+			s.oom.Counters[name] = s.snap.Values[i]
+		}
+	}
+}
+
+// result assembles the report as the engine's would read.
+func (s *sim) result() *Result {
+	rep := &pipeline.Report{
+		Backend:  "simulated",
+		Devices:  s.o.Host.devices(),
+		Workload: s.w,
+		Config:   s.c,
+		Elapsed:  s.now,
+		Pacer:    s.core.PacerSamples(),
+	}
+	first, last := time.Duration(-1), time.Duration(0)
+	for i := range s.timings {
+		t := s.timings[i]
+		if t.Outcome == "" {
+			continue
+		}
+		rep.Partitions = append(rep.Partitions, t)
+		rep.PartitionsDone++
+		if first < 0 || t.Admitted < first {
+			first = t.Admitted
+		}
+		last = max(last, t.End())
+	}
+	for _, pt := range s.proofs {
+		if pt.Outcome == pipeline.Done {
+			rep.ProofsDone++
+		} else {
+			rep.ProofsCancelled++ // cut short by the OOM
+		}
+		rep.Proofs = append(rep.Proofs, pt)
+	}
+	rep.ProofsNotStarted = s.w.Proofs - len(s.proofs)
+	rep.PartitionsNotStarted = s.w.Proofs*s.w.Partitions - rep.PartitionsDone
+	if first >= 0 {
+		rep.Wall = last - first
+	}
+	res := &Result{Report: rep, Tracker: s.tr, PeakRSS: s.peakRSS, Timeline: s.timeline, OOM: s.oom}
+	if rep.Wall > 0 {
+		res.DeviceBusy = min(float64(s.busy)/float64(rep.Wall)/float64(s.o.Host.devices()), 1)
+	}
+	return res
+}

@@ -1,0 +1,92 @@
+// Package sim plays a pipeline configuration in virtual time: the same
+// strategy gates and counters as the engine (pipeline.Core), driven by a
+// discrete-event clock over stage costs instead of a prover. A batch of
+// 2^27-constraint proofs takes milliseconds to simulate, so the memory and
+// throughput of configurations too big for the machine can be predicted,
+// and searched, before anyone runs them.
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+)
+
+// Stages are the costs of one partition on the calibration host.
+type Stages struct {
+	// Synthesis is one partition's synthesis time when it has the cores
+	// to itself; each partition's time is drawn uniformly from Synthesis
+	// ± SynthesisSpread, the same draw for the same workload seed.
+	Synthesis       time.Duration `json:"synthesis"`
+	SynthesisSpread time.Duration `json:"synthesis_spread,omitempty"`
+	// GPUStart is Backend.Start (uploads and the NTT region) and Finalize
+	// the MSMs and assembly after it.
+	GPUStart time.Duration `json:"gpu_start"`
+	// Upload is the part of Start that copies the dataset to the device:
+	// it holds the GPU worker but not the device, whose copy engine
+	// overlaps it with the compute of other partitions.
+	Upload   time.Duration `json:"upload,omitempty"`
+	Finalize time.Duration `json:"finalize"`
+	// ABCBytes and WireBytes are one partition's dataset.
+	ABCBytes  int64 `json:"abc_bytes"`
+	WireBytes int64 `json:"wire_bytes"`
+	// SynthesisBytes is what a partition holds while it synthesizes (0:
+	// its whole dataset, allocated when synthesis starts).
+	SynthesisBytes int64 `json:"synthesis_bytes,omitempty"`
+	// RSSFactor is the process's RSS per byte of live dataset (allocator
+	// and page overheads; 0 means 1).
+	RSSFactor float64 `json:"rss_factor,omitempty"`
+	// DeviceSerial makes a device run one phase at a time, Start (NTT
+	// region) or Finalize (MSMs), in arrival order, as a GPU stream and
+	// the CPU backend's device queue do; GPUStart and Finalize are then
+	// the device's own time, without the queueing. Without it every phase
+	// runs at once (the engine's test backend).
+	DeviceSerial bool `json:"device_serial,omitempty"`
+}
+
+// Host is the machine simulated on.
+type Host struct {
+	// Memory is the host's memory: a configuration whose predicted RSS
+	// passes it runs out of memory there (0: no limit).
+	Memory int64 `json:"memory,omitempty"`
+	// Baseline is the process's RSS before any dataset: runtime and
+	// proving key.
+	Baseline int64 `json:"baseline"`
+	// Cores is how many partitions synthesize at full speed at once; more
+	// share them (0: no limit).
+	Cores int `json:"cores,omitempty"`
+	// Devices is the number of GPUs and GPUSpeed their speed relative to
+	// the stages' (0 means 1 of each).
+	Devices  int     `json:"devices,omitempty"`
+	GPUSpeed float64 `json:"gpu_speed,omitempty"`
+}
+
+func (s Stages) validate() error {
+	var errs []error
+	if s.Synthesis <= 0 || s.SynthesisSpread < 0 || s.SynthesisSpread >= s.Synthesis {
+		errs = append(errs, fmt.Errorf("stages.synthesis: %v ± %v must be > 0 with a spread below it", s.Synthesis, s.SynthesisSpread))
+	}
+	if s.GPUStart < 0 || s.Finalize < 0 || s.Upload < 0 {
+		errs = append(errs, fmt.Errorf("stages: gpu_start %v, upload %v and finalize %v must be >= 0", s.GPUStart, s.Upload, s.Finalize))
+	}
+	if s.ABCBytes < 0 || s.WireBytes < 0 || s.SynthesisBytes < 0 || s.RSSFactor < 0 {
+		errs = append(errs, errors.New("stages: byte sizes must be >= 0"))
+	}
+	return errors.Join(errs...)
+}
+
+func (h Host) validate() error {
+	if h.Memory < 0 || h.Baseline < 0 || h.Cores < 0 || h.Devices < 0 || h.GPUSpeed < 0 {
+		return fmt.Errorf("host: fields must be >= 0 (%+v)", h)
+	}
+	return nil
+}
+
+func (h Host) devices() int { return max(h.Devices, 1) }
+
+func (h Host) speed() float64 {
+	if h.GPUSpeed == 0 {
+		return 1
+	}
+	return h.GPUSpeed
+}

@@ -1,0 +1,145 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/provebench/provebench/pipeline"
+)
+
+// Options is one configuration to simulate.
+type Options struct {
+	Workload pipeline.Workload
+	// Config is resolved here; a zero SynthesisWorkers without a permit
+	// gate means the host's cores (else 1 per permit, as in the engine).
+	Config pipeline.Config
+	Stages Stages
+	Host   Host
+	// Timeline records the RSS and counters after every event (for
+	// plots); a search leaves it off.
+	Timeline bool
+
+	// admitFirst orders two things that happen at the same instant the
+	// other way: a partition that ends synthesis frees its synthesis slot
+	// (and a release permit) and, if a GPU worker is idle, is taken at
+	// once; the dispatcher may admit the next one before or after the take.
+	// In the engine two goroutines race there; by default the simulator
+	// takes first.
+	admitFirst bool
+	// synthesisOf, when set, gives each partition's synthesis time (the
+	// engine comparison staggers them so that no two end at once).
+	synthesisOf func(proof, partition int) time.Duration
+}
+
+// Point is the state after one event.
+type Point struct {
+	T        time.Duration `json:"t"`
+	RSS      int64         `json:"rss"`
+	Counters []int64       `json:"counters"` // parallel to pipeline.Tracker.Names
+}
+
+// OOM is the moment a configuration ran out of the host's memory.
+type OOM struct {
+	At       time.Duration    `json:"at"`
+	RSS      int64            `json:"rss"`
+	Counters map[string]int64 `json:"counters"`
+}
+
+// Result is one simulated run.
+type Result struct {
+	Report  *pipeline.Report
+	Tracker *pipeline.Tracker
+	// PeakRSS is the predicted peak: Baseline + live dataset bytes + what
+	// the synthesizing partitions hold.
+	PeakRSS int64
+	// DeviceBusy is the devices' compute time (NTT regions and MSMs) over
+	// the wall time, averaged over the devices.
+	DeviceBusy float64
+	Timeline   []Point
+	// OOM is set when the predicted RSS passed Host.Memory; the run
+	// stops there.
+	OOM *OOM
+}
+
+// Throughput is proofs per second over the wall time (0 when none ended).
+func (r *Result) Throughput() float64 {
+	if r.Report.Wall <= 0 {
+		return 0
+	}
+	return float64(r.Report.ProofsDone) / r.Report.Wall.Seconds()
+}
+
+// Run simulates o to the end of its batch, or to the moment it runs out
+// of memory.
+func Run(o Options) (*Result, error) {
+	if o.Config.SynthesisWorkers == 0 && !o.Config.Strategy.UsesPermits() && o.Host.Cores > 0 {
+		o.Config.SynthesisWorkers = o.Host.Cores
+	}
+	o.Config = o.Config.Resolved()
+	if err := errors.Join(o.Workload.Validate(), o.Config.ValidateFor(o.Stages.ABCBytes, o.Stages.WireBytes),
+		o.Stages.validate(), o.Host.validate()); err != nil {
+		return nil, fmt.Errorf("simulate: %w", err)
+	}
+	s := newSim(o)
+	if err := s.run(); err != nil {
+		return nil, fmt.Errorf("simulate: %w", err)
+	}
+	return s.result(), nil
+}
+
+type jobKind int
+
+const (
+	synthDone jobKind = iota
+	uploadDone
+	startDone
+	finalizeDone
+	tick
+	retry
+)
+
+type event struct {
+	at   time.Duration
+	seq  int64
+	kind jobKind
+	it   *item
+	gen  int
+}
+
+type events []*event
+
+func (h events) Len() int { return len(h) }
+func (h events) Less(i, j int) bool {
+	if h[i].at != h[j].at {
+		return h[i].at < h[j].at
+	}
+	return h[i].seq < h[j].seq
+}
+func (h events) Swap(i, j int) { h[i], h[j] = h[j], h[i] }
+func (h *events) Push(x any)   { *h = append(*h, x.(*event)) }
+func (h *events) Pop() any {
+	old := *h
+	e := old[len(old)-1]
+	*h = old[:len(old)-1]
+	return e
+}
+
+// item is one admitted partition.
+type item struct {
+	proof, part int
+	tk          pipeline.Ticket
+	t           *pipeline.PartitionTiming
+	work        time.Duration // synthesis left, at full speed
+	gen         int           // invalidates a rescheduled synthDone
+	synthEnd    time.Duration
+	dev         int
+	abc, wires  int64
+}
+
+// devJob is a Start or Finalize waiting for a serial device.
+type devJob struct {
+	it   *item
+	kind jobKind
+	d    time.Duration
+}

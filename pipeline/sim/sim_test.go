@@ -1,0 +1,176 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"testing"
+	"time"
+
+	"github.com/provebench/provebench/gpu"
+	"github.com/provebench/provebench/gpu/circuit"
+	"github.com/provebench/provebench/gpu/dataset"
+	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/pipeline"
+)
+
+// fixedBackend is a scheduling test double: Start and Wait take fixed
+// times, on every device at once.
+type fixedBackend struct {
+	devices         int
+	start, finalize time.Duration
+}
+
+func (f fixedBackend) Name() string                                    { return "fixed" }
+func (f fixedBackend) Devices() int                                    { return f.devices }
+func (f fixedBackend) Load(context.Context, *groth16.ProvingKey) error { return nil }
+func (f fixedBackend) Stats(int) gpu.DeviceStats                       { return gpu.DeviceStats{} }
+func (f fixedBackend) Close() error                                    { return nil }
+func (f fixedBackend) Start(ctx context.Context, _ int, _ *dataset.Dataset) (gpu.Job, error) {
+	time.Sleep(f.start)
+	return fixedJob{f.finalize}, nil
+}
+
+type fixedJob struct{ d time.Duration }
+
+func (j fixedJob) Wait() (gpu.Result, error) { time.Sleep(j.d); return gpu.Result{}, nil }
+
+const tiny = 1 << circuit.MinLogConstraints
+
+// fixedSynth makes a real tiny dataset in d(proof, partition).
+func fixedSynth(d func(proof, partition int) time.Duration) func(context.Context, int, int) (*dataset.Dataset, error) {
+	p := circuit.Params{Constraints: tiny}
+	return func(_ context.Context, proof, partition int) (*dataset.Dataset, error) {
+		t0 := time.Now()
+		ds, err := dataset.New(proof, partition, p.Constraints, p.NumWires(), circuit.NumPublic)
+		time.Sleep(d(proof, partition) - time.Since(t0)) // the allocation is part of the stage's time
+		return ds, err
+	}
+}
+
+// TestSimulatorMatchesEngine runs the engine on a backend of fixed stage
+// times and the simulator on the same times, for every strategy and knob,
+// and requires the same peak of every counter: the simulator drives the
+// engine's own gates, and this is the proof that it drives them the same
+// way. One kind of tie is real in both: a partition ending synthesis frees
+// its slot and is taken by an idle GPU worker at the same instant, and the
+// dispatcher admits the next one before or after the take (two goroutines
+// race in the engine). The simulator is run both ways; where the two
+// orders give different peaks, the engine's must lie between them.
+func TestSimulatorMatchesEngine(t *testing.T) {
+	if testing.Short() || raceEnabled {
+		t.Skip("real-time engine runs, timed (not under -short or -race)")
+	}
+	abc, wires := circuit.Params{Constraints: tiny}.DatasetBytes()
+	one := abc + wires
+	// Stage times with no common sums, and each partition's synthesis 9 ms
+	// longer than the one before: two events that fall at the same virtual
+	// instant would race in real time, and a tie's order may move a peak by
+	// one partition. The pacer's period is long enough that the engine's
+	// ticks land between the same events as the simulator's.
+	const synth, start, finalize = 100 * time.Millisecond, 23 * time.Millisecond, 37 * time.Millisecond
+	synthOf := func(proof, partition int) time.Duration {
+		return synth + time.Duration(proof*4+partition)*9*time.Millisecond
+	}
+	cases := []pipeline.Config{
+		{Strategy: pipeline.Release, PartitionWorkers: 3, ChannelCapacity: 1, GPUWorkers: 1},
+		{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 2, GPUWorkers: 1, EarlyFree: true},
+		{Strategy: pipeline.Hold, PartitionWorkers: 3, ChannelCapacity: 1, GPUWorkers: 1},
+		{Strategy: pipeline.Hold, PartitionWorkers: 3, ChannelCapacity: 3, GPUWorkers: 2},
+		{Strategy: pipeline.Budget, BudgetBytes: 3 * one, SynthesisWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1},
+		{Strategy: pipeline.Budget, BudgetBytes: 3 * one, SynthesisWorkers: 2, ChannelCapacity: 2, GPUWorkers: 1, EarlyFree: true},
+		{Strategy: pipeline.Pacer, SynthesisWorkers: 3, ChannelCapacity: 2, GPUWorkers: 1,
+			Pacer: pipeline.PacerConfig{TargetDepth: 1, Kp: 0.1, Ki: 0.01, Interval: 250 * time.Millisecond, MaxInFlight: 4}},
+		{Strategy: "hold+budget", PartitionWorkers: 4, BudgetBytes: 3 * one, ChannelCapacity: 1, GPUWorkers: 1, EarlyFree: true},
+	}
+	w := pipeline.Workload{Constraints: tiny, Partitions: 4, Proofs: 2, Concurrency: 1, Seed: 1}
+	for _, cfg := range cases {
+		t.Run(fmt.Sprintf("%s/pw%d/C%d/G%d/free%v", cfg.Strategy, cfg.PartitionWorkers, cfg.ChannelCapacity, cfg.GPUWorkers, cfg.EarlyFree), func(t *testing.T) {
+			o := Options{Workload: w, Config: cfg, Host: Host{Devices: 1},
+				Stages:      Stages{Synthesis: synth, GPUStart: start, Finalize: finalize, ABCBytes: abc, WireBytes: wires},
+				synthesisOf: synthOf}
+			res, err := Run(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			o.admitFirst = true
+			other, err := Run(o)
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, name := range res.Tracker.Names() {
+				if _, a, _ := res.Tracker.Get(name); true {
+					if _, b, _ := other.Tracker.Get(name); a != b {
+						t.Logf("the tie's order moves peak %s: %d or %d", name, a, b)
+					}
+				}
+			}
+			// The engine runs in real time on a shared machine: a thread
+			// scheduled a few milliseconds late can swap two events that are
+			// close. A run is retried twice; a real difference fails all
+			// three.
+			var diffs []string
+			for range 3 {
+				diffs = diffs[:0]
+				e, err := pipeline.New(pipeline.Options{
+					Backend: fixedBackend{devices: 1, start: start, finalize: finalize}, Workload: w, Config: cfg,
+					Synthesize: fixedSynth(synthOf),
+				})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if _, err := e.Run(context.Background()); err != nil {
+					t.Fatal(err)
+				}
+				for _, name := range e.Tracker().Names() {
+					_, real, _ := e.Tracker().Get(name)
+					_, a, _ := res.Tracker.Get(name)
+					_, b, _ := other.Tracker.Get(name)
+					if real < min(a, b) || real > max(a, b) {
+						diffs = append(diffs, fmt.Sprintf("peak %s: engine %d, simulator %d (%d admitting first)", name, real, a, b))
+					}
+				}
+				if len(diffs) == 0 {
+					return
+				}
+				t.Logf("attempt differs: %v", diffs)
+			}
+			t.Errorf("three engine runs differ from the simulator; the last: %v", diffs)
+		})
+	}
+}
+
+// TestOutOfMemoryStopsWithTheMoment: release with a slow GPU piles
+// finished partitions up until the host's memory is passed; the run stops
+// there and says when, with what live.
+func TestOutOfMemoryStopsWithTheMoment(t *testing.T) {
+	const gib = 1 << 30
+	o := Options{
+		Workload: pipeline.Workload{Constraints: tiny, Partitions: 10, Proofs: 4, Concurrency: 4, Seed: 1},
+		Config:   pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 8, ChannelCapacity: 1, GPUWorkers: 1},
+		Stages: Stages{Synthesis: 10 * time.Second, GPUStart: 4 * time.Second, Finalize: time.Second,
+			ABCBytes: 12 * gib, WireBytes: 4 * gib, DeviceSerial: true},
+		Host: Host{Memory: 400 * gib, Baseline: 69 * gib},
+	}
+	res, err := Run(o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if res.OOM == nil {
+		t.Fatalf("no OOM: peak %d GiB on a 400 GiB host", res.PeakRSS/gib)
+	}
+	if res.OOM.RSS <= o.Host.Memory || res.OOM.At <= 0 || res.OOM.Counters[pipeline.CounterWaitingSend] == 0 {
+		t.Errorf("OOM %+v: want RSS over the host's memory, a time, and partitions waiting to send", res.OOM)
+	}
+	if res.Report.ProofsDone == o.Workload.Proofs {
+		t.Error("the batch completed past its OOM")
+	}
+	// The same with hold fits: its permits bound the pile-up.
+	o.Config.Strategy = pipeline.Hold
+	res, err = Run(o)
+	if err != nil || res.OOM != nil || res.Report.ProofsDone != o.Workload.Proofs {
+		t.Fatalf("hold: err %v, OOM %+v, %d proofs", err, res.OOM, res.Report.ProofsDone)
+	}
+	if res.PeakRSS > o.Host.Memory {
+		t.Errorf("hold: peak %d over the host", res.PeakRSS)
+	}
+}
