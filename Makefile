@@ -14,6 +14,10 @@ OUT     ?= out/quickstart
 # -buildvcs=auto records the git commit in the binary when there is one
 # (results.json reports it); it overrides a GOFLAGS=-buildvcs=false.
 GOBUILD := $(GO) build -buildvcs=auto
+# go-nvml's cgo wrappers call NVML functions the driver headers mark
+# deprecated: without this, a first build prints ~145 lines of gcc warnings
+# that say nothing about provebench. (-O2 -g is Go's default.)
+export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
 .PHONY: all build run test test-short vet fmt fuzz bench bench-cpu check-snarkjs clean
 

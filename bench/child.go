@@ -89,7 +89,10 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 	}
 
 	tr := engine.Tracker()
+	keyAddr, _ := pk.MappingAddr()
+	gomem := newGoMemory(keyAddr, job.HeapProfile != "")
 	names := append(tr.Names(), seriesDeviceMemory, seriesDeviceQueued, seriesDeviceBusy, seriesDeviceSpan)
+	names = append(names, gomem.names()...)
 	busyBefore := deviceBusy(be)
 	start := time.Now()
 	out.send(childMsg{Kind: msgReady, Names: names})
@@ -98,7 +101,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		streamSamples(tr, be, len(names), spec.SampleInterval, start, out, stop)
+		streamSamples(tr, be, gomem, len(names), spec.SampleInterval, start, out, stop)
 	}()
 	report, runErr := engine.Run(ctx)
 	close(stop)
@@ -146,6 +149,12 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		}
 	}
 	res.ProofsVerified, res.VerifyFailed = verifyProofs(vk, proofs, spec.Workload.Partitions)
+	if job.HeapProfile != "" && gomem.heap.Len() > 0 {
+		if err := results.WriteFile(job.HeapProfile, gomem.heap.Bytes()); err != nil {
+			return fmt.Errorf("child: heap profile: %w", err)
+		}
+		res.HeapProfileSecs = &gomem.profileAt
+	}
 	if p, err := sample.NewProcess(os.Getpid()); err == nil {
 		var s sample.ProcSample
 		if p.Sample(&s) == nil {
@@ -203,15 +212,19 @@ func deviceBusy(be gpu.Backend) []time.Duration {
 }
 
 // streamSamples sends the tracker's live counters and the devices' stats
-// (the last four values: memory, queued, busy and span) every interval until
-// stop closes, then once more.
-func streamSamples(tr *pipeline.Tracker, be gpu.Backend, n int, interval time.Duration, start time.Time, out *msgWriter, stop <-chan struct{}) {
+// (memory, queued, busy and span) and the Go runtime's memory every
+// interval until stop closes, then once more.
+func streamSamples(tr *pipeline.Tracker, be gpu.Backend, gomem *goMemory, n int, interval time.Duration, start time.Time, out *msgWriter, stop <-chan struct{}) {
 	if interval <= 0 {
 		interval = 10 * time.Millisecond
 	}
 	var snap pipeline.Snapshot
 	values := make([]int64, n)
+	nrt := len(gomem.names())
+	dev := n - nrt - 4 // the device stats follow the tracker's counters
 	emit := func() {
+		now := time.Now()
+		t := now.Sub(start).Seconds()
 		tr.Snapshot(&snap)
 		copy(values, snap.Values)
 		var mem, queued int64
@@ -223,8 +236,9 @@ func streamSamples(tr *pipeline.Tracker, be gpu.Backend, n int, interval time.Du
 			busy += st.Busy
 			span += st.Span
 		}
-		values[n-4], values[n-3], values[n-2], values[n-1] = mem, queued, busy.Microseconds(), span.Microseconds()
-		out.send(childMsg{Kind: msgSample, T: time.Since(start).Seconds(), Values: values})
+		values[dev], values[dev+1], values[dev+2], values[dev+3] = mem, queued, busy.Microseconds(), span.Microseconds()
+		gomem.read(values[dev+4:], now, t)
+		out.send(childMsg{Kind: msgSample, T: t, Values: values})
 	}
 	tick := time.NewTicker(interval)
 	defer tick.Stop()

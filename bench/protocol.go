@@ -21,6 +21,9 @@ type childJob struct {
 	Repetition int    `json:"repetition"`
 	Warmup     bool   `json:"warmup"`
 	CacheDir   string `json:"cache_dir"`
+	// HeapProfile, when set, is where the child writes a heap profile
+	// (pprof) taken at its Go heap's peak.
+	HeapProfile string `json:"heap_profile,omitempty"`
 	// ParentPID is the runner's pid. The child refuses to run when its
 	// parent is another: the runner died before the child started, and
 	// its parent-death signal was never armed for the new parent.
@@ -77,6 +80,9 @@ type childResult struct {
 	// VmHWM is the child's own kernel peak RSS, read just before it
 	// reported (0 if unreadable).
 	VmHWM uint64 `json:"vmhwm"`
+	// HeapProfileSecs is when the heap profile was taken (seconds since
+	// the pipeline's start); nil when none was written.
+	HeapProfileSecs *float64 `json:"heap_profile_seconds,omitempty"`
 }
 
 // Series names the child adds to the pipeline's counters: the backend's

@@ -4,16 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
+	"path/filepath"
 	"runtime"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/sample"
+	"github.com/provebench/provebench/internal/units"
 	"golang.org/x/sys/unix"
 )
 
@@ -37,7 +41,11 @@ func (r *Runner) runRepetition(ctx context.Context, spec *Spec, idx int, warmup 
 		rep.Status, rep.Error = status, err.Error()
 		return rep
 	}
-	job, err := json.Marshal(childJob{Spec: *spec, Repetition: idx, Warmup: warmup, CacheDir: r.CacheDir, ParentPID: os.Getpid()})
+	cj := childJob{Spec: *spec, Repetition: idx, Warmup: warmup, CacheDir: r.CacheDir, ParentPID: os.Getpid()}
+	if r.HeapProfiles && !warmup {
+		cj.HeapProfile = filepath.Join(r.OutDir, heapProfileName(spec.Name, idx))
+	}
+	job, err := json.Marshal(cj)
 	if err != nil {
 		return fail(results.StatusFailed, err)
 	}
@@ -128,7 +136,7 @@ loop:
 			// The terminal's SIGINT reaches the child too; give it a moment
 			// to stop cleanly, then kill it.
 			interrupted = nil
-			stopStatus, stopErr = results.StatusCancelled, ctx.Err()
+			stopStatus, stopErr = results.StatusCancelled, interruptError(ctx)
 			_ = cmd.Process.Signal(syscall.SIGINT)
 			graceDeadline = time.After(interruptGrace)
 		case <-graceDeadline:
@@ -167,7 +175,7 @@ loop:
 			values, valuesT := stream.latest()
 			rec.add(now, rss, g, values, valuesT)
 			if spec.MemoryLimit > 0 && rss > uint64(spec.MemoryLimit) {
-				kill(results.StatusMemoryLimit, fmt.Errorf("RSS %d bytes passed the scenario's memory limit of %d bytes", rss, spec.MemoryLimit))
+				kill(results.StatusMemoryLimit, fmt.Errorf("RSS %s passed the scenario's memory limit of %s", units.FormatBytes(int64(rss)), units.FormatBytes(spec.MemoryLimit)))
 			}
 			if now.Sub(lastProgress) >= 200*time.Millisecond {
 				lastProgress = now
@@ -197,6 +205,10 @@ loop:
 	res, childErr := stream.outcome()
 	if res != nil {
 		fillFromChild(&rep, res)
+		if res.HeapProfileSecs != nil {
+			rep.HeapProfile = filepath.Base(cj.HeapProfile)
+			rep.HeapProfileSeconds = res.HeapProfileSecs
+		}
 		if res.WhyNotCUDA != "" && !r.autoNoted {
 			r.autoNoted = true
 			r.warnf("backend auto: CUDA not used, running on the CPU: %s", res.WhyNotCUDA)
@@ -212,7 +224,7 @@ loop:
 		// The sampler saw RSS only at its ticks; the kernel's peak says
 		// the limit was passed between them.
 		rep.Status = results.StatusMemoryLimit
-		rep.Error = fmt.Sprintf("peak RSS %d bytes (%s) passed the scenario's memory limit of %d bytes between samples", rep.PeakRSSBytes, rep.PeakRSSSource, spec.MemoryLimit)
+		rep.Error = fmt.Sprintf("peak RSS %s (%s) passed the scenario's memory limit of %s between samples", units.FormatBytes(int64(rep.PeakRSSBytes)), rep.PeakRSSSource, units.FormatBytes(spec.MemoryLimit))
 	case childErr != "":
 		rep.Status, rep.Error = results.StatusFailed, childErr
 	case res == nil:
@@ -264,12 +276,19 @@ func fillFromChild(rep *results.Repetition, res *childResult) {
 	rep.PeakCounters = res.PeakCounters
 	rep.FinalCounters = res.FinalCounters
 	rep.Stages = res.Stages
-	if len(res.DeviceBusy) > 0 && res.ElapsedSecs > 0 {
+	// Busy over the pipeline's wall time (first admission to last
+	// partition's end), as the README and the report define it; the
+	// engine's whole Run only for a child that did not report a wall.
+	span := res.WallSecs
+	if span <= 0 {
+		span = res.ElapsedSecs
+	}
+	if len(res.DeviceBusy) > 0 && span > 0 {
 		var sum time.Duration
 		for _, b := range res.DeviceBusy {
 			sum += b
 		}
-		rep.DeviceBusyFraction = sum.Seconds() / res.ElapsedSecs / float64(len(res.DeviceBusy))
+		rep.DeviceBusyFraction = sum.Seconds() / span / float64(len(res.DeviceBusy))
 	}
 	// The child's VmHWM read as it finished and the parent's last sample
 	// of it are both the kernel's exact figure at their moment: the larger
@@ -417,4 +436,27 @@ func (b *tailBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return string(bytes.TrimSpace(b.buf))
+}
+
+// heapProfileName is a repetition's heap profile file inside the output
+// directory: heap-<name>-<index>.pprof, the name kept to letters, digits,
+// '.', '_' and '-'.
+func heapProfileName(name string, idx int) string {
+	safe := strings.Map(func(r rune) rune {
+		if r < 128 && (r == '.' || r == '_' || r == '-' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')) {
+			return r
+		}
+		return '-'
+	}, name)
+	return fmt.Sprintf("heap-%s-%d.pprof", safe, idx)
+}
+
+// interruptError says why a repetition was stopped when the run's context
+// ended: in words for an interrupt ("context canceled" tells a user
+// nothing), with the cause when the context was given one.
+func interruptError(ctx context.Context) error {
+	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
+		return fmt.Errorf("stopped before it finished: %w", cause)
+	}
+	return errors.New("stopped by an interrupt before it finished")
 }

@@ -53,6 +53,9 @@ type Runner struct {
 	Progress Progress
 	// Log receives messages such as key generation; nil for silence.
 	Log io.Writer
+	// HeapProfiles asks every measured repetition's child for a heap
+	// profile (pprof) at its Go heap's peak, written into OutDir.
+	HeapProfiles bool
 	// Warn receives warnings (a results file that cannot be written, why
 	// backend auto did not use CUDA), one line each; nil: Log.
 	Warn io.Writer

@@ -4,6 +4,7 @@ import (
 	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -86,6 +87,7 @@ func newTestRunner(t *testing.T) *Runner {
 
 func TestRunRecordsEveryRepetition(t *testing.T) {
 	r := newTestRunner(t)
+	r.HeapProfiles = true
 	doc, err := r.Run(context.Background(), []Spec{smallSpec("release", pipeline.Release), smallSpec("hold", pipeline.Hold)})
 	if err != nil {
 		t.Fatal(err)
@@ -130,6 +132,28 @@ func TestRunRecordsEveryRepetition(t *testing.T) {
 			s := rep.Series
 			if s == nil || len(s.T) == 0 || len(s.RSSBytes) != len(s.T) || len(s.Counters["partitions_done"]) != len(s.T) {
 				t.Fatalf("%s: series missing or ragged", sc.Name)
+			}
+			// The RSS account: the Go runtime's figures and the key's
+			// residency on the series' time axis, within RSS.
+			last := len(s.T) - 1
+			for _, name := range []string{"go_heap_inuse_bytes", "go_runtime_bytes", "key_resident_bytes"} {
+				if col := s.Counters[name]; len(col) != len(s.T) || col[last] <= 0 {
+					t.Errorf("%s: series %s = %v", sc.Name, name, col)
+				}
+			}
+			if gc := s.Counters["go_gc_cycles"]; len(gc) != len(s.T) || !slices.IsSorted(gc) { // a short run may not collect
+				t.Errorf("%s: go_gc_cycles = %v", sc.Name, gc)
+			}
+			if key, rss := s.Counters["key_resident_bytes"][last], s.RSSBytes[last]; uint64(key) > rss {
+				t.Errorf("%s: key resident %d > RSS %d", sc.Name, key, rss)
+			}
+			// A heap profile for each measured repetition, none for warm-ups.
+			if rep.Warmup != (rep.HeapProfile == "") || (!rep.Warmup && rep.HeapProfileSeconds == nil) {
+				t.Errorf("%s rep %d (warm-up %v): heap profile %q", sc.Name, rep.Index, rep.Warmup, rep.HeapProfile)
+			} else if !rep.Warmup {
+				if st, err := os.Stat(filepath.Join(r.OutDir, rep.HeapProfile)); err != nil || st.Size() == 0 {
+					t.Errorf("%s: heap profile %s: %v", sc.Name, rep.HeapProfile, err)
+				}
 			}
 			if rep.DeviceBusyFraction <= 0 || rep.DeviceBusyFraction > 1.01 {
 				t.Errorf("%s: device busy %.3f", sc.Name, rep.DeviceBusyFraction)
@@ -286,5 +310,60 @@ func TestProgressLines(t *testing.T) {
 	out := b.String()
 	if !strings.Contains(out, "[1/1] x rep 1/2  memory-limit: RSS passed") || strings.Contains(out, "\r") {
 		t.Fatalf("progress output:\n%s", out)
+	}
+}
+
+// The estimate of the time left comes from finished repetitions: this
+// configuration's own mean for its remaining ones, the overall mean for
+// the configurations after it.
+func TestProgressTimeLeft(t *testing.T) {
+	var b strings.Builder
+	clock := time.Unix(0, 0)
+	p := NewProgress(&b, false).(*lineProgress)
+	p.now = func() time.Time { return clock }
+	a, c := smallSpec("a", pipeline.Hold), smallSpec("c", pipeline.Hold)
+	a.Warmups, a.Repeats, c.Warmups, c.Repeats = 1, 2, 0, 2
+	p.Begin(2, 5)
+	step := func(spec *Spec, idx int, warm bool, d time.Duration) {
+		p.RepetitionStart(spec, idx, warm)
+		clock = clock.Add(d)
+		p.RepetitionEnd(spec, &results.Repetition{Index: idx, Warmup: warm, Status: results.StatusOK})
+	}
+	step(&a, 0, true, 10*time.Second)  // 2 more of a, 2 of c at 10 s
+	step(&a, 0, false, 20*time.Second) // a: 15 s mean, 1 left; c: 2 at 15 s
+	step(&a, 1, false, 30*time.Second) // c: 2 at 20 s
+	step(&c, 0, false, 4*time.Second)  // c's own mean: 4 s, 1 left
+	step(&c, 1, false, 4*time.Second)  // done: no estimate
+	lines := strings.Split(strings.TrimSpace(b.String()), "\n")
+	want := []string{"(~40s left)", "(~45s left)", "(~40s left)", "(~4s left)", ""}
+	for i, w := range want {
+		l := lines[i+1]
+		if (w == "" && strings.Contains(l, "left")) || !strings.Contains(l, w) {
+			t.Errorf("line %d: %q, want %q", i+1, l, w)
+		}
+	}
+}
+
+// On a terminal the estimate counts down while a repetition runs, and does
+// not fall below what the repetitions after it need when it runs long.
+func TestProgressCountsDown(t *testing.T) {
+	var b strings.Builder
+	clock := time.Unix(0, 0)
+	p := NewProgress(&b, true).(*lineProgress)
+	p.now = func() time.Time { return clock }
+	a := smallSpec("a", pipeline.Hold)
+	a.Warmups, a.Repeats = 0, 3
+	p.Begin(1, 3)
+	p.RepetitionStart(&a, 0, false)
+	clock = clock.Add(10 * time.Second)
+	p.RepetitionEnd(&a, &results.Repetition{Index: 0, Status: results.StatusOK})
+	p.RepetitionStart(&a, 1, false) // 2 left at 10 s: 20 s
+	clock = clock.Add(4 * time.Second)
+	p.Tick(&a, 4*time.Second, 1, 1<<20)
+	clock = clock.Add(21 * time.Second) // long past its estimate
+	p.Tick(&a, 25*time.Second, 2, 1<<20)
+	out := b.String()
+	if !strings.Contains(out, "~16s left") || !strings.Contains(out, "~10s left") {
+		t.Fatalf("countdown:\n%q", out)
 	}
 }

@@ -270,6 +270,7 @@ func (r *run) dealloc(it *item) {
 	it.ds = nil
 	r.core.Deallocated(r.now(), &it.tk, abc, wires)
 	it.t.Dealloc = time.Since(t0)
+	it.t.Ended = time.Since(r.start)
 }
 
 // end finishes a partition on any path: it frees its dataset, records its
@@ -278,6 +279,9 @@ func (r *run) dealloc(it *item) {
 // counts as cancelled: the failure is a consequence, not a cause.
 func (r *run) end(it *item, err error) {
 	r.dealloc(it)
+	if it.t.Ended == 0 { // it never held a dataset
+		it.t.Ended = time.Since(r.start)
+	}
 	outcome := Done
 	switch {
 	case err == nil:

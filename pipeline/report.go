@@ -35,9 +35,9 @@ const (
 )
 
 // PartitionTiming is one admitted partition's path through the pipeline.
-// Its stages follow one another without gaps: Admitted + Synthesis +
-// QueueWait + GPUStart + FreeABC + Finalize + Dealloc is the moment it
-// ended. A stage the partition never reached is 0.
+// A stage the partition never reached is 0. The stages leave gaps between
+// them (hand-offs between goroutines, waiting for a finalizer), so their
+// sum falls short of the partition's end: Ended records the real moment.
 type PartitionTiming struct {
 	Proof     int `json:"proof"`
 	Partition int `json:"partition"`
@@ -55,6 +55,9 @@ type PartitionTiming struct {
 	FreeABC       time.Duration `json:"free_abc"`
 	Finalize      time.Duration `json:"finalize"`
 	Dealloc       time.Duration `json:"dealloc"`
+	// Ended is the offset from the run's start at which the partition's
+	// dataset was freed (or it failed): its real end, stage gaps included.
+	Ended time.Duration `json:"ended"`
 	// Stages are the backend's own timings.
 	Stages  []gpu.Stage `json:"stages,omitempty"`
 	Outcome Outcome     `json:"outcome"`
@@ -66,8 +69,13 @@ type PartitionTiming struct {
 	VerifyErr error `json:"-"`
 }
 
-// End is the offset from the run's start at which the partition ended.
+// End is the offset from the run's start at which the partition ended:
+// Ended, or for a timing recorded without it the sum of its stages (which
+// leaves out the gaps between them).
 func (p *PartitionTiming) End() time.Duration {
+	if p.Ended > 0 {
+		return p.Ended
+	}
 	return p.Admitted + p.Synthesis + p.QueueWait + p.GPUStart + p.FreeABC + p.Finalize + p.Dealloc
 }
 

@@ -3,14 +3,14 @@ package reports
 import (
 	"fmt"
 	"maps"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 
-	"golang.org/x/perf/benchunit"
-
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/internal/units"
 )
 
 // document is the report's content, independent of its rendering: the
@@ -42,7 +42,7 @@ type table struct {
 
 // pipelineStages are the pipeline's own stages, in pipeline order; the
 // backend's stages (ntt, msm_*, ...) follow, sorted.
-var pipelineStages = []string{"synthesis", "queue_wait", "gpu_start", "finalize", "dealloc"}
+var pipelineStages = []string{"admission", "synthesis", "queue_wait", "gpu_start", "free_abc", "finalize", "dealloc"}
 
 func buildDocument(run *results.Run, title string, sums []*scenarioSummary, rendered map[string]bool, timelineFiles map[string]string) *document {
 	d := &document{Title: title, Meta: runMeta(run)}
@@ -75,8 +75,19 @@ func buildDocument(run *results.Run, title string, sums []*scenarioSummary, rend
 		d.Sections = append(d.Sections, section{
 			Heading: "Throughput against peak memory", Level: 2,
 			Text: []string{"One point per configuration at its medians; bars span the minimum to the maximum over the measured repetitions. " +
-				"Colour and marker give the strategy. The dashed step line is the Pareto front: no other configuration has both higher throughput and lower peak RSS."},
+				"Colour and marker give the strategy. Ringed points, joined by the dashed line, are the Pareto set: no other configuration beats them beyond the noise, " +
+				"that is, none is at least as good on both axes (its range reaches theirs) and clearly better on one (its range clears theirs). " +
+				"Configurations whose ranges overlap are not told apart, however their medians fall (with one repetition a range is a point, and this is plain Pareto dominance). " +
+				"An axis that does not start at zero says where it starts."},
 			Figure: &figureRef{Name: rssAxis.file, Alt: "throughput against peak RSS"},
+		})
+	}
+	if rendered[datasetAxis.file] {
+		d.Sections = append(d.Sections, section{
+			Heading: "Throughput against peak dataset bytes", Level: 2,
+			Text: []string{"As above, against the peak of the pipeline's live dataset bytes (the dataset_bytes counter's own peak, exact and free of the process's noise): " +
+				"the memory the strategies actually trade for throughput."},
+			Figure: &figureRef{Name: datasetAxis.file, Alt: "throughput against peak dataset bytes"},
 		})
 	}
 	if rendered[gpuAxis.file] {
@@ -89,8 +100,9 @@ func buildDocument(run *results.Run, title string, sums []*scenarioSummary, rend
 	if rendered["strategies"] {
 		d.Sections = append(d.Sections, section{
 			Heading: "Strategies side by side", Level: 2,
-			Text:   []string{"Each row is a configuration, grouped and coloured by strategy: throughput and peak memory side by side; whiskers span the repetitions' minimum to maximum."},
-			Figure: &figureRef{Name: "strategies", Alt: "strategies compared: throughput and peak memory"},
+			Text: []string{"Each row is a configuration, grouped and coloured by strategy: throughput and peak memory side by side. " +
+				"The bar is the median; each dot one measured repetition, so the spread and any outlier show."},
+			Figure: &figureRef{Name: "strategies", Alt: "strategies compared: throughput and peak memory, each repetition a dot"},
 		})
 	}
 	d.Sections = append(d.Sections, counterSection(sums))
@@ -99,7 +111,13 @@ func buildDocument(run *results.Run, title string, sums []*scenarioSummary, rend
 	}
 	d.Sections = append(d.Sections, section{Heading: "Timelines", Level: 2, Text: []string{
 		"Per configuration, one repetition's samples on one time axis: memory, the pipeline's byte counters and its count counters. " +
-			"Time is seconds since the pipeline started; before 0 the child process was loading its proving key."}})
+			"Time is seconds since the pipeline started; before 0 the child process was loading its proving key. " +
+			"The timelines of the run share their memory axes and, for finished repetitions, their time axis, so they can be compared side by side " +
+			"(a repetition stopped early keeps its own time range); each counter has one colour in all of them.",
+		"The memory panel accounts for RSS: the bands, bottom up, are the proving key's resident bytes, the pipeline's live datasets (and, on the CPU backend, its working buffers), " +
+			"the Go runtime's memory (heap, stacks and metadata not returned to the kernel) and the rest of RSS " +
+			"(the binary, C allocations, memory the Go runtime keeps but has not touched). " +
+			"A repetition that did not finish shows the moment it was stopped (red line) and, when a memory limit stopped it, the limit."}})
 	for _, s := range sums {
 		sec := section{Heading: s.sc.Name, Level: 3}
 		name := timelineFiles[s.sc.Name]
@@ -108,17 +126,79 @@ func buildDocument(run *results.Run, title string, sums []*scenarioSummary, rend
 			if iv := s.timeline.Series.IntervalSeconds; iv > 0 {
 				text += fmt.Sprintf(" Sampled every %s.", formatSeconds(iv))
 			}
+			if hp := heapProfiles(s); hp != "" {
+				text += " Heap profiles at the Go heap's peak (go tool pprof FILE): " + hp + "."
+			}
 			sec.Text = []string{text}
 			sec.Figure = &figureRef{Name: name, Alt: "timeline of " + s.sc.Name}
 		} else {
 			sec.Text = []string{"No timeline: " + s.timelineWhy + "."}
 		}
 		d.Sections = append(d.Sections, sec)
+		if r := s.failedTimeline; r != nil && rendered[name+"-failed"] {
+			d.Sections = append(d.Sections, section{
+				Heading: fmt.Sprintf("%s: repetition %d (%s)", s.sc.Name, r.Index, r.Status), Level: 3,
+				Text:   []string{"The first repetition of this configuration that did not finish: " + strings.Join(strings.Fields(r.Error), " ") + "."},
+				Figure: &figureRef{Name: name + "-failed", Alt: fmt.Sprintf("timeline of %s, repetition %d (%s)", s.sc.Name, r.Index, r.Status)},
+			})
+		}
 	}
 	if s, ok := failureSection(sums); ok {
 		d.Sections = append(d.Sections, s)
 	}
+	d.Sections = append(d.Sections, glossarySection(run))
 	return d
+}
+
+// heapProfiles lists a configuration's heap profile files, with when each
+// was taken.
+func heapProfiles(s *scenarioSummary) string {
+	var out []string
+	for _, r := range s.sc.Repetitions {
+		if r.HeapProfile == "" {
+			continue
+		}
+		f := r.HeapProfile
+		if r.HeapProfileSeconds != nil {
+			f += fmt.Sprintf(" (t = %s)", formatSeconds(*r.HeapProfileSeconds))
+		}
+		out = append(out, f)
+	}
+	return strings.Join(out, ", ")
+}
+
+// glossarySection defines every series the run recorded, known ones from
+// the glossary and any other as the driver's own.
+func glossarySection(run *results.Run) section {
+	seen := map[string]bool{}
+	for _, sc := range run.Scenarios {
+		for _, r := range sc.Repetitions {
+			for k := range r.PeakCounters {
+				seen[k] = true
+			}
+			if r.Series != nil {
+				for k := range r.Series.Counters {
+					seen[k] = true
+				}
+			}
+		}
+	}
+	t := &table{Header: []string{"Counter", "Kind", "Meaning"}}
+	kinds := map[panelKind]string{panelMemory: "bytes (RSS account)", panelBytes: "bytes, live", panelStages: "partitions, live (stage)",
+		panelCounts: "count, live", panelEvents: "count, cumulative", panelGC: "count, cumulative", panelNone: "cumulative"}
+	for _, c := range glossary {
+		if seen[c.name] {
+			t.Rows = append(t.Rows, []string{c.name, kinds[c.panel], c.meaning})
+			delete(seen, c.name)
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(seen)) {
+		t.Rows = append(t.Rows, []string{k, "—", "Recorded by the driver; not one of the built-in pipeline's counters."})
+	}
+	return section{Heading: "Glossary of counters", Level: 2, Table: t, Text: []string{
+		"Live counters say what the pipeline holds now: every increment has its decrement and a correct run ends with them at zero. " +
+			"Cumulative ones only grow. Peaks are exact (kept by the counters themselves); the timelines sample them every interval.",
+	}}
 }
 
 func runMeta(run *results.Run) []string {
@@ -203,7 +283,7 @@ func summarySection(run *results.Run, sums []*scenarioSummary) section {
 			"Peak RSS (kernel) is the kernel's exact high-water mark of the child process (VmHWM); " +
 			"sampled is the highest RSS the sampler saw" + interval + ". Device busy is the backend's busy time over the pipeline's wall time; " +
 			"steady busy the same between 10% and 90% of the partitions done, without the ramp-up and the drain. " +
-			"Pareto marks the configurations no other beats on both throughput and peak RSS.",
+			"Pareto marks the configurations no other beats beyond the noise of the repetitions on both throughput and peak RSS (see the plot below).",
 	}}
 }
 
@@ -281,6 +361,14 @@ func stageSection(sums []*scenarioSummary) (section, bool) {
 	}
 	return section{Heading: "Stage times", Level: 2, Table: t, Text: []string{
 		"Mean time per partition in each stage, the median over the measured repetitions: the pipeline's stages first, then the backend's.",
+		"Why a backend stage, an MSM above all, takes longer here than measured alone (make bench-cpu, make bench-cuda): it is timed around its kernels, " +
+			"so it counts everything its device waits for in between, and in the pipeline the device shares the host with the rest of the pipeline. " +
+			"On the CUDA backend the times are CUDA events on the compute stream: the thread that issues the MSMs competes for CPU with synthesis, " +
+			"which keeps every core busy, so the GPU waits for launches it gets at once when the host is idle; and the next partition's upload from pageable memory " +
+			"runs on the copy engine meanwhile, staged through the CPU and sharing device memory bandwidth with the MSMs' bucket accumulation. " +
+			"On the CPU backend the MSMs share the cores with synthesis outright. " +
+			"The overlap is what gives the throughput; the longer stage is its price, not a slower kernel. " +
+			"To see a stage's own cost, run a configuration without overlap (concurrency 1, partition_workers 1).",
 	}}, true
 }
 
@@ -319,35 +407,34 @@ func fmtSpread(s spread, k valueKind) string {
 		return "n/a"
 	}
 	if k == kindPercent {
-		if s.Min == s.Max {
+		if math.Round(100*s.Min) == math.Round(100*s.Max) {
 			return fmt.Sprintf("%.0f%%", 100*s.Median)
 		}
 		return fmt.Sprintf("%.0f%% (%.0f–%.0f)", 100*s.Median, 100*s.Min, 100*s.Max)
 	}
 	if k == kindRate {
 		// A rate reads best plain: 0.835 partitions/s, not 835m.
-		if s.Min == s.Max {
+		if fmt.Sprintf("%.3g", s.Min) == fmt.Sprintf("%.3g", s.Max) {
 			return fmt.Sprintf("%.3g", s.Median)
 		}
 		return fmt.Sprintf("%.3g (%.3g–%.3g)", s.Median, s.Min, s.Max)
 	}
-	cls, unit := benchunit.Decimal, ""
-	switch k {
-	case kindBytes:
-		cls, unit = benchunit.Binary, "B"
-	case kindSeconds:
-		unit = "s"
+	if k == kindBytes {
+		div, unit := units.ByteScale(s.Max)
+		if units.FormatScaled(s.Min, div) == units.FormatScaled(s.Max, div) {
+			return units.FormatScaled(s.Median, div) + " " + unit
+		}
+		return fmt.Sprintf("%s %s (%s–%s)", units.FormatScaled(s.Median, div), unit, units.FormatScaled(s.Min, div), units.FormatScaled(s.Max, div))
 	}
-	sc := benchunit.CommonScale([]float64{s.Median, s.Min, s.Max}, cls)
-	if s.Min == s.Max {
-		return sc.Format(s.Median) + unit
+	div, unit := units.SecondsScale(s.Max)
+	if units.FormatScaled(s.Min, div) == units.FormatScaled(s.Max, div) {
+		return units.FormatScaled(s.Median, div) + " " + unit
 	}
-	bare := func(v float64) string { return strconv.FormatFloat(v/sc.Factor, 'f', sc.Prec, 64) }
-	return fmt.Sprintf("%s%s (%s–%s)", sc.Format(s.Median), unit, bare(s.Min), bare(s.Max))
+	return fmt.Sprintf("%s %s (%s–%s)", units.FormatScaled(s.Median, div), unit, units.FormatScaled(s.Min, div), units.FormatScaled(s.Max, div))
 }
 
-func formatBytes(v float64) string   { return benchunit.Scale(v, benchunit.Binary) + "B" }
-func formatSeconds(v float64) string { return benchunit.Scale(v, benchunit.Decimal) + "s" }
+func formatBytes(v float64) string   { return units.FormatBytes(int64(v)) }
+func formatSeconds(v float64) string { return units.FormatSeconds(v) }
 
 func formatTime(t time.Time) string {
 	if t.IsZero() {

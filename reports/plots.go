@@ -17,6 +17,8 @@ import (
 	"gonum.org/v1/plot/vg/draw"
 	"gonum.org/v1/plot/vg/vgimg"
 	"gonum.org/v1/plot/vg/vgsvg"
+
+	"github.com/provebench/provebench/internal/units"
 )
 
 // pngDPI makes a 9 in wide figure 1080 px: sharp on a laptop screen and
@@ -74,15 +76,8 @@ type scale struct {
 }
 
 func byteScale(maxBytes float64) scale {
-	switch {
-	case maxBytes >= 1<<30:
-		return scale{1 << 30, "GiB"}
-	case maxBytes >= 1<<20:
-		return scale{1 << 20, "MiB"}
-	case maxBytes >= 1<<10:
-		return scale{1 << 10, "KiB"}
-	}
-	return scale{1, "B"}
+	div, unit := units.ByteScale(maxBytes)
+	return scale{div, unit}
 }
 
 func newPlot(title, xlabel, ylabel string) *plot.Plot {
@@ -104,15 +99,16 @@ type memoryAxis struct {
 }
 
 var (
-	rssAxis = memoryAxis{"throughput-memory", "peak RSS (kernel VmHWM)", func(s *scenarioSummary) spread { return s.rss }}
-	gpuAxis = memoryAxis{"throughput-gpu-memory", "peak GPU memory (process, NVML)", func(s *scenarioSummary) spread { return s.gpu }}
+	rssAxis     = memoryAxis{"throughput-memory", "peak RSS (kernel VmHWM)", func(s *scenarioSummary) spread { return s.rss }}
+	gpuAxis     = memoryAxis{"throughput-gpu-memory", "peak GPU memory (process, NVML)", func(s *scenarioSummary) spread { return s.gpu }}
+	datasetAxis = memoryAxis{"throughput-dataset", "peak dataset bytes (dataset_bytes, exact)", func(s *scenarioSummary) spread { return s.dataset }}
 )
 
 // throughputFigure plots throughput against peak memory: one point per
 // configuration at its medians, bars spanning min to max over the
-// repetitions, colour and marker by strategy, the scenario's name beside
-// its point, and the Pareto front (no other configuration has both higher
-// throughput and lower memory) as a dashed step line.
+// repetitions, colour and marker by strategy, a label beside each point,
+// and the Pareto set (see paretoSet) ringed and joined by a dashed line.
+// An axis zoomed to the data says where it starts.
 func throughputFigure(title string, sums []*scenarioSummary, axis memoryAxis) (figure, bool) {
 	var pts []*scenarioSummary
 	for _, s := range sums {
@@ -128,12 +124,39 @@ func throughputFigure(title string, sums []*scenarioSummary, axis memoryAxis) (f
 		maxMem = math.Max(maxMem, axis.get(s).Max)
 	}
 	sc := byteScale(maxMem)
-	order := strategyOrder(sums)
+	labels := pointLabels(sums)
 
 	p := newPlot("", fmt.Sprintf("%s (%s)", axis.title, sc.unit), "throughput (partitions/s)")
 	legend := newSideLegend(vg.Points(10))
+	names := addMedianPoints(p, legend, pts, strategyOrder(sums), axis, sc, labels)
+	addParetoSet(p, legend, pts, axis, sc)
+	if l, err := plotter.NewLabels(names); err == nil {
+		for i := range l.TextStyle {
+			l.TextStyle[i].Font.Size = vg.Points(8)
+		}
+		l.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(3)}
+		p.Add(l)
+	}
+	padAxis(&p.X)
+	padAxis(&p.Y)
+	p.X.Tick.Marker = plot.TickerFunc(niceTicks)
+	p.Y.Tick.Marker = plot.TickerFunc(niceTicks)
+	noteZoom(&p.X, sc.unit)
+	noteZoom(&p.Y, "partitions/s")
+	legend.add("", nil)
+	legend.add("points: medians", nil)
+	legend.add("bars: min–max of", nil)
+	legend.add("  the repetitions", nil)
+	labels.addKey(legend)
+	lo := layout{title: title + ": throughput vs " + axis.title, grid: [][]*plot.Plot{{p}}, legends: []*sideLegend{legend}}
+	w := 6.8*vg.Inch + legend.width()
+	return figure{name: axis.file, w: w, h: 6 * vg.Inch, draw: lo.draw}, true
+}
 
-	var labels plotter.XYLabels
+// addMedianPoints draws each configuration at its medians with min–max
+// bars, colour and marker by strategy, and returns the points' labels.
+func addMedianPoints(p *plot.Plot, legend *sideLegend, pts []*scenarioSummary, order []string, axis memoryAxis, sc scale, labels shortNames) plotter.XYLabels {
+	var names plotter.XYLabels
 	for _, strat := range order {
 		var xy plotter.XYs
 		var xerr plotter.XErrors
@@ -146,8 +169,8 @@ func throughputFigure(title string, sums []*scenarioSummary, axis memoryAxis) (f
 			xy = append(xy, plotter.XY{X: m.Median / sc.div, Y: s.pps.Median})
 			xerr = append(xerr, struct{ Low, High float64 }{(m.Median - m.Min) / sc.div, (m.Max - m.Median) / sc.div})
 			yerr = append(yerr, struct{ Low, High float64 }{s.pps.Median - s.pps.Min, s.pps.Max - s.pps.Median})
-			labels.XYs = append(labels.XYs, xy[len(xy)-1])
-			labels.Labels = append(labels.Labels, s.sc.Name)
+			names.XYs = append(names.XYs, xy[len(xy)-1])
+			names.Labels = append(names.Labels, labels.short[s.sc.Name])
 		}
 		if len(xy) == 0 {
 			continue
@@ -164,51 +187,91 @@ func throughputFigure(title string, sums []*scenarioSummary, axis memoryAxis) (f
 		p.Add(xb, yb, scatter)
 		legend.add(strat, scatter)
 	}
-
-	if front := paretoFront(pts, axis, sc); len(front) > 1 {
-		line, err := plotter.NewLine(front)
-		if err == nil {
-			line.StepStyle = plotter.PostStep
-			line.LineStyle = draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
-			p.Add(line)
-			legend.add("Pareto front", line)
-		}
-	}
-
-	if l, err := plotter.NewLabels(labels); err == nil {
-		for i := range l.TextStyle {
-			l.TextStyle[i].Font.Size = vg.Points(8)
-		}
-		l.Offset = vg.Point{X: vg.Points(6), Y: vg.Points(3)}
-		p.Add(l)
-	}
-	lo := layout{title: title + ": throughput vs " + axis.title, grid: [][]*plot.Plot{{p}}, legends: []*sideLegend{legend}}
-	return figure{name: axis.file, w: 9 * vg.Inch, h: 6 * vg.Inch, draw: lo.draw}, true
+	return names
 }
 
-// paretoFront returns the configurations no other beats on both axes,
-// ordered by memory: walking up in memory, a point is on the front when
-// its throughput is higher than every point before it.
-func paretoFront(pts []*scenarioSummary, axis memoryAxis, sc scale) plotter.XYs {
-	sorted := slices.Clone(pts)
-	slices.SortStableFunc(sorted, func(a, b *scenarioSummary) int {
-		if c := cmp.Compare(axis.get(a).Median, axis.get(b).Median); c != 0 {
-			return c
-		}
-		return cmp.Compare(b.pps.Median, a.pps.Median)
-	})
+// addParetoSet rings the Pareto set's points and joins them, in order of
+// memory, with a dashed line.
+func addParetoSet(p *plot.Plot, legend *sideLegend, pts []*scenarioSummary, axis memoryAxis, sc scale) {
+	on := paretoSet(pts, axis)
 	var front plotter.XYs
-	best := math.Inf(-1)
-	for _, s := range sorted {
-		if s.pps.Median > best {
-			best = s.pps.Median
+	for _, s := range pts {
+		if on[s.sc.Name] {
 			front = append(front, plotter.XY{X: axis.get(s).Median / sc.div, Y: s.pps.Median})
 		}
 	}
-	return front
+	slices.SortFunc(front, func(a, b plotter.XY) int { return cmp.Compare(a.X, b.X) })
+	rings, err := plotter.NewScatter(front)
+	if err != nil || len(front) == 0 {
+		return
+	}
+	rings.GlyphStyle = draw.GlyphStyle{Color: color.Gray{Y: 60}, Radius: vg.Points(8), Shape: draw.RingGlyph{}}
+	p.Add(rings)
+	if len(front) > 1 {
+		if line, err := plotter.NewLine(front); err == nil {
+			line.LineStyle = draw.LineStyle{Color: color.Gray{Y: 90}, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+			p.Add(line)
+		}
+	}
+	legend.add("Pareto (beyond noise)", rings)
 }
 
-// paretoNames names the configurations on the front, for the tables.
+// padAxis widens an axis by 6% of its span on each side (at least 0 below
+// when the data are not negative), so that points and their labels are
+// not cut at the frame.
+func padAxis(a *plot.Axis) {
+	span := a.Max - a.Min
+	if span <= 0 {
+		span = math.Max(math.Abs(a.Max), 1) * 0.2
+	}
+	lo := a.Min - 0.06*span
+	if a.Min >= 0 {
+		lo = math.Max(lo, 0)
+	}
+	a.Min, a.Max = lo, a.Max+0.06*span
+}
+
+// noteZoom says in an axis' label that it does not start at zero, so that
+// a gap between two points is not read as a large one.
+func noteZoom(a *plot.Axis, unit string) {
+	if a.Min > 0 {
+		a.Label.Text += fmt.Sprintf(" — axis starts at %s %s, not 0", strconv.FormatFloat(a.Min, 'g', 3, 64), unit)
+	}
+}
+
+// dominates tells whether configuration b beats a beyond the noise of
+// their repetitions: b is not worse on either axis (its range reaches
+// a's) and clearly better on one (its range clears a's entirely). With
+// one repetition each this is plain Pareto dominance.
+func dominates(b, a *scenarioSummary, axis memoryAxis) bool {
+	bm, am := axis.get(b), axis.get(a)
+	notWorse := b.pps.Max >= a.pps.Min && bm.Min <= am.Max
+	better := b.pps.Min > a.pps.Max || bm.Max < am.Min
+	return notWorse && better
+}
+
+// paretoSet names the configurations no other dominates beyond noise: a
+// configuration whose throughput and memory ranges overlap another's is
+// not ruled out by it, however the medians fall.
+func paretoSet(pts []*scenarioSummary, axis memoryAxis) map[string]bool {
+	on := map[string]bool{}
+	for _, a := range pts {
+		beaten := false
+		for _, b := range pts {
+			if b != a && dominates(b, a, axis) {
+				beaten = true
+				break
+			}
+		}
+		if !beaten {
+			on[a.sc.Name] = true
+		}
+	}
+	return on
+}
+
+// paretoNames names the configurations on the front by peak RSS, for the
+// tables.
 func paretoNames(sums []*scenarioSummary) map[string]bool {
 	var pts []*scenarioSummary
 	for _, s := range sums {
@@ -216,22 +279,54 @@ func paretoNames(sums []*scenarioSummary) map[string]bool {
 			pts = append(pts, s)
 		}
 	}
-	on := map[string]bool{}
-	front := paretoFront(pts, rssAxis, scale{1, "B"})
-	for _, xy := range front {
-		for _, s := range pts {
-			if s.rss.Median == xy.X && s.pps.Median == xy.Y {
-				on[s.sc.Name] = true
-			}
-		}
+	return paretoSet(pts, rssAxis)
+}
+
+// shortNames are the labels of configurations in the plots: the name when
+// it is short, else a number keyed beside the plot ("3: sweep/...").
+type shortNames struct {
+	short map[string]string
+	key   []string
+}
+
+// maxLabel is the longest name written beside a point or a bar; longer
+// ones (matrix names such as "sweep/strategy=hold/partition_workers=4")
+// become numbers with a key.
+const maxLabel = 22
+
+func pointLabels(sums []*scenarioSummary) shortNames {
+	n := shortNames{short: map[string]string{}}
+	long := false
+	for _, s := range sums {
+		long = long || len(s.sc.Name) > maxLabel
 	}
-	return on
+	for i, s := range sums {
+		if !long {
+			n.short[s.sc.Name] = s.sc.Name
+			continue
+		}
+		n.short[s.sc.Name] = strconv.Itoa(i + 1)
+		n.key = append(n.key, fmt.Sprintf("%d  %s", i+1, s.sc.Name))
+	}
+	return n
+}
+
+func (n shortNames) addKey(l *sideLegend) {
+	if len(n.key) == 0 {
+		return
+	}
+	l.add("", nil)
+	l.add("configurations:", nil)
+	for _, k := range n.key {
+		l.add(k, nil)
+	}
 }
 
 // strategiesFigure compares configurations side by side: horizontal bars
-// of throughput and of peak memory (RSS, and GPU memory when NVML saw it),
-// one row per configuration, grouped and coloured by strategy, with the
-// min-max range of the repetitions.
+// at the median of throughput and of peak memory (RSS, dataset bytes, and
+// GPU memory when NVML saw it), one row per configuration, grouped and
+// coloured by strategy, each repetition a dot on its bar (a strip plot,
+// as criterion draws the samples beside the estimate).
 func strategiesFigure(title string, sums []*scenarioSummary) (figure, bool) {
 	var rows []*scenarioSummary
 	for _, s := range sums {
@@ -250,100 +345,141 @@ func strategiesFigure(title string, sums []*scenarioSummary) (figure, bool) {
 		}
 		return cmp.Compare(b.sc.Name, a.sc.Name)
 	})
+	labels := pointLabels(sums)
 	names := make([]string, len(rows))
 	for i, s := range rows {
-		names[i] = s.sc.Name
+		names[i] = labels.short[s.sc.Name]
 	}
 
-	type panel struct {
-		title string
-		get   func(s *scenarioSummary) spread
-		bytes bool
-	}
-	panels := []panel{{"throughput (partitions/s)", func(s *scenarioSummary) spread { return s.pps }, false}}
-	panels = append(panels, panel{"peak RSS", func(s *scenarioSummary) spread { return s.rss }, true})
-	for _, s := range rows {
-		if s.gpu.ok() {
-			panels = append(panels, panel{"peak GPU memory", func(s *scenarioSummary) spread { return s.gpu }, true})
-			break
+	panels := []strategyPanel{{"throughput (partitions/s)", func(s *scenarioSummary) spread { return s.pps }, false}}
+	panels = append(panels, strategyPanel{"peak RSS", func(s *scenarioSummary) spread { return s.rss }, true})
+	for _, extra := range []strategyPanel{
+		{"peak dataset bytes", func(s *scenarioSummary) spread { return s.dataset }, true},
+		{"peak GPU memory", func(s *scenarioSummary) spread { return s.gpu }, true},
+	} {
+		for _, s := range rows {
+			if extra.get(s).ok() {
+				panels = append(panels, extra)
+				break
+			}
 		}
 	}
 
 	rowHeight := 0.32 * vg.Inch
-	barWidth := rowHeight * 0.7
-	var plots []*plot.Plot
 	legend := newSideLegend(vg.Points(10))
+	var plots []*plot.Plot
 	for pi, pn := range panels {
-		sc := scale{1, ""}
-		if pn.bytes {
-			maxv := 0.0
-			for _, s := range rows {
-				maxv = math.Max(maxv, pn.get(s).Max)
-			}
-			sc = byteScale(maxv)
-		}
-		xlabel := pn.title
-		if sc.unit != "" {
-			xlabel = fmt.Sprintf("%s (%s)", pn.title, sc.unit)
-		}
-		p := newPlot("", xlabel, "")
+		p := pn.plot(rows, order, names, pi == 0, rowHeight*0.7)
 		if pi == 0 {
-			p.NominalY(names...)
-		} else {
-			p.NominalY(make([]string, len(names))...)
-		}
-		p.X.Min = 0
-
-		var exy plotter.XYs
-		var xerr plotter.XErrors
-		for _, strat := range order {
-			var vals plotter.Values
-			first := -1
-			for i, s := range rows {
-				if s.sc.Strategy != strat {
-					continue
+			for _, strat := range order {
+				if slices.ContainsFunc(rows, func(s *scenarioSummary) bool { return s.sc.Strategy == strat }) {
+					legend.add(strat, stratThumb{strategyColor(strategyIndex(strat, order))})
 				}
-				v := pn.get(s)
-				if !v.ok() {
-					// No GPU figure for this row: no bar, not a zero bar.
-					continue
-				}
-				if first < 0 {
-					first = i
-				}
-				for len(vals) < i-first {
-					vals = append(vals, 0) // a gap only if a row of the group lacks the figure
-				}
-				vals = append(vals, v.Median/sc.div)
-				exy = append(exy, plotter.XY{X: v.Median / sc.div, Y: float64(i)})
-				xerr = append(xerr, struct{ Low, High float64 }{(v.Median - v.Min) / sc.div, (v.Max - v.Median) / sc.div})
 			}
-			if len(vals) == 0 {
-				continue
-			}
-			bars, err := plotter.NewBarChart(vals, barWidth)
-			if err != nil {
-				continue
-			}
-			bars.Horizontal = true
-			bars.XMin = float64(first)
-			bars.Color = strategyColor(strategyIndex(strat, order))
-			bars.LineStyle.Width = 0
-			p.Add(bars)
-			if pi == 0 {
-				legend.add(strat, bars)
-			}
-		}
-		if len(exy) > 0 {
-			p.Add(&plotter.XErrorBars{XYs: exy, XErrors: xerr, LineStyle: draw.LineStyle{Color: color.Black, Width: vg.Points(0.8)}, CapWidth: vg.Points(4)})
 		}
 		plots = append(plots, p)
 	}
+	legend.add("", nil)
+	legend.add("bar: median", nil)
+	legend.add("dots: each repetition", nil)
+	labels.addKey(legend)
 
-	w := vg.Length(3.6*float64(len(panels))) * vg.Inch
-	h := rowHeight*vg.Length(len(rows)) + 1.6*vg.Inch
-	lo := layout{title: title + ": strategies side by side (bars: median; whiskers: min-max)", grid: [][]*plot.Plot{plots}, legends: []*sideLegend{legend}}
+	nameWidth := vg.Length(0)
+	sty := plots[0].Y.Tick.Label
+	for _, n := range names {
+		nameWidth = max(nameWidth, sty.Width(n))
+	}
+	w := nameWidth + vg.Length(3.0*float64(len(panels)))*vg.Inch + legend.width() + 0.6*vg.Inch
+	h := max(rowHeight*vg.Length(len(rows))+1.6*vg.Inch, legend.height()+1.2*vg.Inch)
+	lo := layout{title: title + ": strategies side by side", grid: [][]*plot.Plot{plots}, legends: []*sideLegend{legend}}
 	return figure{name: "strategies", w: w, h: h, draw: lo.draw}, true
+}
+
+// strategyPanel is one column of the strategies figure.
+type strategyPanel struct {
+	title string
+	get   func(s *scenarioSummary) spread
+	bytes bool
+}
+
+// plot draws the panel's bars (one per row, at the median) and dots (one
+// per repetition, spread a little across the bar so equal values show).
+func (pn strategyPanel) plot(rows []*scenarioSummary, order, names []string, first bool, barWidth vg.Length) *plot.Plot {
+	sc := scale{1, ""}
+	if pn.bytes {
+		maxv := 0.0
+		for _, s := range rows {
+			maxv = math.Max(maxv, pn.get(s).Max)
+		}
+		sc = byteScale(maxv)
+	}
+	xlabel := pn.title
+	if sc.unit != "" {
+		xlabel = fmt.Sprintf("%s (%s)", pn.title, sc.unit)
+	}
+	p := newPlot("", xlabel, "")
+	if first {
+		p.NominalY(names...)
+	} else {
+		p.NominalY(make([]string, len(names))...)
+	}
+	p.X.Min = 0
+	var dots plotter.XYs
+	for _, strat := range order {
+		var vals plotter.Values
+		first := -1
+		for i, s := range rows {
+			if s.sc.Strategy != strat {
+				continue
+			}
+			v := pn.get(s)
+			if !v.ok() {
+				continue // no figure for this row: no bar, not a zero bar
+			}
+			if first < 0 {
+				first = i
+			}
+			for len(vals) < i-first {
+				vals = append(vals, 0) // a gap only if a row of the group lacks the figure
+			}
+			vals = append(vals, v.Median/sc.div)
+			for k, x := range v.Values {
+				off := 0.0
+				if len(v.Values) > 1 {
+					off = 0.5 * (float64(k)/float64(len(v.Values)-1) - 0.5)
+				}
+				dots = append(dots, plotter.XY{X: x / sc.div, Y: float64(i) + off})
+			}
+		}
+		if len(vals) == 0 {
+			continue
+		}
+		bars, err := plotter.NewBarChart(vals, barWidth)
+		if err != nil {
+			continue
+		}
+		bars.Horizontal = true
+		bars.XMin = float64(first)
+		bars.Color = lighten(strategyColor(strategyIndex(strat, order)), 0.45)
+		bars.LineStyle.Width = 0
+		p.Add(bars)
+	}
+	if d, err := plotter.NewScatter(dots); err == nil && len(dots) > 0 {
+		d.GlyphStyle = draw.GlyphStyle{Color: color.Black, Radius: vg.Points(2), Shape: draw.CircleGlyph{}}
+		p.Add(d)
+	}
+	p.X.Max *= 1.05
+	p.X.Tick.Marker = plot.TickerFunc(niceTicks)
+	return p
+}
+
+// stratThumb is a legend swatch in a strategy's bar colour.
+type stratThumb struct{ c color.Color }
+
+func (t stratThumb) Thumbnail(c *draw.Canvas) {
+	c.FillPolygon(lighten(t.c, 0.45), c.ClipPolygonXY([]vg.Point{
+		{X: c.Min.X, Y: c.Min.Y}, {X: c.Min.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Max.Y}, {X: c.Max.X, Y: c.Min.Y},
+	}))
 }
 
 // sideLegend is a legend drawn beside its plot rather than over the data.
@@ -361,10 +497,24 @@ func newSideLegend(size vg.Length) *sideLegend {
 	return &sideLegend{Legend: l}
 }
 
-func (l *sideLegend) add(label string, thumbs ...plot.Thumbnailer) {
-	l.Add(label, thumbs...)
+// add appends an entry; a nil thumbnail makes a line of text (a note or
+// a key entry).
+func (l *sideLegend) add(label string, thumb plot.Thumbnailer) {
+	if thumb == nil {
+		thumb = noThumb{}
+	}
+	l.Add(label, thumb)
 	l.labels = append(l.labels, label)
 }
+
+// height is the legend's height once drawn.
+func (l *sideLegend) height() vg.Length {
+	return vg.Length(len(l.labels)) * (l.TextStyle.Height("M") + l.Padding)
+}
+
+type noThumb struct{}
+
+func (noThumb) Thumbnail(*draw.Canvas) {}
 
 func (l *sideLegend) width() vg.Length {
 	w := vg.Length(0)

@@ -55,8 +55,12 @@ func writeMarkdownTable(b *bytes.Buffer, t *table) {
 	}
 	row(t.Header)
 	b.WriteString("|")
-	for range t.Header {
-		b.WriteString("---|")
+	for _, num := range t.NumericColumns() {
+		if num {
+			b.WriteString("---:|")
+		} else {
+			b.WriteString("---|")
+		}
 	}
 	b.WriteString("\n")
 	for _, r := range t.Rows {
@@ -68,7 +72,9 @@ func writeMarkdownTable(b *bytes.Buffer, t *table) {
 // pageTemplate is the self-contained HTML page: inline CSS, inline SVG, no
 // external asset, so the file can be attached to a CI run or mailed.
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
-	"svg": func(svgs map[string]template.HTML, name string) template.HTML { return svgs[name] },
+	"svg":    func(svgs map[string]template.HTML, name string) template.HTML { return svgs[name] },
+	"anchor": slug, // headings can be linked to: report.html#timelines
+	"cell":   cellHTML,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">
 <head>
@@ -77,7 +83,7 @@ var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 <title>{{.Doc.Title}}</title>
 <style>
 body { font-family: system-ui, -apple-system, "Segoe UI", sans-serif; color: #1f2328; margin: 0; background: #fff; }
-main { max-width: 1200px; margin: 0 auto; padding: 1.5rem 2rem 4rem; }
+main { max-width: 1400px; margin: 0 auto; padding: 1.5rem 2rem 4rem; }
 h1 { font-size: 1.6rem; border-bottom: 1px solid #d0d7de; padding-bottom: .4rem; }
 h2 { font-size: 1.3rem; margin-top: 2.2rem; border-bottom: 1px solid #eaeef2; padding-bottom: .3rem; }
 h3 { font-size: 1.05rem; margin-top: 1.6rem; }
@@ -90,6 +96,8 @@ figcaption { color: #57606a; font-size: .85rem; }
 table { border-collapse: collapse; font-size: .85rem; margin: .8rem 0; }
 th, td { border: 1px solid #d0d7de; padding: .3rem .55rem; text-align: left; vertical-align: top; }
 th { background: #f6f8fa; }
+th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; }
+.nw { white-space: nowrap; }
 tr:nth-child(even) td { background: #fbfcfd; }
 </style>
 </head>
@@ -102,7 +110,7 @@ tr:nth-child(even) td { background: #fbfcfd; }
 {{range .Doc.Warnings}}<p class="note">{{.}}</p>
 {{end}}
 {{- range .Doc.Sections}}
-{{if eq .Level 2}}<h2>{{.Heading}}</h2>{{else}}<h3>{{.Heading}}</h3>{{end}}
+{{if eq .Level 2}}<h2 id="{{anchor .Heading}}">{{.Heading}}</h2>{{else}}<h3 id="{{anchor .Heading}}">{{.Heading}}</h3>{{end}}
 {{range .Text}}<p>{{.}}</p>
 {{end}}
 {{- with .Figure}}<figure>
@@ -110,10 +118,10 @@ tr:nth-child(even) td { background: #fbfcfd; }
 <figcaption>{{.Alt}}</figcaption>
 </figure>
 {{end}}
-{{- with .Table}}<div class="scroll"><table>
-<thead><tr>{{range .Header}}<th>{{.}}</th>{{end}}</tr></thead>
+{{- with .Table}}{{$num := .NumericColumns}}<div class="scroll"><table>
+<thead><tr>{{range $i, $h := .Header}}<th{{if index $num $i}} class="num"{{end}}>{{$h}}</th>{{end}}</tr></thead>
 <tbody>
-{{range .Rows}}<tr>{{range .}}<td>{{.}}</td>{{end}}</tr>
+{{range .Rows}}<tr>{{range $i, $c := .}}{{if index $num $i}}<td class="num">{{cell $c}}</td>{{else}}<td>{{$c}}</td>{{end}}{{end}}</tr>
 {{end}}</tbody>
 </table></div>
 {{end}}
@@ -144,4 +152,47 @@ func (d *document) html(svgs map[string][]byte) ([]byte, error) {
 		return nil, fmt.Errorf("render %s: %w", HTMLFile, err)
 	}
 	return b.Bytes(), nil
+}
+
+// NumericColumns tells, per column, whether every cell that holds a figure
+// starts with a digit (placeholders such as "—" and "n/a" aside): those
+// columns are right-aligned, so that magnitudes line up.
+func (t *table) NumericColumns() []bool {
+	num := make([]bool, len(t.Header))
+	for i := range num {
+		seen := false
+		num[i] = true
+		for _, r := range t.Rows {
+			if i >= len(r) {
+				continue
+			}
+			c := strings.TrimPrefix(r[i], "-")
+			if c == "" || c == "—" || strings.HasPrefix(c, "n/a") {
+				continue
+			}
+			seen = true
+			if c[0] < '0' || c[0] > '9' {
+				num[i] = false
+				break
+			}
+		}
+		num[i] = num[i] && seen
+	}
+	return num
+}
+
+// cellHTML escapes a figure's cell and keeps each of its parts in one piece:
+// "0.574 (0.533–0.884)" may wrap before the range, never inside it or
+// inside a figure and its unit.
+func cellHTML(c string) template.HTML {
+	var b strings.Builder
+	for i, part := range strings.SplitAfter(c, " (") {
+		if i > 0 {
+			b.WriteString(" ")
+			part = "(" + part
+		}
+		part = strings.TrimSuffix(part, " (")
+		fmt.Fprintf(&b, `<span class="nw">%s</span>`, template.HTMLEscapeString(part))
+	}
+	return template.HTML(b.String())
 }

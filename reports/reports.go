@@ -10,6 +10,7 @@ package reports
 import (
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -76,10 +77,25 @@ func Generate(run *results.Run, dir string, opts Options) ([]string, error) {
 	if f, ok := throughputFigure(plotTitle, sums, gpuAxis); ok {
 		figs = append(figs, f)
 	}
+	if f, ok := throughputFigure(plotTitle, sums, datasetAxis); ok {
+		figs = append(figs, f)
+	}
 	if f, ok := strategiesFigure(plotTitle, sums); ok {
 		figs = append(figs, f)
 	}
 	timelineFiles := timelineNames(sums)
+	// The timelines share their axes: one time range, one memory scale.
+	var drawn []timelineSubject
+	live := map[string]bool{}
+	for _, s := range sums {
+		for _, r := range []*results.Repetition{s.timeline, s.failedTimeline} {
+			if r != nil {
+				drawn = append(drawn, subjectOf(s.sc, r))
+			}
+		}
+		maps.Copy(live, s.live)
+	}
+	axes := sharedAxes(drawn, live)
 	for _, s := range sums {
 		if s.timeline == nil {
 			continue
@@ -91,8 +107,14 @@ func Generate(run *results.Run, dir string, opts Options) ([]string, error) {
 		case len(s.measured) > 1:
 			t += fmt.Sprintf(" (median throughput of %d)", len(s.measured))
 		}
-		if f, ok := timelineFigure(timelineFiles[s.sc.Name], t, s.timeline, s.live); ok {
+		if f, ok := timelineFigure(timelineFiles[s.sc.Name], t, subjectOf(s.sc, s.timeline), live, axes); ok {
 			figs = append(figs, f)
+		}
+		if r := s.failedTimeline; r != nil {
+			t := fmt.Sprintf("%s: repetition %d (%s)", s.sc.Name, r.Index, r.Status)
+			if f, ok := timelineFigure(timelineFiles[s.sc.Name]+"-failed", t, subjectOf(s.sc, r), live, axes); ok {
+				figs = append(figs, f)
+			}
 		}
 	}
 	files := map[string][]byte{}

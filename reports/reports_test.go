@@ -98,6 +98,11 @@ func TestGenerateCPURun(t *testing.T) {
 	for _, name := range timelineNames(summaries(run)) {
 		want = append(want, name+".png", name+".svg")
 	}
+	for _, sh := range fixtureShapes {
+		if sh.failRep >= 0 { // the failed repetition's own timeline
+			want = append(want, timelineNames(summaries(run))[sh.name]+"-failed.png", timelineNames(summaries(run))[sh.name]+"-failed.svg")
+		}
+	}
 	want = append(want, MarkdownFile, HTMLFile)
 	var got []string
 	for _, f := range files {
@@ -119,7 +124,7 @@ func TestGenerateCPURun(t *testing.T) {
 		switch filepath.Ext(f) {
 		case ".png":
 			width := 0
-			if strings.HasPrefix(filepath.Base(f), "throughput") || strings.HasPrefix(filepath.Base(f), "timeline") {
+			if strings.HasPrefix(filepath.Base(f), "timeline") { // the others are as wide as their key needs
 				width = 9 * pngDPI
 			}
 			checkPNG(t, f, width)
@@ -136,7 +141,7 @@ func TestGenerateCPURun(t *testing.T) {
 				t.Errorf("%s lacks configuration %q", plot, sc.Name)
 			}
 		}
-		for _, strat := range []string{"release", "hold", "budget", "pacer", "Pareto front"} {
+		for _, strat := range []string{"release", "hold", "budget", "pacer", "Pareto (beyond noise)", "points: medians"} {
 			if plot == "throughput-memory.svg" && !strings.Contains(text, strat) {
 				t.Errorf("%s legend lacks %q", plot, strat)
 			}
@@ -201,6 +206,15 @@ func TestGenerateCPURun(t *testing.T) {
 	if n := strings.Count(page, "<svg"); n != len(want)/2-1 {
 		t.Errorf("report.html embeds %d SVGs, want %d", n, len(want)/2-1)
 	}
+	// The failed repetition is drawn with the moment it was stopped, and
+	// the glossary defines the counters the run recorded.
+	failed := svgText(t, readFile(t, filepath.Join(dir, timelineNames(summaries(run))["release pw=4"]+"-failed.svg")))
+	if !strings.Contains(failed, "stopped: memory-limit") {
+		t.Error("the failed repetition's timeline does not mark when it was stopped")
+	}
+	if !strings.Contains(page, "Glossary of counters") || !strings.Contains(page, "the seed&#39;s pile-up") {
+		t.Error("report.html lacks the glossary of counters")
+	}
 	for _, bad := range []string{"<img", "<link", "<script", "<?xml"} {
 		if strings.Contains(page, bad) {
 			t.Errorf("report.html contains %q", bad)
@@ -222,9 +236,8 @@ func TestGenerateGPURun(t *testing.T) {
 		}
 	}
 	gpu := filepath.Join(dir, "throughput-gpu-memory.png")
-	checkPNG(t, gpu, 9*pngDPI)
-	// Three panels side by side: throughput, RSS, GPU memory.
-	checkPNG(t, filepath.Join(dir, "strategies.png"), 1296) // 3 panels of 3.6 in at pngDPI
+	checkPNG(t, gpu, 0)
+	checkPNG(t, filepath.Join(dir, "strategies.png"), 0)
 
 	page := string(readFile(t, filepath.Join(dir, HTMLFile)))
 	if !strings.Contains(page, "peak GPU memory (process, NVML)") || !strings.Contains(page, "NVIDIA H200") {
@@ -294,22 +307,41 @@ func TestNoMeasuredRepetition(t *testing.T) {
 
 func TestParetoFront(t *testing.T) {
 	mk := func(name string, mem, pps float64) *scenarioSummary {
-		return &scenarioSummary{sc: &results.Scenario{Name: name}, rss: spread{Median: mem, N: 1}, pps: spread{Median: pps, N: 1}}
+		return &scenarioSummary{sc: &results.Scenario{Name: name}, rss: spreadOf([]float64{mem}), pps: spreadOf([]float64{pps})}
 	}
 	sums := []*scenarioSummary{
 		mk("small-slow", 1, 1), mk("dominated", 3, 1.5), mk("mid", 2, 2), mk("big-fast", 4, 3), mk("big-slow", 5, 2.5),
 	}
-	front := paretoFront(sums, rssAxis, scale{1, "B"})
-	var got []float64
-	for _, p := range front {
-		got = append(got, p.X)
+	on := paretoNames(sums)
+	if !on["small-slow"] || !on["mid"] || !on["big-fast"] || on["dominated"] || on["big-slow"] || len(on) != 3 {
+		t.Errorf("pareto names %v, want small-slow, mid, big-fast", on)
 	}
-	if !slices.Equal(got, []float64{1, 2, 4}) {
-		t.Errorf("front at memory %v, want [1 2 4]", got)
+}
+
+// A configuration is ruled out only by one that beats it beyond the noise
+// of the repetitions: overlapping ranges tell nothing, however the medians
+// fall (two identical runs must mark the same set).
+func TestParetoRespectsNoise(t *testing.T) {
+	mk := func(name string, mem, pps []float64) *scenarioSummary {
+		return &scenarioSummary{sc: &results.Scenario{Name: name}, rss: spreadOf(mem), pps: spreadOf(pps)}
+	}
+	const mib = 1 << 20
+	sums := []*scenarioSummary{
+		// The issue's case: 0.4 MiB apart on RSS with overlapping ranges.
+		mk("a", []float64{26.0 * mib, 26.3 * mib, 26.9 * mib}, []float64{9.0, 9.4, 9.8}),
+		mk("b", []float64{26.4 * mib, 26.7 * mib, 27.1 * mib}, []float64{9.1, 9.5, 9.9}),
+		// Slower beyond noise at the same memory: dominated.
+		mk("slow", []float64{26.2 * mib, 26.5 * mib, 26.8 * mib}, []float64{5.0, 5.1, 5.3}),
+		// Clearly more memory, throughput within noise: dominated.
+		mk("fat", []float64{40 * mib, 41 * mib, 42 * mib}, []float64{9.2, 9.5, 9.7}),
+		// Clearly faster at clearly more memory: a trade-off, on the set.
+		mk("fast", []float64{40 * mib, 41 * mib, 42 * mib}, []float64{12.0, 12.2, 12.5}),
 	}
 	on := paretoNames(sums)
-	if !on["mid"] || on["dominated"] || on["big-slow"] {
-		t.Errorf("pareto names %v", on)
+	for name, want := range map[string]bool{"a": true, "b": true, "slow": false, "fat": false, "fast": true} {
+		if on[name] != want {
+			t.Errorf("%s on the Pareto set: %v, want %v (set %v)", name, on[name], want, on)
+		}
 	}
 }
 
@@ -347,16 +379,25 @@ func TestTimelineNamesUnique(t *testing.T) {
 
 func TestClassifySeries(t *testing.T) {
 	s := &results.Series{T: []float64{0, 1, 2, 3}, Counters: map[string][]int64{
-		"abc_bytes":       {0, 10, 5, 0},
-		"waiting_send":    {0, 2, 1, 0},
-		"synthesizing":    {1, 2, 1, 0},
-		"on_gpu":          {0, 0, 0, 0}, // never used: left out
-		"permits_held":    {1, 2, 2, 2}, // live (has a final value) though it never falls here
-		"device_queued":   {0, 1, 0, 0}, // falls: a gauge
-		"partitions_done": {0, 1, 3, 4}, // never falls, no final value: events
-		"device_busy_ms":  {0, 5, 9, 12},
+		"abc_bytes":           {0, 10, 5, 0},
+		"dataset_bytes":       {0, 12, 6, 0},
+		"go_runtime_bytes":    {5, 6, 6, 6},
+		"waiting_send":        {0, 2, 1, 0},
+		"synthesizing":        {1, 2, 1, 0},
+		"on_gpu":              {0, 0, 0, 0}, // never used: left out
+		"permits_held":        {1, 2, 2, 2},
+		"proofs_in_flight":    {1, 1, 1, 1}, // never falls here, still live: the glossary says so
+		"device_queued":       {0, 1, 0, 0},
+		"partitions_done":     {0, 1, 3, 4},
+		"device_busy_ms":      {0, 5, 9, 12},
+		"go_gc_cycles":        {1, 2, 3, 4},
+		"exec_widgets":        {0, 1, 2, 3}, // unknown, never falls, no final value: events
+		"exec_gauge":          {0, 1, 0, 0}, // unknown, falls: a count
+		"exec_resident_bytes": {1, 2, 3, 4},
 	}}
-	bytes, stages, counts, events := classifySeries(s, map[string]bool{"abc_bytes": true, "waiting_send": true, "synthesizing": true, "on_gpu": true, "permits_held": true})
+	// No final values at all, as for a repetition killed at its memory
+	// limit: known counters still land in their panels.
+	panels := classifySeries(s, map[string]bool{})
 	names := func(ls []seriesLine) (out []string) {
 		for _, l := range ls {
 			out = append(out, l.label)
@@ -364,17 +405,53 @@ func TestClassifySeries(t *testing.T) {
 		return out
 	}
 	for _, tc := range []struct {
-		panel     string
-		got, want []string
+		panel panelKind
+		want  []string
 	}{
-		{"bytes", names(bytes), []string{"abc_bytes"}},
-		{"stages", names(stages), []string{"synthesizing", "waiting_send"}}, // pipeline order
-		{"counts", names(counts), []string{"device_queued", "permits_held"}},
-		{"events", names(events), []string{"partitions_done"}},
+		{panelMemory, []string{"dataset_bytes", "go_runtime_bytes"}},
+		{panelBytes, []string{"abc_bytes", "exec_resident_bytes"}},
+		{panelStages, []string{"synthesizing", "waiting_send"}}, // pipeline order
+		{panelCounts, []string{"proofs_in_flight", "permits_held", "device_queued", "exec_gauge"}},
+		{panelEvents, []string{"partitions_done", "exec_widgets"}},
+		{panelGC, []string{"go_gc_cycles"}},
 	} {
-		if !slices.Equal(tc.got, tc.want) {
-			t.Errorf("%s panel: %v, want %v", tc.panel, tc.got, tc.want)
+		if got := names(panels[tc.panel]); !slices.Equal(got, tc.want) {
+			t.Errorf("panel %d: %v, want %v", tc.panel, got, tc.want)
 		}
+	}
+	// One colour per counter whatever else the series holds.
+	if counterStyle("on_gpu").Color != counterStyle("on_gpu").Color || counterStyle("on_gpu").Color == counterStyle("finalizing").Color {
+		t.Error("stage colours are not fixed and distinct")
+	}
+}
+
+func TestNiceTicks(t *testing.T) {
+	for _, tc := range []struct {
+		lo, hi float64
+		want   []string
+	}{
+		{0, 12.7, []string{"0", "2", "4", "6", "8", "10", "12"}},
+		{-0.4, 3.1, []string{"0.0", "0.5", "1.0", "1.5", "2.0", "2.5", "3.0"}},
+		{0, 0.9, []string{"0.0", "0.2", "0.4", "0.6", "0.8"}},
+		{47.8, 61, []string{"48", "50", "52", "54", "56", "58", "60"}},
+	} {
+		var got []string
+		for _, tk := range niceTicks(tc.lo, tc.hi) {
+			got = append(got, tk.Label)
+		}
+		if !slices.Equal(got, tc.want) {
+			t.Errorf("niceTicks(%v, %v) = %v, want %v", tc.lo, tc.hi, got, tc.want)
+		}
+	}
+}
+
+func TestNumericColumnsRightAligned(t *testing.T) {
+	tb := &table{Header: []string{"Scenario", "partitions/s", "peak RSS", "Pareto"}, Rows: [][]string{
+		{"hold", "0.83 (0.7–0.9)", "52.0 MiB", "yes"},
+		{"budget", "n/a", "—", ""},
+	}}
+	if got := tb.NumericColumns(); !slices.Equal(got, []bool{false, true, true, false}) {
+		t.Errorf("numeric columns %v", got)
 	}
 }
 
@@ -384,4 +461,16 @@ func summaries(run *results.Run) []*scenarioSummary {
 		out = append(out, summarize(&run.Scenarios[i]))
 	}
 	return out
+}
+
+func TestCellKeepsFiguresWhole(t *testing.T) {
+	for in, want := range map[string]string{
+		"0.574 (0.533–0.884)": `<span class="nw">0.574</span> <span class="nw">(0.533–0.884)</span>`,
+		"60.8 MiB":            `<span class="nw">60.8 MiB</span>`,
+		"<b>":                 `<span class="nw">&lt;b&gt;</span>`,
+	} {
+		if got := string(cellHTML(in)); got != want {
+			t.Errorf("cellHTML(%q) = %s, want %s", in, got, want)
+		}
+	}
 }

@@ -18,6 +18,9 @@ import (
 type spread struct {
 	Median, Min, Max float64
 	N                int
+	// Values are the repetitions' figures, sorted: the strip plots draw
+	// each one.
+	Values []float64
 }
 
 func (s spread) ok() bool { return s.N > 0 }
@@ -28,7 +31,7 @@ func spreadOf(vals []float64) spread {
 	}
 	sample := benchmath.NewSample(slices.Clone(vals), &benchmath.DefaultThresholds)
 	sum := benchmath.AssumeNothing.Summary(sample, 0.95)
-	return spread{Median: sum.Center, Min: sample.Values[0], Max: sample.Values[len(sample.Values)-1], N: len(vals)}
+	return spread{Median: sum.Center, Min: sample.Values[0], Max: sample.Values[len(sample.Values)-1], N: len(vals), Values: sample.Values}
 }
 
 // scenarioSummary is what the report says about one configuration.
@@ -39,6 +42,9 @@ type scenarioSummary struct {
 	pps, spp, rss, rssSampled, busy, steadyBusy spread
 	// gpu and gpuDevice have N == 0 when NVML was absent.
 	gpu, gpuDevice spread
+	// dataset is the peak of the pipeline's live dataset bytes (exact,
+	// from the counter's own peak); N == 0 when not recorded.
+	dataset spread
 
 	verified, verifiable int // proofs verified / proofs of verifiable measured repetitions
 	// rssBounds counts measured repetitions whose kernel peak is wait4's
@@ -64,6 +70,10 @@ type scenarioSummary struct {
 	// how it was chosen.
 	timeline    *results.Repetition
 	timelineWhy string
+	// failedTimeline is the first repetition that did not finish and has
+	// a series, drawn beside the representative one (nil when the
+	// representative is itself a failure, or none failed).
+	failedTimeline *results.Repetition
 }
 
 func summarize(sc *results.Scenario) *scenarioSummary {
@@ -111,6 +121,10 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 		}
 		return *r.SteadyDeviceBusyFraction, true
 	})
+	s.dataset = collect(func(r *results.Repetition) (float64, bool) {
+		v, ok := r.PeakCounters["dataset_bytes"]
+		return float64(v), ok
+	})
 	s.gpu = collect(func(r *results.Repetition) (float64, bool) { return derefU(r.PeakGPUMemoryBytes) })
 	s.gpuDevice = collect(func(r *results.Repetition) (float64, bool) { return derefU(r.PeakGPUDeviceMemoryBytes) })
 
@@ -146,6 +160,14 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 		s.stages[k] = spreadOf(v).Median
 	}
 	s.timeline, s.timelineWhy = representative(sc, s.measured)
+	if s.timeline != nil && s.timeline.Measured() {
+		for _, r := range s.failures {
+			if hasSeries(r) {
+				s.failedTimeline = r
+				break
+			}
+		}
+	}
 	return s
 }
 

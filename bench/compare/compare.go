@@ -578,6 +578,13 @@ func flattenSpec(raw json.RawMessage) (map[string]any, error) {
 			}
 			return
 		}
+		if str, ok := v.(string); ok {
+			// Durations are written "20ms" now and as nanoseconds by
+			// older documents: compare them as nanoseconds.
+			if d, err := time.ParseDuration(str); err == nil {
+				v = float64(d)
+			}
+		}
 		out[prefix] = v
 	}
 	for _, section := range []string{"workload", "pipeline"} {

@@ -17,6 +17,7 @@ import (
 	"golang.org/x/perf/benchunit"
 
 	"github.com/provebench/provebench/internal/markdown"
+	"github.com/provebench/provebench/internal/units"
 )
 
 // StepSummaryEnv names the file GitHub Actions shows as a job's summary;
@@ -371,7 +372,7 @@ func formatValue(v float64, u Unit) string {
 	case UnitRate:
 		return benchunit.Scale(v, benchunit.Decimal)
 	case UnitBytes:
-		return benchunit.Scale(v, benchunit.Binary) + "B"
+		return units.FormatBytes(int64(v))
 	case UnitFraction:
 		return fmt.Sprintf("%.1f%%", 100*v)
 	}

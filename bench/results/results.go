@@ -197,8 +197,9 @@ type Repetition struct {
 	PeakGPUDeviceMemoryBytes *uint64 `json:"peak_gpu_device_memory_bytes,omitempty"`
 	// MeanGPUUtilization is NVML's utilisation as a fraction (0..1).
 	MeanGPUUtilization *float64 `json:"mean_gpu_utilization,omitempty"`
-	// DeviceBusyFraction is the backend's own busy time over the engine's
-	// run, averaged over devices (CPU and CUDA backends alike).
+	// DeviceBusyFraction is the backend's own busy time over the
+	// pipeline's wall time (WallSeconds), averaged over devices (CPU and
+	// CUDA backends alike).
 	DeviceBusyFraction float64 `json:"device_busy_fraction"`
 	// SteadyDeviceBusyFraction is the same over the steady state: the time
 	// between 10% and 90% of the partitions done, leaving out the ramp-up
@@ -221,6 +222,13 @@ type Repetition struct {
 	Stages map[string]StageSummary `json:"stages,omitempty"`
 
 	Series *Series `json:"series,omitempty"`
+
+	// HeapProfile names the repetition's heap profile (pprof, beside
+	// results.json; `go tool pprof FILE`), taken when the child's Go heap
+	// in use peaked, at HeapProfileSeconds since the pipeline's start.
+	// Absent unless the run asked for heap profiles.
+	HeapProfile        string   `json:"heap_profile,omitempty"`
+	HeapProfileSeconds *float64 `json:"heap_profile_seconds,omitempty"`
 }
 
 // StageSummary summarises one stage's durations over a repetition.
@@ -246,7 +254,11 @@ type Series struct {
 	GPUMemoryBytes       []*uint64  `json:"gpu_memory_bytes,omitempty"`
 	GPUDeviceMemoryBytes []*uint64  `json:"gpu_device_memory_bytes,omitempty"`
 	GPUUtilization       []*float64 `json:"gpu_utilization,omitempty"` // fraction, 0..1
-	// Counters are the pipeline's live counters by name.
+	// Counters are the child's series by name: the pipeline's counters,
+	// the backend's device stats (device_memory_bytes, device_queued,
+	// device_busy_us, device_span_us) and the RSS account's figures
+	// (go_heap_inuse_bytes, go_heap_released_bytes, go_runtime_bytes,
+	// go_gc_cycles, key_resident_bytes); the report's glossary defines each.
 	Counters map[string][]int64 `json:"counters,omitempty"`
 }
 

@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"fmt"
+	"strings"
 
 	"github.com/spf13/cobra"
 
@@ -65,7 +66,10 @@ absent in results).`,
 			fmt.Fprintln(w)
 			if err := nvml.Describe(w); err != nil {
 				if errors.Is(err, nvml.ErrUnavailable) {
-					fmt.Fprintf(w, "NVML: %v\n", err)
+					// The error reads "NVML unavailable: why"; the line
+					// names NVML once.
+					why := strings.TrimPrefix(err.Error(), nvml.ErrUnavailable.Error()+": ")
+					fmt.Fprintf(w, "NVML: not available: %s\n(GPU figures are recorded as absent, not zero)\n", why)
 					return nil
 				}
 				return err

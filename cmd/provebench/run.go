@@ -32,6 +32,7 @@ type runFlags struct {
 	noReport bool
 	cacheDir string
 	interval time.Duration
+	heapProf bool
 	shard    string
 	shards   int
 	// set records which of repeat, warmups and interval were given: their
@@ -100,6 +101,7 @@ on every host. provebench merge joins the shards' results.`,
 	fl.IntVar(&f.shards, "shard-count", 0, "the number of shards, with --shard auto")
 	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results.json of this host (instead of the strategy's bound)")
 	fl.BoolVar(&f.force, "force", false, "run configurations the pre-flight check refuses (estimated peak RSS over memory_limit or the host's memory, key larger than the free disk)")
+	fl.BoolVar(&f.heapProf, "heap-profile", false, "write a heap profile (pprof) of each measured repetition at its Go heap's peak")
 	return c
 }
 
@@ -277,6 +279,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 
 		ScenarioFiles: files,
 		Shard:         shardRec,
+		HeapProfiles:  f.heapProf,
 	}
 	closeGPU := attachGPU(runner)
 	defer closeGPU()
@@ -310,6 +313,13 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		}
 		written = append(written, files...)
 	}
+	for _, sc := range doc.Scenarios {
+		for _, r := range sc.Repetitions {
+			if r.HeapProfile != "" {
+				written = append(written, filepath.Join(f.out, r.HeapProfile))
+			}
+		}
+	}
 	printRunSummary(w, doc, written)
 	if interrupted {
 		return exitError{code: exitInterrupted, err: errors.New("interrupted: the results of finished repetitions are in " + f.out)}
@@ -336,7 +346,13 @@ func countStatus(doc *results.Run, statuses ...results.Status) int {
 
 func printRunSummary(w io.Writer, doc *results.Run, files []string) {
 	fmt.Fprintln(w)
-	fmt.Fprintf(w, "%-44s %8s %12s %12s %12s\n", "configuration", "ok/runs", "partitions/s", "s/proof", "peak RSS")
+	// The name column is as wide as the longest name, so that matrix
+	// names (strategy=hold/permits=4/...) keep the figures aligned.
+	nw := len("configuration")
+	for _, sc := range doc.Scenarios {
+		nw = max(nw, len(sc.Name))
+	}
+	fmt.Fprintf(w, "%-*s %8s %12s %12s %12s\n", nw, "configuration", "ok/runs", "partitions/s", "s/proof", "peak RSS")
 	for _, sc := range doc.Scenarios {
 		var ok, n int
 		var pps, spp float64
@@ -355,9 +371,9 @@ func printRunSummary(w io.Writer, doc *results.Run, files []string) {
 			peak = max(peak, r.PeakRSSBytes)
 		}
 		if ok > 0 {
-			fmt.Fprintf(w, "%-44s %8s %12.2f %12.2f %12s\n", sc.Name, fmt.Sprintf("%d/%d", ok, n), pps/float64(ok), spp/float64(ok), units.FormatBytes(int64(peak)))
+			fmt.Fprintf(w, "%-*s %8s %12.2f %12.2f %12s\n", nw, sc.Name, fmt.Sprintf("%d/%d", ok, n), pps/float64(ok), spp/float64(ok), units.FormatBytes(int64(peak)))
 		} else {
-			fmt.Fprintf(w, "%-44s %8s %12s %12s %12s\n", sc.Name, fmt.Sprintf("%d/%d", ok, n), "-", "-", "-")
+			fmt.Fprintf(w, "%-*s %8s %12s %12s %12s\n", nw, sc.Name, fmt.Sprintf("%d/%d", ok, n), "-", "-", "-")
 		}
 	}
 	fmt.Fprintln(w, "\n(means over measured repetitions; peak RSS is the largest kernel peak)")

@@ -110,6 +110,16 @@ func (pk *ProvingKey) CheckShape() error {
 	return nil
 }
 
+// MappingAddr is the start address of the key's file mapping, and false
+// when the key's points live in the Go heap instead (a key made in memory).
+func (pk *ProvingKey) MappingAddr() (uintptr, bool) {
+	if pk.backing == nil {
+		return 0, false
+	}
+	a := pk.backing.Addr()
+	return a, a != 0
+}
+
 // Close releases the key's file mapping, if it has one. The key must not be
 // used afterwards.
 func (pk *ProvingKey) Close() error {

@@ -117,6 +117,16 @@ func (b *Buffer) Size() int64 {
 	return b.size
 }
 
+// Addr is the mapping's start address, 0 after Free: it names the mapping
+// in /proc/<pid>/smaps, where its resident bytes can be read.
+func (b *Buffer) Addr() uintptr {
+	mem := b.Bytes()
+	if len(mem) == 0 {
+		return 0
+	}
+	return uintptr(unsafe.Pointer(&mem[0]))
+}
+
 // Freed reports whether Free has run.
 func (b *Buffer) Freed() bool {
 	if b == nil {

@@ -21,6 +21,8 @@ import (
 	"io"
 	"os"
 	"time"
+
+	"github.com/provebench/provebench/internal/units"
 )
 
 // ErrUnavailable marks an Open that found no usable NVML: no driver library,
@@ -126,7 +128,7 @@ func Describe(w io.Writer) error {
 			util = fmt.Sprintf("%.0f%%", ds.UtilizationPercent)
 		}
 		fmt.Fprintf(w, "GPU %d: %s %s, %s, %s in use, utilisation %s\n",
-			d.Index, d.Name, d.UUID, mibString(d.MemoryBytes), mibString(ds.MemoryUsedBytes), util)
+			d.Index, d.Name, d.UUID, sizeString(d.MemoryBytes), sizeString(ds.MemoryUsedBytes), util)
 		if !d.HasProcesses {
 			fmt.Fprintf(w, "  processes: not reported by this device\n")
 			continue
@@ -139,7 +141,7 @@ func Describe(w io.Writer) error {
 			fmt.Fprintf(w, "  processes: none\n")
 		}
 		for _, p := range procs {
-			mem := mibString(p.memoryBytes)
+			mem := sizeString(p.memoryBytes)
 			if p.memoryUnknown {
 				mem = "memory not reported"
 			}
@@ -147,7 +149,7 @@ func Describe(w io.Writer) error {
 		}
 	}
 	fmt.Fprintf(w, "this process (pid %d): %s on GPUs; run's devices: %d, %s in use, utilisation %.0f%%\n",
-		pid, mibString(s.ProcessMemoryBytes), s.RunDevices, mibString(s.DeviceMemoryBytes), s.UtilizationPercent)
+		pid, sizeString(s.ProcessMemoryBytes), s.RunDevices, sizeString(s.DeviceMemoryBytes), s.UtilizationPercent)
 	fmt.Fprintf(w, "  (NVML reports host pids: in a container with its own PID namespace, the process is not found and the run's devices are all devices)\n")
 
 	const rounds = 200
@@ -161,7 +163,7 @@ func Describe(w io.Writer) error {
 	return nil
 }
 
-func mibString(b uint64) string { return fmt.Sprintf("%d MiB", b>>20) }
+func sizeString(b uint64) string { return units.FormatBytes(int64(b)) }
 
 // process is one entry of a device's process lists, for Describe.
 type process struct {
