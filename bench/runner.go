@@ -127,7 +127,8 @@ func (r *Runner) Run(ctx context.Context, specs []Spec) (*results.Run, error) {
 		}
 		doc.Scenarios = append(doc.Scenarios, sc)
 		cur := &doc.Scenarios[len(doc.Scenarios)-1]
-		if err := r.ensureKey(ctx, spec, cur); err != nil {
+		drv := r.driverFor(spec)
+		if err := drv.prepare(ctx, spec, cur); err != nil {
 			if ctx.Err() != nil {
 				return r.interrupted(ctx, doc)
 			}
@@ -146,7 +147,7 @@ func (r *Runner) Run(ctx context.Context, specs []Spec) (*results.Run, error) {
 				idx = k - spec.Warmups
 			}
 			progress.RepetitionStart(spec, idx, warm)
-			rep := r.runRepetition(ctx, spec, idx, warm, progress)
+			rep := drv.repetition(ctx, spec, idx, warm, progress)
 			cur.Repetitions = append(cur.Repetitions, rep)
 			if rep.Verifiable {
 				cur.Verifiable = true
@@ -210,6 +211,13 @@ func newScenario(spec *Spec) (results.Scenario, error) {
 	raw, err := json.Marshal(spec)
 	if err != nil {
 		return results.Scenario{}, fmt.Errorf("scenario %s: %w", spec.Name, err)
+	}
+	if spec.IsExec() {
+		return results.Scenario{
+			Name: spec.Name, Source: spec.Source, File: spec.File, Labels: spec.Labels, Description: spec.Description,
+			Driver: DriverExec, Strategy: DriverExec, Backend: DriverExec,
+			Partitions: spec.Exec.Partitions, Proofs: spec.Exec.Proofs, Spec: raw,
+		}, nil
 	}
 	return results.Scenario{
 		Name:        spec.Name,

@@ -19,6 +19,17 @@ import (
 // TestMain serves that the way cmd/provebench does. PROVEBENCH_TEST_CHILD
 // selects a misbehaving child for the fault tests.
 func TestMain(m *testing.M) {
+	if len(os.Args) > 2 && os.Args[1] == "exec-helper" {
+		execHelper(os.Args[2:])
+		os.Exit(0)
+	}
+	if len(os.Args) > 1 && os.Args[1] == "exec-shim" {
+		if err := ShimMain(context.Background(), os.Stdin, os.NewFile(3, "stream")); err != nil {
+			os.Stderr.WriteString(err.Error() + "\n")
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
 	if os.Getenv(testParentEnv) != "" && (len(os.Args) < 2 || os.Args[1] != "child") {
 		runTestParent() // the parent of TestChildDiesWithItsParent
 	}

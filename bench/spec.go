@@ -49,6 +49,12 @@ type Spec struct {
 	// MemoryLimit stops a repetition whose RSS exceeds it; 0 means none.
 	MemoryLimit int64 `json:"memory_limit"`
 
+	// Vars are the user's variables (vars: in the scenario), which matrix
+	// axes sweep like any field and exec templates read as .Vars.
+	Vars map[string]string `json:"vars,omitempty"`
+	// Exec, when set, runs an external command instead of the built-in
+	// pipeline; Workload, Pipeline, Backend and Key are then unused.
+	Exec *ExecSpec `json:"exec,omitempty"`
 	// Simulate holds what `provebench simulate` needs beyond a calibration:
 	// stage costs written directly (for systems provebench cannot run) and
 	// the host to simulate on. `run` ignores it.
@@ -61,3 +67,7 @@ type SimulateSpec struct {
 	Stages sim.Stages `json:"stages,omitzero"`
 	Host   sim.Host   `json:"host,omitzero"`
 }
+
+// IsExec reports whether the spec runs an external command (the exec
+// driver) rather than the built-in pipeline.
+func (s *Spec) IsExec() bool { return s.Exec != nil }

@@ -34,6 +34,8 @@ type Options struct {
 	// inputs (copied before the dataset is freed). Failures are counted in
 	// the report, not fatal.
 	Verify func(public []fr.Element, p *groth16.Proof) error
+	// Observe, if set, is told of each partition's steps (see Event).
+	Observe Observer
 }
 
 // Engine runs one batch of proofs through the pipeline.

@@ -153,6 +153,7 @@ func (r *run) waitGates(ctx context.Context, retry time.Duration, changed <-chan
 func (r *run) synthesizeAndSend(it *item) {
 	ctx := it.proof.ctx
 	r.core.SynthesisStarted(&it.tk)
+	r.observe(EventSynthStart, it)
 	t0 := time.Now()
 	ds, err := r.opts.Synthesize(ctx, it.proof.id, it.part)
 	it.synthEnd = time.Now()
@@ -182,11 +183,13 @@ func (r *run) synthesizeAndSend(it *item) {
 	// the counters, so in_channel never reads above C, and a sender
 	// holding a slot never blocks on the channel.
 	r.core.WaitingSend(&it.tk)
+	r.observe(EventSynthEnd, it)
 	if err := r.chanSlots.Acquire(ctx, 1); err != nil {
 		r.end(it, err)
 		return
 	}
 	r.core.Sent(r.now(), &it.tk)
+	r.observe(EventGPUQueue, it)
 	r.ch <- it // the item belongs to a GPU worker from here
 }
 
@@ -195,6 +198,7 @@ func (r *run) synthesizeAndSend(it *item) {
 // worker is free for the next partition as soon as Start returns.
 func (r *run) gpuWorker(dev int) {
 	for it := range r.ch {
+		r.observe(EventGPUPickup, it)
 		r.core.Taken(r.now(), &it.tk)
 		r.chanSlots.Release(1)
 		it.t.QueueWait = time.Since(it.synthEnd)
@@ -206,9 +210,11 @@ func (r *run) gpuWorker(dev int) {
 		}
 		it.t.Device = dev
 		r.core.StartBegan(&it.tk)
+		r.observe(EventGPUStart, it)
 		t0 := time.Now()
 		job, err := r.opts.Backend.Start(ctx, dev, it.ds)
 		it.t.GPUStart = time.Since(t0)
+		r.observe(EventGPUEnd, it)
 		r.core.Started(r.now(), &it.tk)
 		if err == nil && job == nil {
 			err = errors.New("backend returned no job")

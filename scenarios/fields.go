@@ -26,6 +26,8 @@ const (
 	kindBool                    // true or false
 	kindFloat                   // a finite number
 	kindEnum                    // one of field.enum
+	kindString                  // any text (a user variable)
+	kindExec                    // the exec block (see exec.go), parsed whole
 )
 
 // bound is an optional limit on a numeric field, in the field's own unit
@@ -369,6 +371,8 @@ func (f *field) parse(text string) (any, error) {
 			}
 		}
 		return nil, fmt.Errorf("%q: want one of %s", text, strings.Join(f.enum, ", "))
+	case kindString:
+		return text, nil
 	}
 	panic(fmt.Sprintf("scenarios: field %s has unknown kind %d", f.path, f.kind))
 }

@@ -272,6 +272,9 @@ func (p *parser) axes(n *yaml.Node, path string) []*axis {
 		name := kv.key.Value
 		apath := path + "[" + name + "]"
 		f := fieldByPath(name)
+		if f == nil && isVarPath(name) {
+			f = varField(name)
+		}
 		if f == nil {
 			if groupDocs[name] != "" {
 				p.errorf(kv.key, apath, "%s is a group; sweep one of its fields: %s", name, strings.Join(leafPaths(name), ", "))
@@ -330,6 +333,10 @@ func (p *parser) group(n *yaml.Node, path, group string, into layer, extra map[s
 		full := joinPath(group, key)
 		fpath := joinPath(path, key)
 		switch {
+		case group == "" && key == execKey:
+			into[execKey] = p.execBlock(kv.val, fpath)
+		case group == "" && key == varsKey:
+			p.vars(kv.val, fpath, into)
 		case fieldByPath(full) != nil:
 			into[full] = p.leaf(fieldByPath(full), kv.val, fpath)
 		case groupDocs[full] != "":
@@ -589,6 +596,8 @@ func kindText(f *field) string {
 		return "a number"
 	case kindEnum:
 		return "one of " + strings.Join(f.enum, ", ")
+	case kindString:
+		return "text"
 	}
 	return "a value"
 }

@@ -152,7 +152,10 @@ func (p *parser) spec(pt *point) bench.Spec {
 	if len(pt.labels) > 0 {
 		s.Labels = pt.labels
 	}
-	p.check(pt, &s)
+	setExec(pt.values, &s)
+	if s.Exec == nil {
+		p.check(pt, &s) // the built-in pipeline's rules; an exec scenario does not use it
+	}
 	// Resolve what the loader can, so results record what ran: auto keys
 	// become setup or random, and verification is off where it cannot
 	// succeed (random keys).

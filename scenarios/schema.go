@@ -28,6 +28,10 @@ const schemaID = "https://github.com/provebench/provebench/scenarios/schema.json
 func Schema() []byte {
 	settings := properties("")
 	scenario := properties("")
+	for _, props := range []map[string]any{settings, scenario} {
+		props[execKey] = map[string]any{"$ref": "#/$defs/exec"}
+		props[varsKey] = varsSchema()
+	}
 	scenario["name"] = nameSchema("Unique name of the scenario.")
 	scenario["description"] = map[string]any{"type": "string", "description": "What the scenario shows."}
 
@@ -54,8 +58,14 @@ func Schema() []byte {
 				"minProperties":        1,
 				"additionalProperties": false,
 				"properties":           axes,
+				"patternProperties": map[string]any{
+					varAxisPattern: map[string]any{"type": "array", "minItems": 1, "description": "Values of a user variable to sweep.", "items": scalarSchema()},
+				},
 			},
 		}, []string{"name", "axes"}),
+	}
+	for name, def := range execDefs() {
+		defs[name] = def
 	}
 	for group := range groupDocs {
 		defs[group] = object(groupDocs[group], properties(group), nil)

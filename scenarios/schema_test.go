@@ -30,7 +30,7 @@ func (v *validator) check(s map[string]any, x any, path string) []string {
 	for k := range s {
 		switch k {
 		case "$ref", "type", "enum", "const", "pattern", "anyOf", "properties", "additionalProperties",
-			"required", "items", "minItems", "minProperties", "minimum", "exclusiveMinimum", "maximum":
+			"required", "items", "minItems", "minProperties", "minimum", "exclusiveMinimum", "maximum", "patternProperties":
 		default:
 			if !slices.Contains(annotations, k) {
 				v.t.Fatalf("schema keyword %q at %s: the test validator does not check it", k, path)
@@ -84,11 +84,26 @@ func (v *validator) check(s map[string]any, x any, path string) []string {
 	}
 	if obj, isObj := x.(map[string]any); isObj {
 		props, _ := s["properties"].(map[string]any)
+		patterns, _ := s["patternProperties"].(map[string]any)
+	props:
 		for k, val := range obj {
 			if sub, ok := props[k].(map[string]any); ok {
 				errs = append(errs, v.check(sub, val, path+"."+k)...)
-			} else if s["additionalProperties"] == false {
-				fail("property %q not allowed", k)
+				continue
+			}
+			for pat, sub := range patterns {
+				if regexp.MustCompile(pat).MatchString(k) {
+					errs = append(errs, v.check(sub.(map[string]any), val, path+"."+k)...)
+					continue props
+				}
+			}
+			switch extra := s["additionalProperties"].(type) {
+			case bool:
+				if !extra {
+					fail("property %q not allowed", k)
+				}
+			case map[string]any: // a map: every value has this schema
+				errs = append(errs, v.check(extra, val, path+"."+k)...)
 			}
 		}
 		if req, ok := s["required"].([]any); ok {
@@ -234,7 +249,8 @@ func TestSchemaShape(t *testing.T) {
 	walk = func(x any, path string) {
 		switch n := x.(type) {
 		case map[string]any:
-			if n["type"] == "object" && n["additionalProperties"] != false {
+			_, mapOf := n["additionalProperties"].(map[string]any) // a map (env, vars): its values' schema
+			if n["type"] == "object" && n["additionalProperties"] != false && !mapOf {
 				t.Errorf("%s: object without additionalProperties: false", path)
 			}
 			for k, c := range n {
@@ -265,11 +281,18 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 	}
 	sort.Strings(loaderFields)
 
-	settings := v.leaves(v.def("settings"), "")
+	// The exec block and vars are read by exec.go, not the field table;
+	// TestSchemaExec covers them.
+	builtin := func(paths []string) []string {
+		return slices.DeleteFunc(paths, func(p string) bool {
+			return strings.HasPrefix(p, execKey+".") || p == varsKey
+		})
+	}
+	settings := builtin(v.leaves(v.def("settings"), ""))
 	if !slices.Equal(settings, loaderFields) {
 		t.Errorf("schema settings:\n  %v\nloader fields:\n  %v", settings, loaderFields)
 	}
-	scenario := v.leaves(v.def("scenario"), "")
+	scenario := builtin(v.leaves(v.def("scenario"), ""))
 	if want := slices.Sorted(slices.Values(append(slices.Clone(loaderFields), "name", "description"))); !slices.Equal(scenario, want) {
 		t.Errorf("schema scenario:\n  %v\nwant:\n  %v", scenario, want)
 	}

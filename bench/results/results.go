@@ -131,6 +131,10 @@ type Scenario struct {
 	File        string            `json:"file,omitempty"`
 	Labels      map[string]string `json:"labels,omitempty"`
 	Description string            `json:"description,omitempty"`
+	// Driver is "exec" for an external command run by the exec driver;
+	// absent for the built-in pipeline. An exec scenario's strategy and
+	// backend read "exec" too.
+	Driver string `json:"driver,omitempty"`
 	// Summary fields, duplicated from Spec so readers need not parse it.
 	Strategy    string `json:"strategy"`
 	Backend     string `json:"backend"`
@@ -229,6 +233,25 @@ type Repetition struct {
 	// Absent unless the run asked for heap profiles.
 	HeapProfile        string   `json:"heap_profile,omitempty"`
 	HeapProfileSeconds *float64 `json:"heap_profile_seconds,omitempty"`
+	// The exec driver's own figures (absent for the built-in pipeline).
+	// ExitCode is the command's exit status (-1 when a signal ended it,
+	// named in ExitSignal); StderrTail the last lines it printed on
+	// stderr; PeakPSSBytes the highest sampled proportional set summed
+	// over the process tree (shared pages counted once); Processes every
+	// process of the tree with its own peak, largest first.
+	ExitCode     *int          `json:"exit_code,omitempty"`
+	ExitSignal   string        `json:"exit_signal,omitempty"`
+	StderrTail   string        `json:"stderr_tail,omitempty"`
+	PeakPSSBytes uint64        `json:"peak_pss_bytes,omitempty"`
+	Processes    []ProcessPeak `json:"processes,omitempty"`
+}
+
+// ProcessPeak is one process of an exec repetition's tree: the largest of
+// its sampled VmHWM and, once reaped, wait4's ru_maxrss.
+type ProcessPeak struct {
+	PID          int    `json:"pid"`
+	Name         string `json:"name,omitempty"`
+	PeakRSSBytes uint64 `json:"peak_rss_bytes"`
 }
 
 // StageSummary summarises one stage's durations over a repetition.
@@ -267,6 +290,13 @@ const (
 	PeakFromVmHWM        = "vmhwm"
 	PeakFromSampledVmHWM = "vmhwm-sampled"
 	PeakFromRusage       = "rusage"
+	// An exec repetition's process tree: the cgroup's memory.peak (the
+	// kernel's, page cache included) where the host delegates a cgroup
+	// with the memory controller, else "tree": the larger of the highest
+	// sampled RSS summed over the tree and the largest single process's
+	// kernel peak (VmHWM, ru_maxrss).
+	PeakFromCgroup = "cgroup-memory.peak"
+	PeakFromTree   = "tree"
 )
 
 // ScenarioEnvironment is the host that ran the scenario at index i: its

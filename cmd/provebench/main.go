@@ -144,6 +144,7 @@ axis, and turns the runs into plots, reports and CI verdicts.`,
 	root.AddCommand(newRunCmd(), newValidateCmd(), newSchemaCmd(), newProveCmd(), newReportCmd(), newCompareCmd(), newDetectCmd(), newChildCmd())
 	root.AddCommand(newMergeCmd())
 	root.AddCommand(newSimulateCmd())
+	root.AddCommand(newEngineCmd(), newExecShimCmd(), newExportCmd())
 	return root
 }
 

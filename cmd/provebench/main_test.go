@@ -4,15 +4,19 @@ import (
 	"context"
 	"encoding/json"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/scenarios"
 )
 
-// The test binary stands in for provebench: `run` starts it as `child`.
+// The test binary stands in for provebench: `run` starts it as `child`,
+// the exec driver as `exec-shim`, exec scenarios as `engine`.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && os.Args[1] == "child" {
+	if len(os.Args) > 1 && (os.Args[1] == "child" || os.Args[1] == "exec-shim" || os.Args[1] == "engine" || os.Args[1] == "export") {
 		os.Exit(execute(context.Background(), os.Args[1:]))
 	}
 	os.Exit(m.Run())
@@ -131,5 +135,106 @@ func TestRunReportCompare(t *testing.T) {
 	worsePath := writeFile(t, dir, "worse.json", string(data))
 	if code := run(t, "compare", filepath.Join(a, "results.json"), worsePath); code != exitRegression {
 		t.Fatalf("compare against a failed repetition exited %d, want %d", code, exitRegression)
+	}
+}
+
+// TestExecProvebenchMatchesInProcess: provebench's engine run as an
+// external prover under the exec driver (its counters rebuilt from the
+// TIMELINE lines it prints, its peak from its process tree) agrees with the
+// same configuration run in-process: the configuration's fixed counter
+// peaks are equal, and peak RSS is within 5%.
+func TestExecProvebenchMatchesInProcess(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
+	out := filepath.Join(dir, "out")
+	if code := run(t, "run", "embedded:exec-provebench", "-o", out, "--no-report", "--repeat", "2", "--warmups", "0"); code != exitOK {
+		t.Fatalf("run exited %d", code)
+	}
+	doc, err := results.Read(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	byName := map[string]*results.Scenario{}
+	for i := range doc.Scenarios {
+		byName[doc.Scenarios[i].Name] = &doc.Scenarios[i]
+	}
+	in, ex := byName["in-process"], byName["exec"]
+	if in == nil || ex == nil || ex.Driver != "exec" {
+		t.Fatalf("scenarios %v", byName)
+	}
+	var inPeak, exPeak uint64
+	for i := range in.Repetitions {
+		a, b := &in.Repetitions[i], &ex.Repetitions[i]
+		if a.Status != results.StatusOK || b.Status != results.StatusOK {
+			t.Fatalf("statuses %s (%s), %s (%s)", a.Status, a.Error, b.Status, b.Error)
+		}
+		for _, c := range []string{"queue_depth", "in_channel", "on_gpu", "partitions_done"} {
+			if a.PeakCounters[c] != b.PeakCounters[c] {
+				t.Errorf("rep %d: peak %s in-process %d, exec %d", i, c, a.PeakCounters[c], b.PeakCounters[c])
+			}
+		}
+		if b.Partitions != 8 || b.Stages["gpu"].Count != 8 || b.FinalCounters["queue_depth"] != 0 {
+			t.Errorf("exec rep %d: %d partitions, stages %v, finals %v", i, b.Partitions, b.Stages, b.FinalCounters)
+		}
+		inPeak, exPeak = max(inPeak, a.PeakRSSBytes), max(exPeak, b.PeakRSSBytes)
+	}
+	if ratio := float64(exPeak) / float64(inPeak); ratio < 0.95 || ratio > 1.05 {
+		t.Errorf("peak RSS in-process %d, exec %d: ratio %.3f, want within 5%%", inPeak, exPeak, ratio)
+	}
+	t.Logf("peak RSS in-process %.1f MiB, exec %.1f MiB", float64(inPeak)/(1<<20), float64(exPeak)/(1<<20))
+}
+
+// TestSnarkJSScenario runs the snarkjs scenario: snarkjs proves
+// provebench's exported circuit under the exec driver, beside provebench's
+// own prover, and its proof verifies. It needs snarkjs (.ci/run installs
+// it; make check-snarkjs locally).
+func TestSnarkJSScenario(t *testing.T) {
+	snark := os.Getenv("PROVEBENCH_SNARKJS")
+	if snark == "" {
+		t.Skip("PROVEBENCH_SNARKJS not set: run `make check-snarkjs`")
+	}
+	dir := t.TempDir()
+	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
+	data, err := scenarios.Embedded.ReadFile("snarkjs.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The smallest circuit keeps the ceremony short (2^6 powers of tau).
+	file := filepath.Join(dir, "snarkjs.yaml")
+	doc := strings.NewReplacer(
+		`vars: {snarkjs: snarkjs, power: 9, file: "embedded:snarkjs"}`, `vars: {snarkjs: "`+snark+`", power: 6, file: "`+file+`"}`,
+		"constraints: 2^8", "constraints: 2^5",
+	).Replace(string(data))
+	if !strings.Contains(doc, "power: 6") || !strings.Contains(doc, "2^5") {
+		t.Fatal("the snarkjs scenario changed: update this test's replacements")
+	}
+	writeFile(t, dir, "snarkjs.yaml", doc)
+	out := filepath.Join(dir, "out")
+	if code := run(t, "run", file, "-o", out, "--no-report", "--repeat", "1", "--warmups", "0"); code != exitOK {
+		t.Fatalf("run exited %d", code)
+	}
+	res, err := results.Read(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range res.Scenarios {
+		r := sc.Repetitions[0]
+		if sc.Constraints != 0 && sc.Constraints != 1<<5 {
+			t.Errorf("%s: %d constraints, want 2^5", sc.Name, sc.Constraints)
+		}
+		if r.Status != results.StatusOK || r.PeakRSSBytes == 0 || r.WallSeconds <= 0 || r.Partitions != 1 {
+			t.Errorf("%s: status %s (%s), peak %d, wall %.3f, partitions %d", sc.Name, r.Status, r.Error, r.PeakRSSBytes, r.WallSeconds, r.Partitions)
+		}
+		t.Logf("%-18s wall %.3f s, peak RSS %.1f MiB (%s)", sc.Name, r.WallSeconds, float64(r.PeakRSSBytes)/(1<<20), r.PeakRSSSource)
+	}
+	// snarkjs's proof of provebench's circuit verifies.
+	sdir := filepath.Join(out, "exec", "snarkjs")
+	vk := filepath.Join(sdir, "vk.json")
+	if b, err := exec.Command(snark, "zkey", "export", "verificationkey", filepath.Join(sdir, "circuit.zkey"), vk).CombinedOutput(); err != nil {
+		t.Fatalf("zkey export: %v\n%s", err, b)
+	}
+	b, err := exec.Command(snark, "groth16", "verify", vk, filepath.Join(sdir, "public.json"), filepath.Join(sdir, "proof.json")).CombinedOutput()
+	if err != nil || !strings.Contains(string(b), "OK") {
+		t.Fatalf("snarkjs groth16 verify: %v\n%s", err, b)
 	}
 }

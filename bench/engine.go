@@ -1,0 +1,89 @@
+package bench
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/provebench/provebench/bench/events"
+	"github.com/provebench/provebench/gpu/backends"
+	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/pipeline"
+)
+
+// EngineReport is what `provebench engine` prints when its run ends.
+type EngineReport struct {
+	Name             string           `json:"name"`
+	Backend          string           `json:"backend"`
+	WallSeconds      float64          `json:"wall_seconds"`
+	PartitionsDone   int              `json:"partitions_done"`
+	PartitionsFailed int              `json:"partitions_failed"`
+	ProofsDone       int              `json:"proofs_done"`
+	PeakCounters     map[string]int64 `json:"peak_counters"`
+}
+
+// RunEngine runs one configuration's pipeline in this process, as a prover
+// daemon would, for provebench to measure as an external prover (the exec
+// driver). With timeline set it prints cuzk's TIMELINE lines there, one per
+// pipeline.TimelineEvent: SYNTH_START and SYNTH_END around synthesis, GPU_QUEUE when
+// the channel accepts the partition, GPU_PICKUP when a GPU worker takes it,
+// GPU_START and GPU_END around the backend's Start (provebench's GPU region:
+// the NTT and the MSMs' launch, the engine's on_gpu counter). The job id is
+// the proof, the detail the partition.
+func RunEngine(ctx context.Context, spec *Spec, cacheDir string, timeline io.Writer) (*EngineReport, error) {
+	pk, _, err := groth16.Cache{Dir: cacheDir}.Get(ctx, spec.Workload.Circuit(), spec.Key)
+	if err != nil {
+		return nil, fmt.Errorf("engine: proving key: %w", err)
+	}
+	defer pk.Close()
+	be, err := backends.Open(spec.Backend, backends.Options{Devices: spec.Devices})
+	if err != nil {
+		return nil, fmt.Errorf("engine: backend: %w", err)
+	}
+	defer be.Close()
+	if err := be.Load(ctx, pk); err != nil {
+		return nil, fmt.Errorf("engine: load key on %s: %w", be.Name(), err)
+	}
+	opts := pipeline.Options{Backend: be, Workload: spec.Workload, Config: spec.Pipeline}
+	if timeline != nil {
+		tw := &timelineWriter{w: timeline, start: time.Now()}
+		opts.Observe = tw.event
+	}
+	engine, err := pipeline.New(opts)
+	if err != nil {
+		return nil, fmt.Errorf("engine: %w", err)
+	}
+	report, err := engine.Run(ctx)
+	if err != nil {
+		return nil, fmt.Errorf("engine: pipeline: %w", err)
+	}
+	var snap pipeline.Snapshot
+	engine.Tracker().Snapshot(&snap)
+	peaks := make(map[string]int64)
+	for i, name := range engine.Tracker().Names() {
+		peaks[name] = snap.Peaks[i]
+	}
+	return &EngineReport{
+		Name: spec.Name, Backend: be.Name(), WallSeconds: report.Wall.Seconds(),
+		PartitionsDone: report.PartitionsDone, PartitionsFailed: report.PartitionsFailed,
+		ProofsDone: report.ProofsDone, PeakCounters: peaks,
+	}, nil
+}
+
+// timelineWriter prints TIMELINE lines, one write per line so that lines
+// from many goroutines never interleave.
+type timelineWriter struct {
+	mu    sync.Mutex
+	w     io.Writer
+	start time.Time
+}
+
+func (t *timelineWriter) event(ev pipeline.TimelineEvent, proof, partition int) {
+	line := events.FormatTimeline(time.Since(t.start), string(ev), strconv.Itoa(proof), strconv.Itoa(partition)) + "\n"
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	_, _ = io.WriteString(t.w, line)
+}

@@ -1,0 +1,410 @@
+package scenarios
+
+import (
+	"fmt"
+	"maps"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"gopkg.in/yaml.v3"
+
+	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/bench/events"
+)
+
+// The exec driver's settings: an exec block, which replaces the built-in
+// pipeline with an external command, and vars, the user's variables that
+// exec templates read as {{.Vars.NAME}} and matrix axes sweep as vars.NAME.
+// Both sit beside the built-in fields in any settings block; a later layer's
+// exec block replaces an earlier one whole, vars merge one by one.
+const (
+	execKey = "exec"
+	varsKey = "vars"
+)
+
+// execField stands for the exec block in a layer.
+var execField = &field{path: execKey, kind: kindExec}
+
+// varNameRE is what a variable's name may be: a Go template field name.
+var varNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+
+func isVarPath(path string) bool {
+	name, ok := strings.CutPrefix(path, varsKey+".")
+	return ok && varNameRE.MatchString(name)
+}
+
+// varField is the field of one user variable: text, swept like any field.
+func varField(path string) *field {
+	return &field{path: path, kind: kindString, doc: "User variable (exec templates read it as {{.Vars." + strings.TrimPrefix(path, varsKey+".") + "}})."}
+}
+
+// vars reads a vars block: name -> scalar.
+func (p *parser) vars(n *yaml.Node, path string, into layer) {
+	n = deref(n)
+	if isNull(n) {
+		return
+	}
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, path, "want a mapping of variable names to values; got %s", describe(n))
+		return
+	}
+	for _, kv := range p.pairs(n, path, 0) {
+		full := varsKey + "." + kv.key.Value
+		if !isVarPath(full) {
+			p.errorf(kv.key, joinPath(path, kv.key.Value), "%q: a variable name is letters, digits and _, not starting with a digit", kv.key.Value)
+			continue
+		}
+		into[full] = p.leaf(varField(full), kv.val, joinPath(path, kv.key.Value))
+	}
+}
+
+// setExec copies a point's exec block and vars into its spec.
+func setExec(values layer, s *bench.Spec) {
+	for _, path := range slices.Sorted(maps.Keys(values)) {
+		l := values[path]
+		if name, ok := strings.CutPrefix(path, varsKey+"."); ok && l.val != nil {
+			if s.Vars == nil {
+				s.Vars = make(map[string]string)
+			}
+			s.Vars[name] = l.val.(string)
+		}
+	}
+	if l := values[execKey]; l != nil && l.val != nil {
+		e := *l.val.(*bench.ExecSpec)
+		s.Exec = &e
+	}
+}
+
+// execBlock reads an exec block into a leaf whose value is the
+// *bench.ExecSpec (nil when the block has problems, all reported).
+func (p *parser) execBlock(n *yaml.Node, path string) *leaf {
+	n = deref(n)
+	l := &leaf{field: execField, node: n, path: path}
+	before := len(p.errs.errs)
+	e := &bench.ExecSpec{StopGrace: 5 * time.Second}
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, path, "want a mapping with command (and env, dir, files, setup, daemon, timeline, rules, status, prometheus, ...); got %s", describe(n))
+		return l
+	}
+	hasCommand := false
+	for _, kv := range p.pairs(n, path, 0) {
+		k, v, at := kv.key.Value, kv.val, joinPath(path, kv.key.Value)
+		switch k {
+		case "command":
+			e.Command, hasCommand = p.argv(v, at), true
+		case "env":
+			e.Env = p.stringMap(v, at)
+		case "dir":
+			e.Dir = p.str(v, at)
+		case "files":
+			for i, item := range p.mappings(v, at) {
+				e.Files = append(e.Files, p.execFile(item, fmt.Sprintf("%s[%d]", at, i)))
+			}
+		case "setup":
+			for i, item := range p.seq(v, at) {
+				e.Setup = append(e.Setup, p.argv(item, fmt.Sprintf("%s[%d]", at, i)))
+			}
+		case "daemon":
+			e.Daemon = p.daemon(v, at)
+		case "stop_grace":
+			e.StopGrace = p.duration(v, at)
+		case "partitions":
+			e.Partitions = p.count(v, at)
+		case "proofs":
+			e.Proofs = p.count(v, at)
+		case "timeline":
+			e.Timeline = p.boolean(v, at)
+		case "rules":
+			for i, item := range p.mappings(v, at) {
+				e.Rules = append(e.Rules, p.rule(item, fmt.Sprintf("%s[%d]", at, i)))
+			}
+		case "status":
+			url, every, counters := p.endpoint(v, at)
+			e.Status = &bench.StatusSpec{URL: url, Interval: every, Counters: counters}
+		case "prometheus":
+			url, every, counters := p.endpoint(v, at)
+			e.Prometheus = &bench.PrometheusSpec{URL: url, Interval: every, Counters: counters}
+		default:
+			p.unknown(kv.key, at, k, []string{"command", "env", "dir", "files", "setup", "daemon", "stop_grace", "partitions", "proofs", "timeline", "rules", "status", "prometheus"})
+		}
+	}
+	if !hasCommand {
+		p.errorf(n, path+".command", "missing: the command to run, as a list (argv)")
+	}
+	if err := bench.CheckExecTemplates(e); err != nil {
+		p.errorf(n, path, "template: %v", err)
+	}
+	if len(p.errs.errs) == before {
+		l.val = e
+	}
+	return l
+}
+
+func (p *parser) seq(n *yaml.Node, path string) []*yaml.Node {
+	n = deref(n)
+	if n.Kind != yaml.SequenceNode {
+		p.errorf(n, path, "want a list; got %s", describe(n))
+		return nil
+	}
+	return n.Content
+}
+
+func (p *parser) mappings(n *yaml.Node, path string) []*yaml.Node {
+	items, _ := p.list(n, path)
+	return slices.DeleteFunc(items, func(x *yaml.Node) bool { return x == nil })
+}
+
+func (p *parser) str(n *yaml.Node, path string) string {
+	n = deref(n)
+	if n.Kind != yaml.ScalarNode || isNull(n) {
+		p.errorf(n, path, "want text; got %s", describe(n))
+		return ""
+	}
+	return n.Value
+}
+
+func (p *parser) argv(n *yaml.Node, path string) []string {
+	items := p.seq(n, path)
+	if deref(n).Kind == yaml.SequenceNode && len(items) == 0 {
+		p.errorf(n, path, "empty: want the program and its arguments, such as [snarkjs, groth16, prove, ...]")
+	}
+	out := make([]string, len(items))
+	for i, it := range items {
+		out[i] = p.str(it, fmt.Sprintf("%s[%d]", path, i))
+	}
+	return out
+}
+
+func (p *parser) stringMap(n *yaml.Node, path string) map[string]string {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, path, "want a mapping; got %s", describe(n))
+		return nil
+	}
+	out := make(map[string]string)
+	for _, kv := range p.pairs(n, path, 0) {
+		out[kv.key.Value] = p.str(kv.val, joinPath(path, kv.key.Value))
+	}
+	return out
+}
+
+func (p *parser) duration(n *yaml.Node, path string) time.Duration {
+	text := p.str(n, path)
+	d, err := time.ParseDuration(text)
+	if text != "" && (err != nil || d < 0) {
+		p.errorf(n, path, "%q: want a duration such as 500ms, 10s or 1m30s", text)
+	}
+	return d
+}
+
+func (p *parser) count(n *yaml.Node, path string) int {
+	text := p.str(n, path)
+	v, err := strconv.Atoi(text)
+	if text != "" && (err != nil || v < 0) {
+		p.errorf(n, path, "%q: want an integer >= 0", text)
+	}
+	return v
+}
+
+func (p *parser) boolean(n *yaml.Node, path string) bool {
+	text := p.str(n, path)
+	v, err := strconv.ParseBool(text)
+	if text != "" && err != nil {
+		p.errorf(n, path, "%q: want true or false", text)
+	}
+	return v
+}
+
+func (p *parser) number(n *yaml.Node, path string) float64 {
+	text := p.str(n, path)
+	v, err := parseFloat(text)
+	if text != "" && err != nil {
+		p.errorf(n, path, "%v", err)
+	}
+	return v
+}
+
+func (p *parser) execFile(n *yaml.Node, path string) bench.ExecFile {
+	var f bench.ExecFile
+	for _, kv := range p.pairs(n, path, 0) {
+		at := joinPath(path, kv.key.Value)
+		switch kv.key.Value {
+		case "path":
+			f.Path = p.str(kv.val, at)
+		case "content":
+			f.Content = p.str(kv.val, at)
+		default:
+			p.unknown(kv.key, at, kv.key.Value, []string{"path", "content"})
+		}
+	}
+	if f.Path == "" {
+		p.errorf(n, path+".path", "missing: where to write the file (relative paths are under {{.Dir}})")
+	}
+	return f
+}
+
+func (p *parser) daemon(n *yaml.Node, path string) *bench.DaemonSpec {
+	n = deref(n)
+	d := &bench.DaemonSpec{}
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, path, "want a mapping with command and ready_url or ready_delay; got %s", describe(n))
+		return d
+	}
+	for _, kv := range p.pairs(n, path, 0) {
+		at := joinPath(path, kv.key.Value)
+		switch kv.key.Value {
+		case "command":
+			d.Command = p.argv(kv.val, at)
+		case "ready_url":
+			d.ReadyURL = p.str(kv.val, at)
+		case "ready_timeout":
+			d.ReadyTimeout = p.duration(kv.val, at)
+		case "ready_delay":
+			d.ReadyDelay = p.duration(kv.val, at)
+		default:
+			p.unknown(kv.key, at, kv.key.Value, []string{"command", "ready_url", "ready_timeout", "ready_delay"})
+		}
+	}
+	if d.Command == nil {
+		p.errorf(n, path+".command", "missing: the daemon's command, as a list (argv)")
+	}
+	return d
+}
+
+func (p *parser) rule(n *yaml.Node, path string) bench.RuleSpec {
+	var r bench.RuleSpec
+	var matchNode *yaml.Node
+	for _, kv := range p.pairs(n, path, 0) {
+		at := joinPath(path, kv.key.Value)
+		switch kv.key.Value {
+		case "match":
+			r.Match, matchNode = p.str(kv.val, at), kv.val
+		case "action":
+			r.Action = p.str(kv.val, at)
+		case "counter":
+			r.Counter = p.str(kv.val, at)
+		case "stage":
+			r.Stage = p.str(kv.val, at)
+		case "scale":
+			r.Scale = p.number(kv.val, at)
+		default:
+			p.unknown(kv.key, at, kv.key.Value, []string{"match", "action", "counter", "stage", "scale"})
+		}
+	}
+	if matchNode == nil {
+		p.errorf(n, path+".match", "missing: the regular expression a line must match")
+		return r
+	}
+	re, err := regexp.Compile(r.Match)
+	if err != nil {
+		p.errorf(matchNode, path+".match", "%v", err)
+		return r
+	}
+	if r.Action == "" {
+		r.Action = string(events.ActionAdd)
+	}
+	er := events.Rule{Pattern: re, Action: events.Action(r.Action), Counter: r.Counter, Stage: r.Stage}
+	if err := er.Check(); err != nil {
+		p.errorf(n, path, "%v", err)
+	}
+	return r
+}
+
+func (p *parser) endpoint(n *yaml.Node, path string) (url string, every time.Duration, counters map[string]string) {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, path, "want a mapping with url, interval and counters; got %s", describe(n))
+		return
+	}
+	every = time.Second
+	for _, kv := range p.pairs(n, path, 0) {
+		at := joinPath(path, kv.key.Value)
+		switch kv.key.Value {
+		case "url":
+			url = p.str(kv.val, at)
+		case "interval":
+			every = p.duration(kv.val, at)
+		case "counters":
+			counters = p.stringMap(kv.val, at)
+		default:
+			p.unknown(kv.key, at, kv.key.Value, []string{"url", "interval", "counters"})
+		}
+	}
+	if url == "" {
+		p.errorf(n, path+".url", "missing: the endpoint to poll")
+	}
+	if len(counters) == 0 {
+		p.errorf(n, path+".counters", "missing: what to read (JSON pointer or metric name -> counter name)")
+	}
+	return
+}
+
+// varAxisPattern matches the axis names that sweep user variables.
+const varAxisPattern = `^vars\.[A-Za-z_][A-Za-z0-9_]*$`
+
+func scalarSchema() map[string]any {
+	return map[string]any{"type": []string{"string", "number", "boolean"}}
+}
+
+func varsSchema() map[string]any {
+	return map[string]any{
+		"type":                 "object",
+		"description":          "User variables: exec templates read them as {{.Vars.NAME}}; matrix axes sweep them as vars.NAME.",
+		"additionalProperties": scalarSchema(),
+	}
+}
+
+// execDefs are the JSON Schema definitions of the exec block.
+func execDefs() map[string]any {
+	str := func(desc string) map[string]any { return map[string]any{"type": "string", "description": desc} }
+	argv := func(desc string) map[string]any {
+		return map[string]any{"type": "array", "minItems": 1, "items": map[string]any{"type": "string"}, "description": desc}
+	}
+	dur := func(desc string) map[string]any {
+		return map[string]any{"type": "string", "pattern": durationPattern, "description": desc}
+	}
+	counters := func(desc string) map[string]any {
+		return map[string]any{"type": "object", "minProperties": 1, "additionalProperties": map[string]any{"type": "string"}, "description": desc}
+	}
+	endpoint := func(desc, what string) map[string]any {
+		return object(desc, map[string]any{
+			"url":      str("The endpoint (a template)."),
+			"interval": dur("How often to poll it (default 1s)."),
+			"counters": counters(what + " -> counter name."),
+		}, []string{"url", "counters"})
+	}
+	return map[string]any{
+		"exec": object("Run an external command instead of the built-in pipeline (the exec driver). Every string is a Go text/template over the configuration: {{.Vars.NAME}}, {{.Name}}, {{.Repetition}}, {{.Dir}} (the configuration's directory under the output directory), {{.Provebench}} (this binary), {{.Workload.Constraints}}, {{.Pipeline.ChannelCapacity}}, ...", map[string]any{
+			"command": argv("The measured command, as argv; the repetition is its run."),
+			"env":     map[string]any{"type": "object", "additionalProperties": map[string]any{"type": "string"}, "description": "Environment variables added to provebench's own."},
+			"dir":     str("Working directory (default: provebench's own)."),
+			"files": map[string]any{"type": "array", "description": "Files written before each repetition; relative paths are under {{.Dir}}.", "items": object("A file rendered from a template.", map[string]any{
+				"path": str("Where to write it."), "content": str("What to write."),
+			}, []string{"path"})},
+			"setup":      map[string]any{"type": "array", "items": argv("A setup command."), "description": "Commands run once per configuration before its warm-ups, outside every measurement."},
+			"daemon":     map[string]any{"$ref": "#/$defs/exec.daemon"},
+			"stop_grace": dur("Time between SIGTERM and SIGKILL when processes are stopped (default 5s)."),
+			"partitions": map[string]any{"type": "integer", "minimum": 0, "description": "Partitions one repetition proves, for throughput when no TIMELINE events count them."},
+			"proofs":     map[string]any{"type": "integer", "minimum": 0, "description": "Proofs one repetition proves, for seconds per proof."},
+			"timeline":   map[string]any{"type": "boolean", "description": "Read cuzk's TIMELINE,<offset_ms>,<event>,<job_id>,<detail> lines into counters and stage timings."},
+			"rules": map[string]any{"type": "array", "description": "Regular-expression rules over output lines.", "items": object("A line rule.", map[string]any{
+				"match":   str("Regular expression (Go syntax); (?P<value>...) is the number, (?P<job>...) the job of a stage."),
+				"action":  map[string]any{"type": "string", "enum": []string{"set", "add", "start", "end"}, "description": "set or add the counter, start or end the stage (default add)."},
+				"counter": str("Counter set or added to."),
+				"stage":   str("Stage started or ended."),
+				"scale":   map[string]any{"type": "number", "description": "Multiplier of the value (1073741824 for GiB to bytes)."},
+			}, []string{"match"})},
+			"status":     endpoint("Poll a JSON status page.", "JSON pointer (RFC 6901)"),
+			"prometheus": endpoint("Poll a Prometheus text metrics page.", "Metric family name (samples summed over labels)"),
+		}, []string{"command"}),
+		"exec.daemon": object("A process started before each repetition's command and stopped after it, inside the sampled tree.", map[string]any{
+			"command":       argv("The daemon, as argv."),
+			"ready_url":     str("Polled until it answers before the command starts."),
+			"ready_timeout": dur("How long to wait for ready_url (default 1m)."),
+			"ready_delay":   dur("Wait this long (before polling ready_url, if set)."),
+		}, []string{"command"}),
+	}
+}
