@@ -19,7 +19,7 @@ GOBUILD := $(GO) build -buildvcs=auto
 # that say nothing about provebench. (-O2 -g is Go's default.)
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: all build run test test-short vet fmt fuzz bench bench-cpu check-snarkjs clean
+.PHONY: all build run test test-short vet fmt fuzz bench bench-cpu check-snarkjs gate-check clean
 
 all: build
 
@@ -63,6 +63,12 @@ bench-cpu:
 	$(GO) test ./gpu/circuit/ -run '^$$' -bench Synthesize -benchtime 3x
 
 bench: bench-cpu
+
+# How the ab gate behaves on this machine: false alarms over identical sides,
+# detections of a ~15% slowdown, with a CPU hog switched on and off, and the
+# time of one ab of scenarios/ci.yaml (about 15 minutes on 2 cores).
+gate-check:
+	scripts/gatecheck/run.sh
 
 # Verify an exported proof with snarkjs, an independent verifier (needs npm).
 SNARKJS_DIR ?= .snarkjs

@@ -36,7 +36,9 @@ const stderrKeep = 16 << 10
 // runRepetition runs one repetition in a child process and samples it. It
 // always returns a record: failures of every kind end up in its Status.
 func (r *Runner) runRepetition(ctx context.Context, spec *Spec, idx int, warmup bool, progress Progress) results.Repetition {
-	rep := results.Repetition{Index: idx, Warmup: warmup, StartedAt: time.Now().UTC()}
+	// Repetitions are numbered from 1 in the results, as everywhere a
+	// person reads them.
+	rep := results.Repetition{Index: idx + 1, Warmup: warmup, StartedAt: time.Now().UTC()}
 	fail := func(status results.Status, err error) results.Repetition {
 		rep.Status, rep.Error = status, err.Error()
 		return rep
@@ -69,6 +71,7 @@ func (r *Runner) runRepetition(ctx context.Context, spec *Spec, idx int, warmup 
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	spawned := time.Now()
+	hostLoad := sample.StartLoad(ctx)
 	if err := cmd.Start(); err != nil {
 		pw.Close()
 		return fail(results.StatusFailed, fmt.Errorf("start child: %w", err))
@@ -187,6 +190,9 @@ loop:
 	stream.poll(time.Now(), true) // the rest, up to the end of the stream
 	end := time.Now()
 	rep.ProcessSeconds = end.Sub(spawned).Seconds()
+	if h, err := hostLoad.Stop(); err == nil {
+		rep.HostLoad = h
+	}
 
 	t0, ready := stream.readyAt()
 	if !ready {

@@ -99,8 +99,8 @@ var fields = []*field{
 		set: func(s *bench.Spec, v any) { s.Verify = v.(bool) },
 	},
 	{
-		path: "repeats", kind: kindInt, def: "3", lo: atLeast(1),
-		doc: "Measured repetitions, each in its own child process.",
+		path: "repeats", kind: kindInt, def: "5", lo: atLeast(1),
+		doc: "Measured repetitions, each in its own child process (5 by default: the fewest with which compare's Mann-Whitney U test can call a change significant, which needs 4 a side; ab measures at least 10 pairs).",
 		set: func(s *bench.Spec, v any) { s.Repeats = int(v.(int64)) },
 	},
 	{

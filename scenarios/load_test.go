@@ -310,7 +310,7 @@ func TestBuiltinDefaults(t *testing.T) {
 			BudgetBytes: 256 << 20, Pacer: pipeline.DefaultPacerConfig(),
 		},
 		Backend: "cpu", Key: groth16.KindSetup, Verify: true,
-		Repeats: 3, Warmups: 1, SampleInterval: 10 * time.Millisecond, Timeout: 10 * time.Minute,
+		Repeats: 5, Warmups: 1, SampleInterval: 10 * time.Millisecond, Timeout: 10 * time.Minute,
 	}
 	if !reflect.DeepEqual(specs, []bench.Spec{want}) {
 		t.Errorf("got  %+v\nwant %+v", specs, []bench.Spec{want})
@@ -626,7 +626,7 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 		if n := budgetHolds(specs["budget"]); n != 2 {
 			t.Errorf("budget holds %d datasets, the file says 2", n)
 		}
-		if len(specs) > 4 || specs["release"].Repeats+specs["release"].Warmups > 4 {
+		if len(specs) > 4 || specs["release"].Repeats+specs["release"].Warmups > 6 {
 			t.Errorf("quickstart grew: %d scenarios; keep it under 2 minutes on 2 cores", len(specs))
 		}
 	})

@@ -312,7 +312,7 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 		def := defaults[path]
 		other := "workload.seed: [1]" // a second axis at its default value
 		if path == "workload.seed" {
-			other = "repeats: [3]"
+			other = "repeats: [5]"
 		}
 		val, _ := json.Marshal(def)
 		for _, doc := range []string{

@@ -1,17 +1,26 @@
-// Package compare decides whether a run regressed against a baseline: per
-// scenario and metric, the change of the median, whether it is significant
-// (Mann-Whitney U over the measured repetitions, as benchstat computes it
-// through golang.org/x/perf/benchmath), and whether it passes the metric's
-// threshold in the bad direction. Figures that are exact by nature (failed
-// repetitions, counters left non-zero, counter peaks that repeat exactly)
-// are compared directly.
+// Package compare decides whether a run regressed against a baseline, per
+// scenario and metric, in one of two settings:
 //
-// The rule for a regression: the change is significant (p < alpha) and
-// larger than the metric's threshold in the bad direction (throughput down,
-// time or memory up). Too few repetitions for significance is reported as
-// such and never called a regression. Exact figures need no significance:
-// an increase beyond the threshold (0 by default: any increase) is a
-// regression.
+//   - Stored runs (compare): two results documents measured at different
+//     times, perhaps on different machines of one type. Only what is exact
+//     gates by default: failed repetitions, failed partitions, unverified
+//     proofs, counters that do not end at zero, and counter peaks that
+//     repeat exactly (the strategies' bounds). Timed and sampled figures
+//     are reported with the change of the median and the Mann-Whitney U
+//     test (benchstat's, through golang.org/x/perf/benchmath), and gate
+//     only with Options.GateTimed: between runs minutes or days apart the
+//     machine's load differs as much as the code, and a timed gate there
+//     flags identical code.
+//   - Paired runs (ab): the two sides of one interleaved run, repetitions
+//     of the same index run back to back on one machine. Timed figures are
+//     compared by the ratio new/base with a confidence interval from the
+//     pairs (signedrank.go) and gate: a regression only when the whole
+//     interval lies past the threshold in the bad direction.
+//
+// Either way exact figures are compared directly (any increase beyond the
+// threshold, 0 by default, is a regression), a change the statistics cannot
+// tell from noise is reported as ~, and runs from different hardware are
+// refused unless Options.AllowDifferentHardware says otherwise.
 package compare
 
 import (
@@ -42,18 +51,45 @@ const DefaultAlpha = 0.05
 // or a scenario whose configuration differs between the two runs.
 var ErrMismatch = errors.New("results cannot be compared")
 
+// ErrHardware marks runs measured on different hardware (CPU model, CPU
+// count, GPU models) or on different backends: their timings differ for
+// reasons that are not the code's. Options.AllowDifferentHardware lifts it.
+var ErrHardware = errors.New("results come from different hardware")
+
+// Options say how to compare. The zero value compares stored runs with the
+// default thresholds and alpha.
+type Options struct {
+	// Thresholds per metric; nil means DefaultThresholds.
+	Thresholds Thresholds
+	// Alpha is the Mann-Whitney U test's level for stored runs; 0 means
+	// DefaultAlpha.
+	Alpha float64
+	// GateTimed gates timed and sampled figures of stored runs with their
+	// thresholds; by default they are reported and not gated.
+	GateTimed bool
+	// AllowDifferentHardware compares runs whose CPU model, CPU count or
+	// GPU models, or scenarios whose backend, differ; by default Compare
+	// refuses them with ErrHardware.
+	AllowDifferentHardware bool
+	// Paired compares the two sides of an ab run: measured repetitions with
+	// the same index form a pair, timed figures are judged by their paired
+	// ratios and gated. Configurations may differ between the sides (that
+	// can be what is compared), so they are not checked.
+	Paired bool
+}
+
 // Verdict is the outcome for a metric or a scenario.
 type Verdict string
 
 // Verdicts, from a metric's point of view. A scenario's verdict is the most
-// severe of its metrics' (regression, worse, better, too few samples, same,
+// severe of its metrics' (regression, worse, better, too few samples, ~,
 // no data), or missing/new for a scenario on one side only.
 const (
 	Regression    Verdict = "regression"      // significantly worse, beyond the threshold
 	Worse         Verdict = "worse"           // significantly worse, within the threshold or not gated
 	Better        Verdict = "better"          // significantly better
 	TooFewSamples Verdict = "too few samples" // not significant, and could not have been
-	Same          Verdict = "same"            // no significant change
+	Same          Verdict = "~"               // no significant change: the difference is inside the noise
 	NoData        Verdict = "no data"         // the figure is absent on a side
 	Missing       Verdict = "missing"         // scenario in the baseline, absent from the new run
 	Added         Verdict = "new"             // scenario in the new run only
@@ -89,7 +125,15 @@ type MetricResult struct {
 	P float64
 	// Threshold is the metric's regression threshold, +Inf when not gated.
 	Threshold float64
-	Verdict   Verdict
+	// Paired metrics (ab) are judged by the interval [Lo, Hi] of the
+	// relative change new/base - 1 at confidence Level, from the pairs'
+	// ratios; Change is then the Hodges–Lehmann estimate. Detectable is
+	// the interval's half-width: the smallest change this run could tell
+	// from noise.
+	Paired        bool
+	Lo, Hi, Level float64
+	Detectable    float64
+	Verdict       Verdict
 	// Note explains the verdict where it needs it (too few samples, n/a).
 	Note string
 }
@@ -158,6 +202,9 @@ type Report struct {
 	Base, New  RunInfo
 	Alpha      float64
 	Thresholds Thresholds
+	// Paired is set for the two sides of an ab run (see Options.Paired);
+	// GateTimed when stored runs' timed figures were gated on request.
+	Paired, GateTimed bool
 	// Scenarios are in the baseline's order; scenarios of the new run
 	// alone follow, with verdict Added.
 	Scenarios []ScenarioResult
@@ -186,18 +233,20 @@ func (r *Report) Scenario(name string) *ScenarioResult {
 	return nil
 }
 
-// Compare compares the new run cur against the baseline base. th gives the
-// regression thresholds (nil: DefaultThresholds); alpha the significance
-// level (0: DefaultAlpha). It fails, wrapping ErrMismatch, when the runs
-// have no scenario in common or a common scenario's configuration differs:
-// a stale baseline must be refreshed, not compared.
-func Compare(base, cur *results.Run, th Thresholds, alpha float64) (*Report, error) {
+// Compare compares the new run cur against the baseline base as opts say.
+// It fails, wrapping ErrMismatch, when the runs have no scenario in common
+// or (stored runs) a common scenario's configuration differs: a stale
+// baseline must be refreshed, not compared; and, wrapping ErrHardware, when
+// the runs' hardware differs and opts do not allow it.
+func Compare(base, cur *results.Run, opts Options) (*Report, error) {
 	if base == nil || cur == nil {
 		return nil, errors.New("compare: nil results")
 	}
+	th := opts.Thresholds
 	if th == nil {
 		th = DefaultThresholds()
 	}
+	alpha := opts.Alpha
 	if alpha == 0 {
 		alpha = DefaultAlpha
 	}
@@ -213,30 +262,28 @@ func Compare(base, cur *results.Run, th Thresholds, alpha float64) (*Report, err
 	if err != nil {
 		return nil, err
 	}
-
-	var common []string
-	var mismatches []string
-	for _, sc := range base.Scenarios {
-		if nsc, ok := curIdx[key(&sc)]; ok {
-			common = append(common, sc.Name)
-			mismatches = append(mismatches, configDiff(&sc, nsc)...)
-		}
-	}
-	if len(common) == 0 {
-		return nil, fmt.Errorf("%w: no scenario in common (base has %s; new has %s): is the baseline from another scenario file?",
-			ErrMismatch, nameList(base), nameList(cur))
-	}
-	if len(mismatches) > 0 {
-		return nil, fmt.Errorf("%w: configurations differ, so the baseline is stale; refresh it from a run of the new configuration:\n  %s",
-			ErrMismatch, strings.Join(mismatches, "\n  "))
+	if err := checkComparable(base, cur, curIdx, key, opts); err != nil {
+		return nil, err
 	}
 
 	rep := &Report{
 		Base: runInfo(base), New: runInfo(cur),
-		Alpha: alpha, Thresholds: th,
+		Alpha: alpha, Thresholds: th, Paired: opts.Paired, GateTimed: opts.GateTimed && !opts.Paired,
 		Warnings: environmentWarnings(base, cur),
 	}
-	bt := &benchmath.Thresholds{CompareAlpha: alpha}
+	if rep.GateTimed {
+		rep.Warnings = append(rep.Warnings, gateTimedRisk)
+	}
+	rep.Warnings = append(rep.Warnings, loadWarnings("base", base)...)
+	rep.Warnings = append(rep.Warnings, loadWarnings("new", cur)...)
+	c := &comparer{th: th, bt: &benchmath.Thresholds{CompareAlpha: alpha}, opts: opts}
+	if opts.Paired {
+		if why := oversubscription(base, cur); why != "" {
+			c.wallUngated = why
+			rep.Warnings = append(rep.Warnings, why+": wall time (seconds_per_proof, partitions_per_second) is reported, not gated; "+
+				"cpu_seconds and the exact figures still gate")
+		}
+	}
 	for i := range base.Scenarios {
 		bsc := &base.Scenarios[i]
 		nsc, ok := curIdx[key(bsc)]
@@ -247,7 +294,7 @@ func Compare(base, cur *results.Run, th Thresholds, alpha float64) (*Report, err
 			})
 			continue
 		}
-		rep.Scenarios = append(rep.Scenarios, compareScenario(bsc, nsc, th, bt))
+		rep.Scenarios = append(rep.Scenarios, c.scenario(bsc, nsc))
 	}
 	for i := range cur.Scenarios {
 		nsc := &cur.Scenarios[i]
@@ -261,10 +308,47 @@ func Compare(base, cur *results.Run, th Thresholds, alpha float64) (*Report, err
 	return rep, nil
 }
 
+// gateTimedRisk is printed whenever stored runs' timed figures gate.
+const gateTimedRisk = "timed figures gate across stored runs (--gate-timed): the two runs were measured at different times, " +
+	"and a shared machine's load changes between them as much as code does; a regression here may be the machine's. " +
+	"provebench ab measures both sides interleaved on one machine instead"
+
+// checkComparable refuses runs without a scenario in common, stale
+// baselines (stored runs whose configurations differ) and runs from
+// different hardware.
+func checkComparable(base, cur *results.Run, curIdx map[string]*results.Scenario, key func(*results.Scenario) string, opts Options) error {
+	var common []string
+	var mismatches []string
+	for i := range base.Scenarios {
+		sc := &base.Scenarios[i]
+		if nsc, ok := curIdx[key(sc)]; ok {
+			common = append(common, sc.Name)
+			if !opts.Paired {
+				mismatches = append(mismatches, configDiff(sc, nsc)...)
+			}
+		}
+	}
+	if len(common) == 0 {
+		return fmt.Errorf("%w: no scenario in common (base has %s; new has %s): is the baseline from another scenario file?",
+			ErrMismatch, nameList(base), nameList(cur))
+	}
+	if len(mismatches) > 0 {
+		return fmt.Errorf("%w: configurations differ, so the baseline is stale; refresh it from a run of the new configuration:\n  %s",
+			ErrMismatch, strings.Join(mismatches, "\n  "))
+	}
+	if opts.AllowDifferentHardware {
+		return nil
+	}
+	if diffs := HardwareDiff(base, cur); len(diffs) > 0 {
+		return fmt.Errorf("%w (pass --allow-different-hardware to compare anyway):\n  %s", ErrHardware, strings.Join(diffs, "\n  "))
+	}
+	return nil
+}
+
 // CompareFiles reads two results documents and compares them. Every error
 // names the file at fault: unreadable, not a results document, another
 // schema, or (with ErrMismatch) not comparable with the other.
-func CompareFiles(basePath, newPath string, th Thresholds, alpha float64) (*Report, error) {
+func CompareFiles(basePath, newPath string, opts Options) (*Report, error) {
 	base, err := results.Read(basePath)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
@@ -273,7 +357,7 @@ func CompareFiles(basePath, newPath string, th Thresholds, alpha float64) (*Repo
 	if err != nil {
 		return nil, fmt.Errorf("new results: %w", err)
 	}
-	rep, err := Compare(base, cur, th, alpha)
+	rep, err := Compare(base, cur, opts)
 	if err != nil {
 		return nil, fmt.Errorf("%s vs %s: %w", basePath, newPath, err)
 	}
@@ -295,100 +379,156 @@ func index(run *results.Run, side string, key func(*results.Scenario) string) (m
 	return idx, nil
 }
 
-func compareScenario(bsc, nsc *results.Scenario, th Thresholds, bt *benchmath.Thresholds) ScenarioResult {
+// comparer holds what every scenario's comparison shares.
+type comparer struct {
+	th   Thresholds
+	bt   *benchmath.Thresholds
+	opts Options
+	// wallUngated, when set, says why wall-time metrics do not gate.
+	wallUngated string
+}
+
+func (c *comparer) scenario(bsc, nsc *results.Scenario) ScenarioResult {
 	out := ScenarioResult{
 		Name: nsc.Name, Strategy: nsc.Strategy, Backend: nsc.Backend,
 		BaseStatus: statusCounts(bsc), NewStatus: statusCounts(nsc),
 	}
 	bm, nm := measured(bsc), measured(nsc)
-
 	for _, name := range metricOrder {
 		def := metricDefs[name]
 		m := MetricResult{Metric: name, Unit: def.unit, Better: def.better, P: 1}
-		m.Threshold, _ = th.For(name)
+		m.Threshold, _ = c.th.For(name)
 		if def.exact != nil {
 			m.Exact = true
 			exactVerdict(&m, def.exact(bsc.Repetitions), def.exact(nsc.Repetitions))
 		} else {
-			bv, bwhy := sampleOf(def, bm)
-			nv, nwhy := sampleOf(def, nm)
-			if bwhy != "" || nwhy != "" {
-				noData(&m, bv, nv, bwhy, nwhy)
-			} else {
-				sampledVerdict(&m, bv, nv, bt)
-			}
+			c.timed(&m, def, bm, nm)
+			out.Notes = append(out.Notes, outlierNotes(&m, def, bm, nm)...)
 		}
 		out.Metrics = append(out.Metrics, m)
 	}
+	out.Metrics = append(out.Metrics, c.counterPeaks(bsc, nsc, bm, nm)...)
+	finals, notes := c.finalCounters(bm, nm)
+	out.Metrics = append(out.Metrics, finals...)
+	out.Notes = append(out.Notes, notes...)
+	out.Verdict = scenarioVerdict(out.Metrics)
+	if len(nm) == 0 {
+		out.Notes = append(out.Notes, "the new run has no measured repetition of this scenario")
+	}
+	return out
+}
 
-	// Counter peaks: exact when they repeat exactly, over at least two
-	// repetitions a side (a bound the strategy enforces), sampled when
-	// they vary (a timing-dependent pile-up). Only
-	// live counters (those with a final value) are compared: the peak of
-	// an event count (partitions_done, gpu_starts) is its total, set by
-	// the workload, and failures are compared above.
+// timed compares a timed or sampled metric: by paired ratios in ab, by
+// the U test between stored runs, where it gates only when asked to.
+func (c *comparer) timed(m *MetricResult, def metricDef, bm, nm []*results.Repetition) {
+	if c.opts.Paired {
+		bp, np := pairs(bm, nm)
+		if len(bp) == 0 && len(bm) > 0 && len(nm) > 0 {
+			noData(m, nil, nil, "no pair with both repetitions measured", "no pair with both repetitions measured")
+			return
+		}
+		bv, bwhy := sampleOf(def, bp)
+		nv, nwhy := sampleOf(def, np)
+		if bwhy != "" || nwhy != "" {
+			noData(m, bv, nv, bwhy, nwhy)
+			return
+		}
+		wall := m.Metric == SecondsPerProof || m.Metric == PartitionsPerSecond
+		ungated := wall && c.wallUngated != "" && m.Gated()
+		if ungated {
+			m.Threshold = math.Inf(1)
+		}
+		pairedVerdict(m, bv, nv)
+		if ungated {
+			m.Note = strings.TrimPrefix(m.Note+"; not gated: host oversubscribed", "; ")
+		}
+		return
+	}
+	bv, bwhy := sampleOf(def, bm)
+	nv, nwhy := sampleOf(def, nm)
+	if bwhy != "" || nwhy != "" {
+		noData(m, bv, nv, bwhy, nwhy)
+		return
+	}
+	if !c.opts.GateTimed && m.Gated() {
+		m.Threshold = math.Inf(1)
+		m.Note = "not gated between stored runs (ab, or --gate-timed)"
+	}
+	sampledVerdict(m, bv, nv, c.bt)
+}
+
+// counterPeaks compares the live counters' peaks: exact when they repeat
+// exactly, over at least two repetitions a side (a bound the strategy
+// enforces), sampled when they vary (a timing-dependent pile-up). Only live
+// counters (those with a final value) are compared: the peak of an event
+// count (partitions_done, gpu_starts) is its total, set by the workload.
+func (c *comparer) counterPeaks(bsc, nsc *results.Scenario, bm, nm []*results.Repetition) []MetricResult {
+	var out []MetricResult
 	live := liveCounters(bsc, nsc)
-	for _, c := range counterNames(peakCounters, bm, nm) {
-		if live != nil && !live[c] {
+	for _, cn := range counterNames(peakCounters, bm, nm) {
+		if live != nil && !live[cn] {
 			continue
 		}
-		name := PeakCounters + "." + c
-		m := MetricResult{Metric: name, Unit: counterUnit(c), Better: LowerIsBetter, P: 1}
-		m.Threshold, _ = th.For(name)
-		bv, bwhy := counterSample(bm, peakCounters, c)
-		nv, nwhy := counterSample(nm, peakCounters, c)
+		name := PeakCounters + "." + cn
+		m := MetricResult{Metric: name, Unit: counterUnit(cn), Better: LowerIsBetter, P: 1}
+		m.Threshold, _ = c.th.For(name)
+		bv, bwhy := counterSample(bm, peakCounters, cn)
+		nv, nwhy := counterSample(nm, peakCounters, cn)
 		switch {
 		case bwhy != "" || nwhy != "":
 			noData(&m, bv, nv, bwhy, nwhy)
 		case len(bv) >= 2 && len(nv) >= 2 && constant(bv) && constant(nv):
 			// Repeated exactly (one repetition proves nothing of the kind).
 			m.Exact = true
-			m.Threshold = th.forExact(name)
+			m.Threshold = c.th.forExact(name)
 			exactVerdict(&m, bv[0], nv[0])
 			m.Base.N, m.New.N = len(bv), len(nv)
 		default:
-			sampledVerdict(&m, bv, nv, bt)
-			if _, set := th.For(name); !set && m.Verdict == Worse {
+			sampledVerdict(&m, bv, nv, c.bt)
+			if _, set := c.th.For(name); !set && m.Verdict == Worse {
 				m.Note = "varies between repetitions: gated only with a threshold for " + name + " or " + PeakCounters
 			}
 		}
-		out.Metrics = append(out.Metrics, m)
+		out = append(out, m)
 	}
+	return out
+}
 
-	// Final counters: every counter must end at zero; the worst imbalance
-	// of any measured repetition counts.
-	for _, c := range counterNames(finalCounters, bm, nm) {
-		name := FinalCounters + "." + c
-		m := MetricResult{Metric: name, Unit: counterUnit(c), Better: LowerIsBetter, P: 1, Exact: true}
-		m.Threshold = th.forExact(name)
-		bv, bwhy := counterSample(bm, finalCounters, c)
-		nv, nwhy := counterSample(nm, finalCounters, c)
+// finalCounters checks that every counter ended at zero; the worst
+// imbalance of any measured repetition counts.
+func (c *comparer) finalCounters(bm, nm []*results.Repetition) (out []MetricResult, notes []string) {
+	for _, cn := range counterNames(finalCounters, bm, nm) {
+		name := FinalCounters + "." + cn
+		m := MetricResult{Metric: name, Unit: counterUnit(cn), Better: LowerIsBetter, P: 1, Exact: true}
+		m.Threshold = c.th.forExact(name)
+		bv, bwhy := counterSample(bm, finalCounters, cn)
+		nv, nwhy := counterSample(nm, finalCounters, cn)
 		if bwhy != "" || nwhy != "" {
 			noData(&m, bv, nv, bwhy, nwhy)
 		} else {
 			exactVerdict(&m, maxAbs(bv), maxAbs(nv))
 			if m.Base.Center != 0 {
-				out.Notes = append(out.Notes, fmt.Sprintf("the baseline's counter %s did not end at zero (%g): the baseline itself has a leak", c, m.Base.Center))
+				notes = append(notes, fmt.Sprintf("the baseline's counter %s did not end at zero (%g): the baseline itself has a leak", cn, m.Base.Center))
 			}
 		}
-		out.Metrics = append(out.Metrics, m)
+		out = append(out, m)
 	}
+	return out, notes
+}
 
-	// The scenario's verdict comes from its gated metrics: an informational
-	// one (CPU time, say) getting worse does not make a faster
-	// configuration "worse".
-	out.Verdict = NoData
-	for _, m := range out.Metrics {
+// scenarioVerdict is the most severe verdict of the gated metrics: an
+// informational one (CPU time, say) getting worse does not make a faster
+// configuration "worse".
+func scenarioVerdict(ms []MetricResult) Verdict {
+	out := NoData
+	for _, m := range ms {
 		v := m.Verdict
 		if !m.Gated() && (v == Worse || v == Better) {
 			v = Same
 		}
-		if severity[v] > severity[out.Verdict] {
-			out.Verdict = v
+		if severity[v] > severity[out] {
+			out = v
 		}
-	}
-	if len(nm) == 0 {
-		out.Notes = append(out.Notes, "the new run has no measured repetition of this scenario")
 	}
 	return out
 }
@@ -531,7 +671,7 @@ func configDiff(b, n *results.Scenario) []string {
 		}
 	}
 	field("strategy", b.Strategy, n.Strategy)
-	field("backend", b.Backend, n.Backend)
+	// The backend is hardware, checked with it (HardwareDiff).
 	field("constraints", b.Constraints, n.Constraints)
 	field("partitions_per_proof", b.Partitions, n.Partitions)
 	field("proofs", b.Proofs, n.Proofs)

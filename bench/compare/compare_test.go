@@ -89,7 +89,7 @@ func makeRun(t *testing.T, seed uint64, shapes ...shape) *results.Run {
 
 func mustCompare(t *testing.T, base, cur *results.Run) *compare.Report {
 	t.Helper()
-	rep, err := compare.Compare(base, cur, compare.DefaultThresholds(), 0.05)
+	rep, err := compare.Compare(base, cur, compare.Options{GateTimed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,7 +170,7 @@ func TestImprovementAndSmallSlowdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err = compare.Compare(base, cur, th, 0.05)
+	rep, err = compare.Compare(base, cur, compare.Options{Thresholds: th, GateTimed: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -186,7 +186,14 @@ func TestUngatedMetricDoesNotDecideTheScenario(t *testing.T) {
 		base.Scenarios[0].Repetitions[i].CPUUserSeconds = 1 + 0.01*float64(i)
 		cur.Scenarios[0].Repetitions[i].CPUUserSeconds = 2 + 0.01*float64(i)
 	}
-	rep := mustCompare(t, base, cur)
+	th, err := compare.ParseThresholds("cpu_seconds=off")
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := compare.Compare(base, cur, compare.Options{Thresholds: th, GateTimed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	m := metric(t, rep, "s", compare.CPUSeconds)
 	if m.Verdict != compare.Worse || m.Gated() {
 		t.Fatalf("cpu_seconds doubled: verdict %s, gated %v; want worse, not gated", m.Verdict, m.Gated())
@@ -257,7 +264,7 @@ func TestExactFigures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err = compare.Compare(base, cur, th, 0.05)
+		rep, err = compare.Compare(base, cur, compare.Options{Thresholds: th, GateTimed: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -303,7 +310,7 @@ func TestExactFigures(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		rep, err = compare.Compare(base, cur, th, 0.05)
+		rep, err = compare.Compare(base, cur, compare.Options{Thresholds: th, GateTimed: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -330,7 +337,13 @@ func TestGPUFiguresAbsent(t *testing.T) {
 		base.Scenarios[0].Repetitions[i].PeakGPUMemoryBytes = &v
 	}
 	base.Environment.NVML = true
-	rep := mustCompare(t, base, cur)
+	if _, err := compare.Compare(base, cur, compare.Options{}); !errors.Is(err, compare.ErrHardware) {
+		t.Fatalf("NVML in base only: err %v, want ErrHardware (the GPUs cannot be told to be the same)", err)
+	}
+	rep, err := compare.Compare(base, cur, compare.Options{AllowDifferentHardware: true})
+	if err != nil {
+		t.Fatal(err)
+	}
 	m := metric(t, rep, "s", compare.PeakGPUMemoryBytes)
 	if m.Verdict != compare.NoData || m.New != nil || !strings.Contains(m.Note, "NVML") {
 		t.Errorf("GPU figures absent in new: verdict %s, new %v, note %q; want no data, n/a", m.Verdict, m.New, m.Note)
@@ -378,7 +391,7 @@ func TestMismatchedRuns(t *testing.T) {
 	sh := shape{name: "hold pw=2", strategy: "hold", repeats: 3, pps: 10, noise: 0.01}
 	other := shape{name: "release pw=2", strategy: "release", repeats: 3, pps: 10, noise: 0.01}
 
-	_, err := compare.Compare(makeRun(t, 1, sh), makeRun(t, 2, other), nil, 0)
+	_, err := compare.Compare(makeRun(t, 1, sh), makeRun(t, 2, other), compare.Options{})
 	if !errors.Is(err, compare.ErrMismatch) || !strings.Contains(err.Error(), `"hold pw=2"`) || !strings.Contains(err.Error(), `"release pw=2"`) {
 		t.Errorf("no common scenario: %v", err)
 	}
@@ -386,7 +399,7 @@ func TestMismatchedRuns(t *testing.T) {
 	cur := makeRun(t, 2, sh)
 	cur.Scenarios[0].Constraints = 2048
 	cur.Scenarios[0].Spec = spec(t, 4)
-	_, err = compare.Compare(makeRun(t, 1, sh), cur, nil, 0)
+	_, err = compare.Compare(makeRun(t, 1, sh), cur, compare.Options{})
 	if !errors.Is(err, compare.ErrMismatch) {
 		t.Fatalf("changed configuration: %v, want ErrMismatch", err)
 	}
@@ -397,10 +410,10 @@ func TestMismatchedRuns(t *testing.T) {
 	}
 
 	empty := makeRun(t, 3)
-	if _, err := compare.Compare(empty, cur, nil, 0); !errors.Is(err, compare.ErrMismatch) {
+	if _, err := compare.Compare(empty, cur, compare.Options{}); !errors.Is(err, compare.ErrMismatch) {
 		t.Errorf("empty base: %v", err)
 	}
-	if _, err := compare.Compare(makeRun(t, 1, sh), makeRun(t, 2, sh), nil, 1.5); err == nil {
+	if _, err := compare.Compare(makeRun(t, 1, sh), makeRun(t, 2, sh), compare.Options{Alpha: 1.5}); err == nil {
 		t.Error("alpha 1.5 accepted")
 	}
 }
@@ -428,7 +441,7 @@ func TestCompareFilesBadInput(t *testing.T) {
 		{"other tool", write("other.json", `{"schema": 1, "tool": "hyperfine"}`), []string{"other.json"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := compare.CompareFiles(good, tc.path, nil, 0)
+			_, err := compare.CompareFiles(good, tc.path, compare.Options{})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -439,7 +452,7 @@ func TestCompareFilesBadInput(t *testing.T) {
 			}
 		})
 	}
-	rep, err := compare.CompareFiles(good, good, nil, 0)
+	rep, err := compare.CompareFiles(good, good, compare.Options{})
 	if err != nil || rep.Regressed() {
 		t.Errorf("a file against itself: %v, regressed %v", err, rep != nil && rep.Regressed())
 	}
@@ -545,4 +558,57 @@ func TestReportOutputs(t *testing.T) {
 		t.Errorf("step summary not appended: %.80q", data)
 	}
 	t.Logf("markdown:\n%s\ntext:\n%s", out, txt.String())
+}
+
+func TestStoredRunsGateOnlyExactFiguresByDefault(t *testing.T) {
+	base := makeRun(t, 1, shape{name: "hold", strategy: "hold", repeats: 10, pps: 10, noise: 0.02})
+	cur := makeRun(t, 2, shape{name: "hold", strategy: "hold", repeats: 10, pps: 8, noise: 0.02})
+	rep, err := compare.Compare(base, cur, compare.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Regressed() {
+		t.Error("a 20% throughput drop between stored runs failed the gate without --gate-timed")
+	}
+	m := metric(t, rep, "hold", compare.PartitionsPerSecond)
+	if m.Verdict != compare.Worse || m.Gated() || !strings.Contains(m.Note, "not gated") {
+		t.Errorf("verdict %s, gated %v, note %q; want worse, not gated, saying so", m.Verdict, m.Gated(), m.Note)
+	}
+	rep, err = compare.Compare(base, cur, compare.Options{GateTimed: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !rep.Regressed() || !strings.Contains(strings.Join(rep.Warnings, "\n"), "risk") && !strings.Contains(strings.Join(rep.Warnings, "\n"), "different times") {
+		t.Errorf("--gate-timed: regressed %v, warnings %q; want a regression and the risk stated", rep.Regressed(), rep.Warnings)
+	}
+}
+
+func TestDifferentHardwareIsRefused(t *testing.T) {
+	sh := shape{name: "s", strategy: "hold", repeats: 5, pps: 10, noise: 0.01}
+	base, cur := makeRun(t, 1, sh), makeRun(t, 2, sh)
+	cur.Environment.CPUModel, cur.Environment.CPUs = "Other CPU", 64
+	cur.Scenarios[0].Backend = "cuda"
+	_, err := compare.Compare(base, cur, compare.Options{})
+	if !errors.Is(err, compare.ErrHardware) {
+		t.Fatalf("err %v, want ErrHardware", err)
+	}
+	for _, want := range []string{`cpu_model: "Test CPU" in base, "Other CPU" in new`, "cpus: 2 in base, 64 in new", `scenario "s": backend: cpu in base, cuda in new`} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if _, err := compare.Compare(base, cur, compare.Options{AllowDifferentHardware: true}); err != nil {
+		t.Errorf("allowed: %v", err)
+	}
+}
+
+func TestAbsentMetricsSayWhy(t *testing.T) {
+	sh := shape{name: "s", strategy: "hold", repeats: 5, pps: 10, noise: 0.01}
+	rep := mustCompare(t, makeRun(t, 1, sh), makeRun(t, 2, sh))
+	if m := metric(t, rep, "s", compare.SteadyDeviceBusyFraction); m.Verdict != compare.NoData || !strings.Contains(m.Note, "steady state") {
+		t.Errorf("steady busy absent: verdict %s, note %q", m.Verdict, m.Note)
+	}
+	if m := metric(t, rep, "s", compare.PeakGPUMemoryBytes); !strings.Contains(m.Note, "NVML") {
+		t.Errorf("GPU memory absent: note %q", m.Note)
+	}
 }

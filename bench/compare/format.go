@@ -80,11 +80,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	if !ok {
 		mark = "❌"
 	}
-	fmt.Fprintf(&b, "### provebench compare: %s %s\n\n", mark, head)
+	fmt.Fprintf(&b, "### %s: %s %s\n\n", r.command(), mark, head)
 	fmt.Fprintf(&b, "- **Base**: %s\n- **New**: %s\n", markdown.Escape(r.Base.describe()), markdown.Escape(r.New.describe()))
-	fmt.Fprintf(&b, "- **Rule**: a regression is a significant change (Mann-Whitney U, p < %g) beyond the metric's threshold in the bad direction; "+
-		"exact figures (failures, final counters, counter peaks that repeat exactly) are compared directly, any increase failing unless a threshold allows it. "+
-		"Thresholds: %s\n\n", r.Alpha, markdown.Escape(r.thresholdList()))
+	fmt.Fprintf(&b, "- **Rule**: %s Thresholds: %s\n", markdown.Escape(r.rule()), markdown.Escape(r.thresholdList()))
+	if d := r.detectable(); d != "" {
+		fmt.Fprintf(&b, "- **Resolution**: %s\n", markdown.Escape(d))
+	}
+	b.WriteString("\n")
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "> ⚠️ %s\n>\n", markdown.Escape(w))
 	}
@@ -120,8 +122,13 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		}
 		fmt.Fprintf(&b, " %s → %s |\n", markdown.Escape(orDash(s.BaseStatus)), markdown.Escape(orDash(s.NewStatus)))
 	}
-	b.WriteString("\nCells read base → new (change) of the medians; ~ is no significant change, ? too few repetitions to tell. " +
-		"Details show the median ± its 95% confidence interval, or [min, max] of the repetitions when they are too few for one.\n\n")
+	if r.Paired {
+		b.WriteString("\nCells read base → new medians (change: the pairs' median ratio, shown when its 95% interval excludes no change); " +
+			"~ is no significant change, ? too few pairs to tell. Details show each side's median [min, max] and the change with its 95% interval.\n\n")
+	} else {
+		b.WriteString("\nCells read base → new (change) of the medians; ~ is no significant change, ? too few repetitions to tell. " +
+			"Details show the median ± its 95% confidence interval, or [min, max] of the repetitions when they are too few for one.\n\n")
+	}
 
 	b.WriteString("#### Details\n\n")
 	for i := range r.Scenarios {
@@ -162,9 +169,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	if !ok {
 		outcome = "REGRESSION"
 	}
-	fmt.Fprintf(&b, "provebench compare: %s: %s\n", outcome, head)
+	fmt.Fprintf(&b, "%s: %s: %s\n", r.command(), outcome, head)
 	fmt.Fprintf(&b, "base: %s\nnew:  %s\n", r.Base.describe(), r.New.describe())
-	fmt.Fprintf(&b, "alpha %g; thresholds %s\n", r.Alpha, r.thresholdList())
+	fmt.Fprintf(&b, "rule: %s\nthresholds: %s\n", r.rule(), r.thresholdList())
+	if d := r.detectable(); d != "" {
+		fmt.Fprintf(&b, "resolution: %s\n", d)
+	}
 	for _, w := range r.Warnings {
 		fmt.Fprintf(&b, "warning: %s\n", w)
 	}
@@ -188,15 +198,64 @@ func (r *Report) WriteText(w io.Writer) error {
 		if len(zeros) > 0 {
 			fmt.Fprintf(tw, "%s\t(zero in both: %d more)\t\t\t\t\t\n", name, len(zeros))
 		}
-		for _, n := range s.Notes {
-			fmt.Fprintf(tw, "\tnote: %s\t\t\t\t\t\n", n)
-		}
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
+	// Notes are sentences: after the table, so they do not widen its columns.
+	for i := range r.Scenarios {
+		for _, n := range r.Scenarios[i].Notes {
+			fmt.Fprintf(&b, "note: %s: %s\n", r.Scenarios[i].Name, n)
+		}
+	}
 	_, err := w.Write(b.Bytes())
 	return err
+}
+
+func (r *Report) command() string {
+	if r.Paired {
+		return "provebench ab"
+	}
+	return "provebench compare"
+}
+
+// rule states how a regression is decided in this report.
+func (r *Report) rule() string {
+	exact := "exact figures (failures, final counters, counter peaks that repeat exactly) are compared directly, any increase failing unless a threshold allows it."
+	switch {
+	case r.Paired:
+		return "timed figures: the ratio new/base over pairs of repetitions run back to back, with its 95% interval (Hodges–Lehmann, Wilcoxon signed-rank); " +
+			"a regression only when the whole interval lies past the metric's threshold in the bad direction; " + exact
+	case r.GateTimed:
+		return fmt.Sprintf("a regression is a significant change (Mann-Whitney U, p < %g) beyond the metric's threshold in the bad direction; ", r.Alpha) + exact
+	}
+	return "stored runs: only " + exact + fmt.Sprintf(" Timed figures are shown (Mann-Whitney U, p < %g) but not gated: use provebench ab for a timed gate.", r.Alpha)
+}
+
+// detectable states, for ab, the smallest change of wall and CPU time per
+// scenario the run could tell from noise: the half-width of the ratio's
+// interval.
+func (r *Report) detectable() string {
+	if !r.Paired {
+		return ""
+	}
+	var parts []string
+	for _, metric := range []string{SecondsPerProof, CPUSeconds} {
+		var each []string
+		for i := range r.Scenarios {
+			if m := r.Scenarios[i].Metric(metric); m != nil && m.Level > 0 {
+				each = append(each, fmt.Sprintf("%s ±%.1f%%", r.Scenarios[i].Name, 100*m.Detectable))
+			}
+		}
+		if len(each) > 0 {
+			parts = append(parts, metric+": "+strings.Join(each, ", "))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return "smallest change this run could detect (half-width of the 95% interval): " + strings.Join(parts, "; ") +
+		"; a regression is flagged once the whole interval is past the threshold, so from about threshold + that width"
 }
 
 // AppendMarkdown appends the Markdown report to the file at path, creating
@@ -296,7 +355,10 @@ func (m *MetricResult) cell() string {
 // explain is one sentence on a regression.
 func (m *MetricResult) explain() string {
 	how := "exact figures"
-	if !m.Exact {
+	switch {
+	case m.Paired:
+		how = fmt.Sprintf("%.1f%% interval from %d pairs", 100*m.Level, m.New.N)
+	case !m.Exact:
 		how = fmt.Sprintf("p=%.3f, n=%d+%d", m.P, m.Base.N, m.New.N)
 	}
 	return fmt.Sprintf("%s → %s (%s; %s; threshold %s)",
@@ -328,6 +390,9 @@ func (m *MetricResult) changeText() string {
 	if m.Base == nil || m.New == nil {
 		return ""
 	}
+	if m.Paired && m.Level > 0 {
+		return fmt.Sprintf("%s [%s, %s]", formatChange(m.Change), formatChange(m.Lo), formatChange(m.Hi))
+	}
 	if m.Exact && m.Unit == UnitCount {
 		// Counts read better as a difference: failed repetitions 0 → 1 (+1).
 		return fmt.Sprintf("%+g", m.New.Center-m.Base.Center)
@@ -341,6 +406,8 @@ func (m *MetricResult) pText() string {
 		return ""
 	case m.Exact:
 		return "exact"
+	case m.Paired:
+		return fmt.Sprintf("%d pairs", m.New.N)
 	}
 	return fmt.Sprintf("%.3f", m.P)
 }

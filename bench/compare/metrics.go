@@ -64,6 +64,8 @@ type metricDef struct {
 	// sample is the figure of one measured repetition; ok is false when the
 	// repetition lacks it (a GPU figure without NVML).
 	sample func(r *results.Repetition) (v float64, ok bool)
+	// absent says why a repetition lacks the figure (sample's ok false).
+	absent string
 	// exact aggregates the scenario's repetitions into one figure.
 	exact func(reps []results.Repetition) float64
 }
@@ -87,7 +89,8 @@ var metricDefs = map[string]metricDef{
 				return 0, false
 			}
 			return float64(*r.PeakGPUMemoryBytes), true
-		}},
+		},
+		absent: "NVML absent: GPU memory not sampled"},
 	DeviceBusyFraction: {unit: UnitFraction, better: HigherIsBetter,
 		sample: func(r *results.Repetition) (float64, bool) { return r.DeviceBusyFraction, true }},
 	SteadyDeviceBusyFraction: {unit: UnitFraction, better: HigherIsBetter,
@@ -96,7 +99,8 @@ var metricDefs = map[string]metricDef{
 				return 0, false
 			}
 			return *r.SteadyDeviceBusyFraction, true
-		}},
+		},
+		absent: "no steady state: fewer than 5 partitions, or too few samples between 10% and 90% done"},
 	CPUSeconds: {unit: UnitSeconds, better: LowerIsBetter,
 		sample: func(r *results.Repetition) (float64, bool) { return r.CPUUserSeconds + r.CPUSystemSeconds, true }},
 	FailedRepetitions: {unit: UnitCount, better: LowerIsBetter,
@@ -162,7 +166,7 @@ func sampleOf(def metricDef, reps []*results.Repetition) ([]float64, string) {
 	for _, r := range reps {
 		v, ok := def.sample(r)
 		if !ok {
-			return nil, "NVML absent"
+			return nil, def.absent
 		}
 		vals = append(vals, v)
 	}

@@ -35,13 +35,19 @@ const (
 // noise of shared runners on timing (5%) and memory (10%) and none on
 // correctness: a failed repetition, a failed partition or an unverified
 // proof more than the baseline had is a regression. Counters have their
-// defaults in Compare (see Thresholds).
+// defaults in Compare (see Thresholds). Timed figures (time, throughput,
+// CPU time, memory) gate only where they are measured side by side (ab)
+// or when asked to (Options.GateTimed). CPU time gates beside wall time
+// because on a shared machine it moves far less with the neighbours' load:
+// a change in the work done shows in it when wall time is too noisy to
+// tell.
 func DefaultThresholds() Thresholds {
 	return Thresholds{
 		SecondsPerProof:     0.05,
 		PartitionsPerSecond: 0.05,
 		PeakRSSBytes:        0.10,
 		PeakGPUMemoryBytes:  0.10,
+		CPUSeconds:          0.05,
 		FailedRepetitions:   0,
 		FailedPartitions:    0,
 		UnverifiedProofs:    0,

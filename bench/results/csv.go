@@ -61,6 +61,18 @@ var repetitionColumns = []struct {
 	}},
 	{"cpu_user_seconds", func(r *Repetition) string { return formatFloat(r.CPUUserSeconds) }},
 	{"cpu_system_seconds", func(r *Repetition) string { return formatFloat(r.CPUSystemSeconds) }},
+	{"host_load1", func(r *Repetition) string {
+		if r.HostLoad == nil {
+			return ""
+		}
+		return formatFloat(r.HostLoad.Load1)
+	}},
+	{"host_steal_fraction", func(r *Repetition) string {
+		if r.HostLoad == nil {
+			return ""
+		}
+		return formatFloat(r.HostLoad.StealFraction)
+	}},
 }
 
 // stageColumns are the figures written for every stage.

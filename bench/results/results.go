@@ -165,6 +165,8 @@ const (
 // Figures marked "kernel" are the kernel's exact accounting; "sampled" ones
 // come from polling at the sampling interval.
 type Repetition struct {
+	// Index numbers the repetition from 1, warm-ups and measured ones
+	// separately (in ab, the pair the repetition belongs to).
 	Index     int       `json:"index"`
 	Warmup    bool      `json:"warmup"`
 	Status    Status    `json:"status"`
@@ -244,6 +246,30 @@ type Repetition struct {
 	StderrTail   string        `json:"stderr_tail,omitempty"`
 	PeakPSSBytes uint64        `json:"peak_pss_bytes,omitempty"`
 	Processes    []ProcessPeak `json:"processes,omitempty"`
+	// HostLoad is how busy the host was while the repetition ran, from the
+	// parent's side; absent from runs that did not record it.
+	HostLoad *HostLoad `json:"host_load,omitempty"`
+}
+
+// HostLoad is the host's load during one repetition: what else competed
+// for the CPUs (other jobs, a noisy neighbour, the hypervisor).
+type HostLoad struct {
+	// Load1 is the one-minute load average at the repetition's end
+	// (/proc/loadavg): runnable threads, the repetition's own included.
+	Load1 float64 `json:"load1"`
+	// StealFraction is the share of all CPU time over the repetition that
+	// the hypervisor gave to other guests (/proc/stat steal), 0..1.
+	StealFraction float64 `json:"steal_fraction"`
+}
+
+// High reports whether the load could have distorted timed figures on a
+// host of cpus logical CPUs: more runnable threads than CPUs, or over 5%
+// of the CPU time stolen.
+func (h *HostLoad) High(cpus int) bool {
+	if h == nil {
+		return false
+	}
+	return (cpus > 0 && h.Load1 > float64(cpus)) || h.StealFraction > 0.05
 }
 
 // ProcessPeak is one process of an exec repetition's tree: the largest of

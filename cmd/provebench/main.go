@@ -24,7 +24,7 @@ const (
 	exitOK          = 0
 	exitFailure     = 1   // the work ran and failed (a proof did not verify, a run failed)
 	exitUsage       = 2   // bad input: flags, YAML, files
-	exitRegression  = 3   // compare found a regression
+	exitRegression  = 3   // compare or ab found a regression
 	exitInterrupted = 130 // Ctrl-C
 )
 
@@ -145,6 +145,7 @@ axis, and turns the runs into plots, reports and CI verdicts.`,
 	root.AddCommand(newMergeCmd())
 	root.AddCommand(newSimulateCmd())
 	root.AddCommand(newEngineCmd(), newExecShimCmd(), newExportCmd())
+	root.AddCommand(newABCmd())
 	return root
 }
 

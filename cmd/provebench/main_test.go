@@ -14,9 +14,10 @@ import (
 )
 
 // The test binary stands in for provebench: `run` starts it as `child`,
-// the exec driver as `exec-shim`, exec scenarios as `engine`.
+// the exec driver as `exec-shim`, exec scenarios as `engine`, and `ab` as
+// `validate` and `run`.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == "child" || os.Args[1] == "exec-shim" || os.Args[1] == "engine" || os.Args[1] == "export") {
+	if len(os.Args) > 1 && (os.Args[1] == "child" || os.Args[1] == "exec-shim" || os.Args[1] == "engine" || os.Args[1] == "export" || os.Args[1] == "run" || os.Args[1] == "validate") {
 		os.Exit(execute(context.Background(), os.Args[1:]))
 	}
 	os.Exit(m.Run())
@@ -114,8 +115,19 @@ func TestRunReportCompare(t *testing.T) {
 	if !doc.Complete || len(doc.Scenarios) != 2 {
 		t.Fatalf("results: complete %v, %d scenarios", doc.Complete, len(doc.Scenarios))
 	}
-	if code := run(t, "report", filepath.Join(a, "results.json"), "-o", filepath.Join(dir, "rep")); code != exitOK {
+	gab, bmf := filepath.Join(dir, "gab.json"), filepath.Join(dir, "bmf.json")
+	if code := run(t, "report", filepath.Join(a, "results.json"), "-o", filepath.Join(dir, "rep"),
+		"--export", "github-action-benchmark="+gab, "--export", "bencher="+bmf); code != exitOK {
 		t.Fatalf("report exited %d", code)
+	}
+	for _, p := range []string{gab, bmf} {
+		data, err := os.ReadFile(p)
+		if err != nil || !json.Valid(data) || !strings.Contains(string(data), "hold") {
+			t.Errorf("export %s: %v: %.200s", p, err, data)
+		}
+	}
+	if code := run(t, "report", filepath.Join(a, "results.json"), "-o", filepath.Join(dir, "rep"), "--export", "csv=x.csv"); code != exitUsage {
+		t.Errorf("report --export csv=: exit %d, want %d", code, exitUsage)
 	}
 	summary := filepath.Join(dir, "summary.md")
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
@@ -135,6 +147,18 @@ func TestRunReportCompare(t *testing.T) {
 	worsePath := writeFile(t, dir, "worse.json", string(data))
 	if code := run(t, "compare", filepath.Join(a, "results.json"), worsePath); code != exitRegression {
 		t.Fatalf("compare against a failed repetition exited %d, want %d", code, exitRegression)
+	}
+
+	// Another CPU: refused unless allowed.
+	other := *doc
+	other.Environment.CPUModel = "Another CPU"
+	data, _ = json.Marshal(&other)
+	otherPath := writeFile(t, dir, "other.json", string(data))
+	if code := run(t, "compare", filepath.Join(a, "results.json"), otherPath); code != exitUsage {
+		t.Errorf("compare across CPU models exited %d, want %d", code, exitUsage)
+	}
+	if code := run(t, "compare", "--allow-different-hardware", "--gate-timed", filepath.Join(a, "results.json"), otherPath); code != exitOK && code != exitRegression {
+		t.Errorf("compare --allow-different-hardware exited %d", code)
 	}
 }
 

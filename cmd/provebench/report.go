@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -11,7 +12,9 @@ import (
 
 	"github.com/provebench/provebench/bench/compare"
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/internal/atomicfile"
 	"github.com/provebench/provebench/reports"
+	"github.com/provebench/provebench/reports/export"
 )
 
 // generateReport writes the report and plots of a run into dir.
@@ -21,7 +24,7 @@ func generateReport(doc *results.Run, dir string) ([]string, error) {
 
 func newReportCmd() *cobra.Command {
 	var out, title string
-	var formats []string
+	var formats, exports []string
 	c := &cobra.Command{
 		Use:   "report RESULTS",
 		Short: "Turn a results document into plots, report.md and report.html",
@@ -29,9 +32,15 @@ func newReportCmd() *cobra.Command {
 directory: throughput against peak memory (one point per configuration, spread
 from the repeats, the Pareto front), a timeline per configuration (RSS, GPU
 memory and the buffer counters on one time axis), a comparison of strategies,
-report.md with the tables and report.html embedding the plots.`,
-		Example: "  provebench report out/run/results.json -o out/run",
-		Args:    exactArgs(1),
+report.md with the tables and report.html embedding the plots.
+
+--export FORMAT=FILE also writes the figures dashboards read (median seconds
+per proof and peak RSS per configuration, with the repetitions' range):
+github-action-benchmark (its customSmallerIsBetter JSON) or bencher (Bencher
+Metric Format JSON). Repeatable.`,
+		Example: `  provebench report out/run/results.json -o out/run
+  provebench report out/run/results.json -o out/run --export github-action-benchmark=out/run/gab.json --export bencher=out/run/bmf.json`,
+		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			doc, err := results.Read(args[0])
 			if err != nil {
@@ -48,12 +57,22 @@ report.md with the tables and report.html embedding the plots.`,
 					return usagef("--format: %q is not png or svg", f)
 				}
 			}
+			exporters, err := parseExports(exports)
+			if err != nil {
+				return err
+			}
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return usagef("--out: %v", err)
 			}
 			files, err := reports.Generate(doc, out, reports.Options{Formats: formats, Title: title})
 			if err != nil {
 				return err
+			}
+			for _, e := range exporters {
+				if err := writeExport(e.path, e.exporter, doc); err != nil {
+					return err
+				}
+				files = append(files, e.path)
 			}
 			w := cmd.OutOrStdout()
 			fmt.Fprintln(w, "wrote:")
@@ -66,25 +85,66 @@ report.md with the tables and report.html embedding the plots.`,
 	c.Flags().StringVarP(&out, "out", "o", "", "output directory (required)")
 	c.Flags().StringVar(&title, "title", "", "report title (default from the run)")
 	c.Flags().StringSliceVar(&formats, "format", nil, "plot formats: png, svg (default both)")
+	c.Flags().StringArrayVar(&exports, "export", nil, "also write FORMAT=FILE for a dashboard: github-action-benchmark or bencher (repeatable)")
 	return c
+}
+
+type exportTarget struct {
+	exporter export.Exporter
+	path     string
+}
+
+// parseExports reads --export FORMAT=FILE values.
+func parseExports(values []string) ([]exportTarget, error) {
+	var out []exportTarget
+	for _, v := range values {
+		name, path, ok := strings.Cut(v, "=")
+		if !ok || path == "" {
+			return nil, usagef("--export %q: want FORMAT=FILE, as github-action-benchmark=bench.json", v)
+		}
+		e, err := export.ByName(name)
+		if err != nil {
+			return nil, usagef("--export: %v", err)
+		}
+		out = append(out, exportTarget{e, path})
+	}
+	return out, nil
+}
+
+func writeExport(path string, e export.Exporter, doc *results.Run) error {
+	var b bytes.Buffer
+	if err := e.Export(&b, doc); err != nil {
+		return fmt.Errorf("export %s: %w", e.Name(), err)
+	}
+	return atomicfile.Write(path, b.Bytes())
 }
 
 func newCompareCmd() *cobra.Command {
 	var thresholds, markdown string
 	var alpha float64
+	var gateTimed, allowHW, paired bool
 	c := &cobra.Command{
 		Use:   "compare BASE NEW",
 		Short: "Compare two runs and fail on a regression",
-		Long: `compare reads two results documents and, per configuration and metric, reports
-the change of the median with its significance (Mann-Whitney U over the
-repeats); exact figures (failed repetitions, counters left non-zero, counter
-peaks that repeat exactly) are compared directly. A regression is a change that
-is significant and beyond the metric's threshold in the bad direction.
+		Long: `compare reads two stored results documents and, per configuration and metric,
+reports the change of the median with its significance (Mann-Whitney U over
+the repeats). By default only exact figures gate: failed repetitions, failed
+partitions, unverified proofs, counters left non-zero and counter peaks that
+repeat exactly (the strategies' bounds); any increase is a regression.
+
+Timed figures (time, throughput, memory) are shown but gate only with
+--gate-timed, which is risky: two runs measured at different times differ by
+the machine's load as much as by the code. For a timed gate, measure both
+sides interleaved on one machine with provebench ab.
+
+Runs from different hardware (CPU model, CPU count, GPU models, a scenario's
+backend) are refused unless --allow-different-hardware is given.
 
 The Markdown report is appended to $GITHUB_STEP_SUMMARY when that is set.
 
-Exit status: 0 no regression, 3 regression, 2 bad or mismatched input
-(including a new run that lacks some of the baseline's configurations).`,
+Exit status: 0 no regression, 3 regression, 2 bad, mismatched or
+different-hardware input (including a new run that lacks some of the
+baseline's configurations).`,
 		Example: `  provebench compare baseline/ci.json out/results.json
   provebench compare base.json new.json --threshold seconds_per_proof=3%,peak_rss_bytes=5%`,
 		Args: exactArgs(2),
@@ -96,38 +156,48 @@ Exit status: 0 no regression, 3 regression, 2 bad or mismatched input
 			if alpha <= 0 || alpha >= 1 {
 				return usagef("--alpha: %v is not between 0 and 1", alpha)
 			}
-			rep, err := compare.CompareFiles(args[0], args[1], th, alpha)
+			rep, err := compare.CompareFiles(args[0], args[1], compare.Options{
+				Thresholds: th, Alpha: alpha, GateTimed: gateTimed, AllowDifferentHardware: allowHW, Paired: paired,
+			})
 			if err != nil {
 				// Unreadable, foreign or mismatched documents are bad input.
 				return usageError{err}
 			}
-			w := cmd.OutOrStdout()
-			if err := rep.WriteText(w); err != nil {
-				return err
-			}
-			if markdown != "" {
-				if err := writeMarkdown(markdown, rep); err != nil {
-					return err
-				}
-			}
-			if p := os.Getenv(compare.StepSummaryEnv); p != "" {
-				if err := rep.AppendMarkdown(p); err != nil {
-					return fmt.Errorf("append to $%s: %w", compare.StepSummaryEnv, err)
-				}
-			}
-			if rep.Regressed() {
-				return exitError{code: exitRegression, err: errors.New("regression found")}
-			}
-			if missing := rep.MissingScenarios(); len(missing) > 0 {
-				return exitError{code: exitUsage, err: fmt.Errorf("the new run lacks %d of the baseline's configurations (%s): an incomplete run cannot pass", len(missing), strings.Join(missing, ", "))}
-			}
-			return nil
+			return publishComparison(cmd.OutOrStdout(), rep, markdown)
 		},
 	}
 	c.Flags().StringVar(&thresholds, "threshold", "", "per-metric thresholds over the defaults, e.g. seconds_per_proof=5%,peak_rss_bytes=10% (or =off)")
 	c.Flags().Float64Var(&alpha, "alpha", compare.DefaultAlpha, "significance level of the Mann-Whitney U test")
 	c.Flags().StringVar(&markdown, "markdown", "", "also write the Markdown report to this file")
+	c.Flags().BoolVar(&gateTimed, "gate-timed", false, "also gate timed figures (time, throughput, memory) between the stored runs: risky, see above")
+	c.Flags().BoolVar(&allowHW, "allow-different-hardware", false, "compare runs from different CPUs, GPUs or backends")
+	c.Flags().BoolVar(&paired, "paired", false, "BASE and NEW are the two sides of one ab run (DIR/base, DIR/new): judge them again as ab does, by their pairs")
 	return c
+}
+
+// publishComparison prints the comparison, writes its Markdown where asked
+// and to $GITHUB_STEP_SUMMARY, and turns a regression into exit status 3.
+func publishComparison(w io.Writer, rep *compare.Report, markdown string) error {
+	if err := rep.WriteText(w); err != nil {
+		return err
+	}
+	if markdown != "" {
+		if err := writeMarkdown(markdown, rep); err != nil {
+			return err
+		}
+	}
+	if p := os.Getenv(compare.StepSummaryEnv); p != "" {
+		if err := rep.AppendMarkdown(p); err != nil {
+			return fmt.Errorf("append to $%s: %w", compare.StepSummaryEnv, err)
+		}
+	}
+	if rep.Regressed() {
+		return exitError{code: exitRegression, err: errors.New("regression found")}
+	}
+	if missing := rep.MissingScenarios(); len(missing) > 0 {
+		return exitError{code: exitUsage, err: fmt.Errorf("the new run lacks %d of the baseline's configurations (%s): an incomplete run cannot pass", len(missing), strings.Join(missing, ", "))}
+	}
+	return nil
 }
 
 func writeMarkdown(path string, rep *compare.Report) error {

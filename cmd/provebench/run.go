@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -344,6 +345,8 @@ func countStatus(doc *results.Run, statuses ...results.Status) int {
 	return n
 }
 
+// printRunSummary prints the figures the report's summary table has, the
+// same way: medians over the measured repetitions with their range.
 func printRunSummary(w io.Writer, doc *results.Run, files []string) {
 	fmt.Fprintln(w)
 	// The name column is as wide as the longest name, so that matrix
@@ -352,11 +355,10 @@ func printRunSummary(w io.Writer, doc *results.Run, files []string) {
 	for _, sc := range doc.Scenarios {
 		nw = max(nw, len(sc.Name))
 	}
-	fmt.Fprintf(w, "%-*s %8s %12s %12s %12s\n", nw, "configuration", "ok/runs", "partitions/s", "s/proof", "peak RSS")
+	fmt.Fprintf(w, "%-*s %8s %22s %22s %28s\n", nw, "configuration", "ok/runs", "partitions/s", "s/proof", "peak RSS")
 	for _, sc := range doc.Scenarios {
-		var ok, n int
-		var pps, spp float64
-		var peak uint64
+		var n int
+		var pps, spp, rss []float64
 		for _, r := range sc.Repetitions {
 			if r.Warmup {
 				continue
@@ -365,22 +367,36 @@ func printRunSummary(w io.Writer, doc *results.Run, files []string) {
 			if r.Status != results.StatusOK {
 				continue
 			}
-			ok++
-			pps += r.PartitionsPerSecond
-			spp += r.SecondsPerProof
-			peak = max(peak, r.PeakRSSBytes)
+			pps = append(pps, r.PartitionsPerSecond)
+			spp = append(spp, r.SecondsPerProof)
+			rss = append(rss, float64(r.PeakRSSBytes))
 		}
-		if ok > 0 {
-			fmt.Fprintf(w, "%-*s %8s %12.2f %12.2f %12s\n", nw, sc.Name, fmt.Sprintf("%d/%d", ok, n), pps/float64(ok), spp/float64(ok), units.FormatBytes(int64(peak)))
-		} else {
-			fmt.Fprintf(w, "%-*s %8s %12s %12s %12s\n", nw, sc.Name, fmt.Sprintf("%d/%d", ok, n), "-", "-", "-")
-		}
+		fmt.Fprintf(w, "%-*s %8s %22s %22s %28s\n", nw, sc.Name, fmt.Sprintf("%d/%d", len(pps), n),
+			spreadText(pps, func(v float64) string { return fmt.Sprintf("%.3g", v) }),
+			spreadText(spp, func(v float64) string { return fmt.Sprintf("%.3g", v) }),
+			spreadText(rss, func(v float64) string { return units.FormatBytes(int64(v)) }))
 	}
-	fmt.Fprintln(w, "\n(means over measured repetitions; peak RSS is the largest kernel peak)")
+	fmt.Fprintln(w, "\n(medians over measured repetitions, the range in brackets; peak RSS is the kernel's peak)")
 	fmt.Fprintln(w, "wrote:")
 	for _, f := range files {
 		fmt.Fprintln(w, "  "+f)
 	}
+}
+
+// spreadText writes "median (min–max)", or "-" for no values.
+func spreadText(v []float64, format func(float64) string) string {
+	if len(v) == 0 {
+		return "-"
+	}
+	slices.Sort(v)
+	med := v[len(v)/2]
+	if len(v)%2 == 0 {
+		med = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	if len(v) == 1 {
+		return format(med)
+	}
+	return fmt.Sprintf("%s (%s–%s)", format(med), format(v[0]), format(v[len(v)-1]))
 }
 
 // isTerminal reports whether w is a character device (a terminal), where

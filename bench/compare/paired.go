@@ -1,0 +1,207 @@
+package compare
+
+import (
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"github.com/provebench/provebench/bench/results"
+)
+
+// pairs returns the measured repetitions of both sides that form pairs:
+// the same index on both sides (ab numbers a pair's two repetitions alike),
+// in index order. A repetition whose partner failed is left out: its pair
+// says nothing about the ratio.
+func pairs(bm, nm []*results.Repetition) (bp, np []*results.Repetition) {
+	byIndex := make(map[int]*results.Repetition, len(nm))
+	for _, r := range nm {
+		byIndex[r.Index] = r
+	}
+	for _, b := range bm {
+		if n, ok := byIndex[b.Index]; ok {
+			bp, np = append(bp, b), append(np, n)
+		}
+	}
+	return bp, np
+}
+
+// pairedVerdict judges a metric from aligned pairs: the interval of the
+// ratio new/base at Confidence (signedrank.go), a regression only when the
+// whole interval lies past the threshold in the bad direction.
+func pairedVerdict(m *MetricResult, base, cur []float64) {
+	m.Paired = true
+	m.Base, m.New = rangeSummary(base), rangeSummary(cur)
+	d := make([]float64, len(base))
+	for i := range base {
+		if !(base[i] > 0 && cur[i] > 0) {
+			m.Verdict = NoData
+			m.Note = "a value is zero: no ratio"
+			return
+		}
+		d[i] = math.Log(cur[i] / base[i])
+	}
+	if constant(base, cur) {
+		m.Verdict = Same
+		return
+	}
+	est, lo, hi, level, ok := pairedInterval(d, Confidence)
+	m.Change = math.Expm1(est)
+	if !ok {
+		m.Verdict = TooFewSamples
+		m.Note = fmt.Sprintf("%d pairs: a %.0f%% interval needs at least %d", len(d), 100*Confidence, MinPairs)
+		return
+	}
+	m.Lo, m.Hi, m.Level = math.Expm1(lo), math.Expm1(hi), level
+	m.Detectable = (m.Hi - m.Lo) / 2
+	// good is the interval in the metric's good direction: positive is
+	// better, whichever way the metric improves.
+	s := float64(m.Better)
+	goodLo, goodHi := math.Min(s*m.Lo, s*m.Hi), math.Max(s*m.Lo, s*m.Hi)
+	switch {
+	case goodLo > 0:
+		m.Verdict = Better
+	case goodHi < 0 && goodHi < -m.Threshold:
+		m.Verdict = Regression
+	case goodHi < 0:
+		m.Verdict = Worse
+	default:
+		m.Verdict = Same
+	}
+}
+
+// rangeSummary is a side's median and range, the figures ab shows per side
+// (the verdict rests on the pairs, not on these).
+func rangeSummary(v []float64) *Summary {
+	sorted := slices.Sorted(slices.Values(v))
+	med := medianSorted(sorted)
+	return &Summary{Center: med, Lo: math.Inf(-1), Hi: math.Inf(1), Min: sorted[0], Max: sorted[len(sorted)-1], N: len(v)}
+}
+
+// outlierNotes flags, for the headline timed metrics, the repetitions of
+// either side whose modified Z-score passes OutlierZ.
+func outlierNotes(m *MetricResult, def metricDef, bm, nm []*results.Repetition) []string {
+	if m.Metric != SecondsPerProof && m.Metric != PeakRSSBytes {
+		return nil
+	}
+	var notes []string
+	for _, side := range []struct {
+		name string
+		reps []*results.Repetition
+	}{{"base", bm}, {"new", nm}} {
+		vals, why := sampleOf(def, side.reps)
+		if why != "" {
+			continue
+		}
+		idx, z := outliers(vals)
+		for k, i := range idx {
+			notes = append(notes, fmt.Sprintf("outlier: %s repetition %d has %s %s (modified Z-score %+.1f, beyond ±%.1f): a load spike or a stall; the verdict rests on ranks, so one outlier moves it little",
+				side.name, side.reps[i].Index, m.Metric, formatValue(vals[i], m.Unit), z[k], OutlierZ))
+		}
+	}
+	return notes
+}
+
+// HardwareDiff lists what differs between the hardware two runs measured:
+// CPU model, logical CPU count, GPU models, and the backend of each
+// scenario they share. Any of these changes timings by itself.
+func HardwareDiff(base, cur *results.Run) []string {
+	var diffs []string
+	be, ne := &base.Environment, &cur.Environment
+	field := func(name string, bv, nv any) {
+		if bv != nv {
+			diffs = append(diffs, fmt.Sprintf("%s: %v in base, %v in new", name, bv, nv))
+		}
+	}
+	field("cpu_model", quoted(be.CPUModel), quoted(ne.CPUModel))
+	field("cpus", be.CPUs, ne.CPUs)
+	field("gpus", gpuModels(*be), gpuModels(*ne))
+	byName := map[string]*results.Scenario{}
+	for i := range cur.Scenarios {
+		byName[cur.Scenarios[i].Name] = &cur.Scenarios[i]
+	}
+	for i := range base.Scenarios {
+		b := &base.Scenarios[i]
+		if n, ok := byName[b.Name]; ok {
+			field(fmt.Sprintf("scenario %q: backend", b.Name), b.Backend, n.Backend)
+		}
+	}
+	return diffs
+}
+
+func quoted(s string) string { return fmt.Sprintf("%q", s) }
+
+// gpuModels names the GPUs by model, in index order ("none" without any;
+// "unknown" without NVML, which cannot tell).
+func gpuModels(env results.Environment) string {
+	if !env.NVML {
+		return "unknown (NVML absent)"
+	}
+	if len(env.GPUs) == 0 {
+		return "none"
+	}
+	var names []string
+	for _, g := range env.GPUs {
+		names = append(names, g.Name)
+	}
+	return strings.Join(names, ", ")
+}
+
+// loadWarnings says when the host was busy during a run's repetitions:
+// how many had a load average above the CPU count or more than 5% steal.
+func loadWarnings(side string, run *results.Run) []string {
+	var high, total int
+	var maxLoad, maxSteal float64
+	for i := range run.Scenarios {
+		for j := range run.Scenarios[i].Repetitions {
+			h := run.Scenarios[i].Repetitions[j].HostLoad
+			if h == nil {
+				continue
+			}
+			total++
+			if h.High(run.Environment.CPUs) {
+				high++
+			}
+			maxLoad, maxSteal = math.Max(maxLoad, h.Load1), math.Max(maxSteal, h.StealFraction)
+		}
+	}
+	if high == 0 {
+		return nil
+	}
+	return []string{fmt.Sprintf("host load high in the %s run: %d of %d repetitions ran with a load average above %d CPUs or over 5%% CPU steal (load up to %.1f, steal up to %.1f%%)",
+		side, high, total, run.Environment.CPUs, maxLoad, 100*maxSteal)}
+}
+
+// OversubscribedLoad is the load average, per CPU, beyond which ab does not
+// gate on wall time: with more than twice as many runnable threads as
+// CPUs, a repetition's wall time measures the share of the CPUs the
+// scheduler happened to give it more than the code, and that share changes
+// from one second to the next, so even adjacent repetitions of identical
+// code differ by tens of percent, not symmetrically. CPU time, which counts
+// only the work done, still gates.
+const OversubscribedLoad = 2.0
+
+// oversubscription says why wall time cannot gate when most measured
+// repetitions of either run saw a load average above OversubscribedLoad
+// per CPU; "" otherwise.
+func oversubscription(runs ...*results.Run) string {
+	for _, run := range runs {
+		var loads []float64
+		for i := range run.Scenarios {
+			for j := range run.Scenarios[i].Repetitions {
+				if r := &run.Scenarios[i].Repetitions[j]; r.Measured() && r.HostLoad != nil {
+					loads = append(loads, r.HostLoad.Load1)
+				}
+			}
+		}
+		cpus := run.Environment.CPUs
+		if len(loads) == 0 || cpus == 0 {
+			continue
+		}
+		slices.Sort(loads)
+		if med := medianSorted(loads); med > OversubscribedLoad*float64(cpus) {
+			return fmt.Sprintf("the host was oversubscribed (median load average %.1f on %d CPUs, over %g per CPU)", med, cpus, OversubscribedLoad)
+		}
+	}
+	return ""
+}

@@ -1,0 +1,245 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"time"
+
+	"github.com/spf13/cobra"
+
+	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/bench/ab"
+	"github.com/provebench/provebench/bench/compare"
+	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/internal/atomicfile"
+)
+
+// defaultMinPairs is the fewest pairs ab measures per configuration unless
+// --pairs says otherwise: enough for a 95% interval narrow enough to gate
+// a 5% threshold on a shared machine (6 is the least that gives one at all).
+const defaultMinPairs = 10
+
+type abFlags struct {
+	out                    string
+	baseBinary, newBinary  string
+	baseScenarios          []string
+	newScenarios           []string
+	filter                 string
+	pairs, warmups         int
+	thresholds, markdown   string
+	cacheDir               string
+	allowDifferentHardware bool
+}
+
+func newABCmd() *cobra.Command {
+	var f abFlags
+	c := &cobra.Command{
+		Use:   "ab [SCENARIO...] -o DIR",
+		Short: "Run two sides interleaved on this machine and fail on a regression",
+		Long: `ab compares two sides measured side by side on this machine: a side is a
+provebench binary (default: this one) and scenario files (default: the
+positional ones). Sides may differ in binary (the base commit against a pull
+request), in scenario files (release against hold), or both.
+
+For every configuration the two sides share by name, each side gets its
+warm-ups, then the pairs run in ABBA order, every repetition a run of the
+side's own binary (` + "`provebench run FILES --filter ^NAME$ --repeat 1 --warmups 0`" + `),
+so the machine's load falls on both sides alike. Per metric, the ratio
+new/base has a 95% interval from the pairs (Hodges–Lehmann on the log ratios,
+with the Wilcoxon signed-rank interval; exact, no random seed): a regression
+only when the whole interval lies past the metric's threshold in the bad
+direction; ~ when the interval includes no change. Exact figures (failures,
+counters, the strategies' bounds) are compared directly. Outliers (modified
+Z-score beyond 3.5) and high host load are flagged.
+
+It writes DIR/base/results.json and DIR/new/results.json (rewritten after
+every repetition), DIR/ab.txt and the Markdown summary DIR/ab.md, which is
+also appended to $GITHUB_STEP_SUMMARY when that is set.
+
+Exit status: 0 no regression, 3 regression, 1 a repetition failed or crashed,
+2 bad input (also when the sides' backends differ, unless
+--allow-different-hardware), 130 interrupted.`,
+		Example: `  provebench ab scenarios/ci.yaml -o out/ab --base-binary /tmp/provebench-main
+  provebench ab -o out/ab --base-scenario base.yaml --new-scenario new.yaml --pairs 20`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			return runAB(cmd.Context(), cmd.OutOrStdout(), args, f)
+		},
+	}
+	fl := c.Flags()
+	fl.StringVarP(&f.out, "out", "o", "", "output directory (default out/ab-<date>-<time>)")
+	fl.StringVar(&f.baseBinary, "base-binary", "", "provebench binary of the base side (default: this one)")
+	fl.StringVar(&f.newBinary, "new-binary", "", "provebench binary of the new side (default: this one)")
+	fl.StringArrayVar(&f.baseScenarios, "base-scenario", nil, "scenario file of the base side, repeatable (default: the positional files)")
+	fl.StringArrayVar(&f.newScenarios, "new-scenario", nil, "scenario file of the new side, repeatable (default: the positional files)")
+	fl.StringVar(&f.filter, "filter", "", "compare only configurations whose name matches this regular expression")
+	fl.IntVar(&f.pairs, "pairs", 0, fmt.Sprintf("pairs per configuration (default: the scenario's repeats, at least %d; at least %d)", defaultMinPairs, compare.MinPairs))
+	fl.IntVar(&f.warmups, "warmups", -1, "warm-ups per side and configuration (default: the scenario's)")
+	fl.StringVar(&f.thresholds, "threshold", "", "per-metric thresholds over the defaults, e.g. seconds_per_proof=5%,peak_rss_bytes=10% (or =off)")
+	fl.StringVar(&f.markdown, "markdown", "", "also write the Markdown summary to this file")
+	fl.StringVar(&f.cacheDir, "cache", groth16.DefaultCacheDir(), "proving key cache directory")
+	fl.BoolVar(&f.allowDifferentHardware, "allow-different-hardware", false, "compare sides whose configurations run on different backends")
+	return c
+}
+
+func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
+	th, err := compare.ParseThresholds(f.thresholds)
+	if err != nil {
+		return usagef("--threshold: %v", err)
+	}
+	runner, configs, err := planAB(ctx, args, f)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "ab: %d configurations, base %s, new %s; results in %s\n", len(configs),
+		describeSide(runner.Base), describeSide(runner.New), runner.OutDir)
+	start := time.Now()
+	base, cur, runErr := runner.Run(ctx, configs)
+	switch {
+	case errors.Is(runErr, ab.ErrBadInput):
+		return usageError{runErr}
+	case errors.Is(runErr, context.Canceled):
+		return exitError{code: exitInterrupted, err: errors.New("interrupted: finished repetitions are in " + runner.OutDir)}
+	case runErr != nil:
+		return runErr
+	}
+	fmt.Fprintf(w, "measured in %s\n\n", time.Since(start).Round(time.Second))
+	rep, err := compare.Compare(base, cur, compare.Options{Thresholds: th, Paired: true, AllowDifferentHardware: f.allowDifferentHardware})
+	if err != nil {
+		return usageError{err}
+	}
+	if err := writeABFiles(runner.OutDir, rep); err != nil {
+		return err
+	}
+	published := publishComparison(w, rep, f.markdown)
+	if n := countStatus(base, results.StatusFailed, results.StatusCrashed) + countStatus(cur, results.StatusFailed, results.StatusCrashed); n > 0 {
+		return exitError{code: exitFailure, err: fmt.Errorf("%d repetitions failed or crashed (see %s)", n, runner.OutDir)}
+	}
+	return published
+}
+
+// planAB checks the sides and lists the configurations both have.
+func planAB(ctx context.Context, args []string, f abFlags) (*ab.Runner, []ab.Config, error) {
+	self, err := os.Executable()
+	if err != nil {
+		return nil, nil, fmt.Errorf("locate the provebench binary: %w", err)
+	}
+	base := ab.Side{Name: "base", Exe: orDefault(f.baseBinary, self), Files: orDefaultFiles(f.baseScenarios, args)}
+	cur := ab.Side{Name: "new", Exe: orDefault(f.newBinary, self), Files: orDefaultFiles(f.newScenarios, args)}
+	if f.pairs != 0 && f.pairs < compare.MinPairs {
+		return nil, nil, usagef("--pairs: %d: a 95%% interval needs at least %d pairs", f.pairs, compare.MinPairs)
+	}
+	for _, s := range []*ab.Side{&base, &cur} {
+		if len(s.Files) == 0 {
+			return nil, nil, usagef("the %s side has no scenario files: name them as arguments or with --%s-scenario", s.Name, s.Name)
+		}
+		if s.Exe, err = filepath.Abs(s.Exe); err != nil {
+			return nil, nil, usagef("--%s-binary: %v", s.Name, err)
+		}
+		if err := validateSide(ctx, s); err != nil {
+			return nil, nil, err
+		}
+	}
+	configs, err := pairConfigs(base.Files, cur.Files, f)
+	if err != nil {
+		return nil, nil, err
+	}
+	if f.out == "" {
+		f.out = filepath.Join("out", "ab-"+time.Now().Format("20060102-150405"))
+	}
+	return &ab.Runner{Base: base, New: cur, OutDir: f.out, CacheDir: f.cacheDir, Log: os.Stderr}, configs, nil
+}
+
+// validateSide has the side's own binary check its scenario files, so that
+// a file the base cannot read fails at once, not after half the run.
+func validateSide(ctx context.Context, s *ab.Side) error {
+	out, err := exec.CommandContext(ctx, s.Exe, append([]string{"validate"}, s.Files...)...).CombinedOutput()
+	if err != nil {
+		return usagef("the %s side's binary %s does not accept its scenario files (%v):\n%s", s.Name, s.Exe, err, out)
+	}
+	return nil
+}
+
+// pairConfigs loads both sides' configurations and keeps those they share
+// by name, in the base side's order, with their pairs and warm-ups.
+func pairConfigs(baseFiles, newFiles []string, f abFlags) ([]ab.Config, error) {
+	load := func(files []string) ([]bench.Spec, error) {
+		specs, err := loadSpecs(files)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return applyRunFlags(specs, runFlags{filter: f.filter, warmups: -1})
+	}
+	bs, err := load(baseFiles)
+	if err != nil {
+		return nil, err
+	}
+	ns, err := load(newFiles)
+	if err != nil {
+		return nil, err
+	}
+	byName := map[string]bench.Spec{}
+	for _, s := range ns {
+		byName[s.Name] = s
+	}
+	var configs []ab.Config
+	for _, b := range bs {
+		n, ok := byName[b.Name]
+		if !ok {
+			continue
+		}
+		if b.Backend != n.Backend && !f.allowDifferentHardware {
+			return nil, usagef("configuration %q: backend %s on the base side, %s on the new: timings across backends differ for reasons that are not the code's (--allow-different-hardware to compare anyway)", b.Name, b.Backend, n.Backend)
+		}
+		cfg := ab.Config{Name: b.Name, Pairs: f.pairs, Warmups: f.warmups}
+		if cfg.Pairs == 0 {
+			cfg.Pairs = max(b.Repeats, n.Repeats, defaultMinPairs)
+		}
+		if cfg.Warmups < 0 {
+			cfg.Warmups = max(b.Warmups, n.Warmups)
+		}
+		configs = append(configs, cfg)
+	}
+	if len(configs) == 0 {
+		return nil, usagef("the sides share no configuration by name: ab pairs configurations by name, so give both sides' files the same scenario names")
+	}
+	return configs, nil
+}
+
+func writeABFiles(dir string, rep *compare.Report) error {
+	var txt, md bytes.Buffer
+	if err := rep.WriteText(&txt); err != nil {
+		return err
+	}
+	if err := rep.WriteMarkdown(&md); err != nil {
+		return err
+	}
+	if err := atomicfile.Write(filepath.Join(dir, "ab.txt"), txt.Bytes()); err != nil {
+		return err
+	}
+	return atomicfile.Write(filepath.Join(dir, "ab.md"), md.Bytes())
+}
+
+func describeSide(s ab.Side) string {
+	return fmt.Sprintf("%s %v", s.Exe, s.Files)
+}
+
+func orDefault(v, def string) string {
+	if v == "" {
+		return def
+	}
+	return v
+}
+
+func orDefaultFiles(v, def []string) []string {
+	if len(v) == 0 {
+		return def
+	}
+	return v
+}

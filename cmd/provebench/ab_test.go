@@ -1,0 +1,96 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/provebench/provebench/bench/results"
+)
+
+func TestAB(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
+	summary := filepath.Join(dir, "summary.md")
+	t.Setenv("GITHUB_STEP_SUMMARY", summary)
+	scen := writeFile(t, dir, "s.yaml", tinyScenario)
+	out := filepath.Join(dir, "ab")
+	code := run(t, "ab", scen, "--filter", "^hold$", "--pairs", "6", "--warmups", "1", "-o", out)
+	// Identical sides: a regression would need a whole 95% interval past
+	// 5%; the exit status is checked loosely, the records exactly.
+	if code != exitOK && code != exitRegression {
+		t.Fatalf("ab exited %d", code)
+	}
+	base, err := results.Read(filepath.Join(out, "base", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cur, err := results.Read(filepath.Join(out, "new", "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(base.Scenarios) != 1 || len(cur.Scenarios) != 1 || base.Scenarios[0].Name != "hold" || !base.Complete {
+		t.Fatalf("scenarios: base %d, new %d", len(base.Scenarios), len(cur.Scenarios))
+	}
+	b, n := base.Scenarios[0].Repetitions, cur.Scenarios[0].Repetitions
+	if len(b) != 7 || len(n) != 7 || !b[0].Warmup || !n[0].Warmup {
+		t.Fatalf("repetitions: base %d, new %d; want a warm-up and 6 pairs each", len(b), len(n))
+	}
+	for i := 1; i < 7; i++ {
+		if b[i].Index != i || n[i].Index != i || b[i].Status != results.StatusOK || b[i].HostLoad == nil {
+			t.Fatalf("pair %d: indexes %d/%d, status %s, host load %v", i, b[i].Index, n[i].Index, b[i].Status, b[i].HostLoad)
+		}
+		// ABBA: base first in odd pairs, new first in even ones.
+		baseFirst := b[i].StartedAt.Before(n[i].StartedAt)
+		if baseFirst != (i%2 == 1) {
+			t.Errorf("pair %d: base first %v", i, baseFirst)
+		}
+	}
+	if base.Scenarios[0].Spec == nil || base.Environment.CPUs == 0 {
+		t.Error("the side's scenario record or host was not kept")
+	}
+	md, err := os.ReadFile(filepath.Join(out, "ab.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"### provebench ab", "6 pairs", "smallest change this run could detect"} {
+		if !strings.Contains(string(md), want) {
+			t.Errorf("ab.md lacks %q", want)
+		}
+	}
+	if st, err := os.Stat(summary); err != nil || st.Size() == 0 {
+		t.Errorf("ab did not append to $GITHUB_STEP_SUMMARY: %v", err)
+	}
+}
+
+func TestABBadInput(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
+	good := writeFile(t, dir, "good.yaml", tinyScenario)
+	other := writeFile(t, dir, "other.yaml", strings.ReplaceAll(tinyScenario, "name: ", "name: x-"))
+	cuda := writeFile(t, dir, "cuda.yaml", strings.Replace(tinyScenario, "backend: cpu", "backend: auto", 1))
+	bad := writeFile(t, dir, "bad.yaml", "version: 1\nscenarios:\n  - name: x\n    pipeline: {strategy: hurry}\n")
+	for _, tc := range []struct {
+		name string
+		args []string
+	}{
+		{"no files", []string{"ab"}},
+		{"too few pairs", []string{"ab", good, "--pairs", "3"}},
+		{"bad scenario", []string{"ab", "--base-scenario", bad, "--new-scenario", good}},
+		{"no shared configuration", []string{"ab", "--base-scenario", good, "--new-scenario", other}},
+		{"different backends", []string{"ab", "--base-scenario", good, "--new-scenario", cuda}},
+		{"base binary refuses", []string{"ab", good, "--base-binary", "/bin/false"}},
+		{"bad threshold", []string{"ab", good, "--threshold", "nope=1%"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			out := filepath.Join(dir, "never")
+			if got := run(t, append(tc.args, "-o", out)...); got != exitUsage {
+				t.Fatalf("provebench %v: exit %d, want %d", tc.args, got, exitUsage)
+			}
+			if _, err := os.Stat(out); !os.IsNotExist(err) {
+				t.Error("bad input left an output directory behind")
+			}
+		})
+	}
+}

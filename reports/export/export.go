@@ -1,0 +1,80 @@
+// Package export writes a run's figures in the formats that benchmark
+// dashboards read, one file per format (as hyperfine's export/): each format
+// is an Exporter in its own file, reading the results document only.
+//
+// Every format carries, per configuration, the median over the measured
+// repetitions of seconds per proof and of the kernel's peak RSS, with the
+// range of the repetitions where the format has room for it: time and
+// peak memory side by side, both smaller-is-better.
+package export
+
+import (
+	"fmt"
+	"io"
+	"slices"
+
+	"github.com/provebench/provebench/bench/results"
+)
+
+// Exporter writes a run in one format.
+type Exporter interface {
+	// Name is the format's name on the command line.
+	Name() string
+	Export(w io.Writer, run *results.Run) error
+}
+
+// Exporters are the formats, by name.
+func Exporters() []Exporter {
+	return []Exporter{githubAction{}, bencher{}}
+}
+
+// ByName returns the named format, or an error listing the known ones.
+func ByName(name string) (Exporter, error) {
+	var names []string
+	for _, e := range Exporters() {
+		if e.Name() == name {
+			return e, nil
+		}
+		names = append(names, e.Name())
+	}
+	return nil, fmt.Errorf("unknown export format %q (known: %v)", name, names)
+}
+
+// figure is one measure of one configuration over its measured
+// repetitions.
+type figure struct {
+	median, min, max float64
+	n                int
+}
+
+// measure is a figure every format exports.
+type measure struct {
+	title string // for people: "seconds per proof"
+	unit  string
+	value func(r *results.Repetition) float64
+}
+
+var measures = []measure{
+	{"seconds per proof", "s", func(r *results.Repetition) float64 { return r.SecondsPerProof }},
+	{"peak RSS", "bytes", func(r *results.Repetition) float64 { return float64(r.PeakRSSBytes) }},
+}
+
+// summarize returns a measure's figure over a scenario's measured
+// repetitions; false when none was measured.
+func summarize(sc *results.Scenario, m measure) (figure, bool) {
+	var v []float64
+	for i := range sc.Repetitions {
+		if r := &sc.Repetitions[i]; r.Measured() {
+			v = append(v, m.value(r))
+		}
+	}
+	if len(v) == 0 {
+		return figure{}, false
+	}
+	slices.Sort(v)
+	med := v[len(v)/2]
+	if len(v)%2 == 0 {
+		med = (v[len(v)/2-1] + v[len(v)/2]) / 2
+	}
+	return figure{median: med, min: v[0], max: v[len(v)-1], n: len(v)}, true
+}
