@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	goruntime "runtime"
 	"slices"
 	"sync"
 	"unsafe"
@@ -75,9 +76,7 @@ type Backend struct {
 	devs       []*device
 	pinUploads bool
 	precompute int
-	// pinner page-locks datasets (Options.PinDatasets), on a thread of its
-	// own with the first device selected: the driver needs a current
-	// context, which synthesis threads do not have.
+	// pinner page-locks datasets (Options.PinDatasets).
 	pinner *pinner
 
 	randMu sync.Mutex
@@ -161,12 +160,13 @@ func New(opts Options) (*Backend, error) {
 		b.devs = append(b.devs, d)
 	}
 	if opts.PinDatasets {
-		t, err := startThread(b.devs[0].icl)
+		var ctx cuContext
+		err := b.devs[0].launch.do(func() (err error) { ctx, err = b.drv.currentContext(); return err })
 		if err != nil {
 			_ = b.Close()
-			return nil, fmt.Errorf("cuda backend: pinning thread: %w", err)
+			return nil, fmt.Errorf("cuda backend: context for page-locking: %w", err)
 		}
-		b.pinner = &pinner{drv: b.drv, thread: t}
+		b.pinner = &pinner{drv: b.drv, ctx: ctx}
 	}
 	return b, nil
 }
@@ -181,21 +181,32 @@ func (b *Backend) HostPinner() hostmem.Pinner {
 }
 
 // pinner page-locks host memory for every device (CU_MEMHOSTREGISTER_PORTABLE)
-// on a thread that has a CUDA context current. One thread serves every
-// synthesis worker: with 12 workers at 2^24 on the H200 it holds them back
-// (docs/gpu.md), and locking on each worker's own thread, with the context
-// made current there, is the next step.
+// on the calling thread, with the first device's context made current
+// there: the synthesis workers lock their datasets in parallel. (Locking
+// and unlocking a 2^24 dataset costs about 0.19 s; one thread locking for
+// 12 workers held their syntheses back by seconds on the H200:
+// docs/results/h200-2026-12-03.)
 type pinner struct {
-	drv    *driver
-	thread *thread
+	drv *driver
+	ctx cuContext
 }
 
 func (p *pinner) Pin(mem []byte) error {
-	return p.thread.do(func() error { return p.drv.pin(unsafe.Pointer(&mem[0]), len(mem)) })
+	return p.onThread(func() error { return p.drv.pin(unsafe.Pointer(&mem[0]), len(mem)) })
 }
 
 func (p *pinner) Unpin(mem []byte) error {
-	return p.thread.do(func() error { return p.drv.unpin(unsafe.Pointer(&mem[0])) })
+	return p.onThread(func() error { return p.drv.unpin(unsafe.Pointer(&mem[0])) })
+}
+
+// onThread runs fn locked to the calling thread with the context current.
+func (p *pinner) onThread(fn func() error) error {
+	goruntime.LockOSThread()
+	defer goruntime.UnlockOSThread()
+	if err := p.drv.makeCurrent(p.ctx); err != nil {
+		return err
+	}
+	return fn()
 }
 
 // deviceIDs resolves the device list against the devices ICICLE sees.
@@ -370,9 +381,6 @@ func (b *Backend) Close() error {
 		if err := d.close(); err != nil {
 			errs = append(errs, fmt.Errorf("cuda backend: close device %d: %w", d.id, err))
 		}
-	}
-	if b.pinner != nil {
-		b.pinner.thread.close(nil)
 	}
 	b.drv.close()
 	return errors.Join(errs...)

@@ -23,6 +23,7 @@ typedef struct {
 	void* lib;
 	pb_CUresult (*init)(unsigned int);
 	pb_CUresult (*ctxGetCurrent)(pb_CUcontext*);
+	pb_CUresult (*ctxSetCurrent)(pb_CUcontext);
 	pb_CUresult (*eventCreate)(pb_CUevent*, unsigned int);
 	pb_CUresult (*eventRecord)(pb_CUevent, pb_CUstream);
 	pb_CUresult (*eventSynchronize)(pb_CUevent);
@@ -43,6 +44,7 @@ static const char* pb_cuda_open(pb_cuda* d) {
 	if (!(*(void**)(&d->field) = dlsym(d->lib, name))) return "libcuda.so.1 has no " name;
 	PB_SYM(init, "cuInit")
 	PB_SYM(ctxGetCurrent, "cuCtxGetCurrent")
+	PB_SYM(ctxSetCurrent, "cuCtxSetCurrent")
 	PB_SYM(eventCreate, "cuEventCreate")
 	PB_SYM(eventRecord, "cuEventRecord")
 	PB_SYM(eventSynchronize, "cuEventSynchronize")
@@ -60,6 +62,8 @@ static const char* pb_cuda_open(pb_cuda* d) {
 
 static void pb_cuda_close(pb_cuda* d) { if (d->lib) dlclose(d->lib); d->lib = NULL; }
 static pb_CUresult pb_init(pb_cuda* d) { return d->init(0); }
+static pb_CUresult pb_ctx_get(pb_cuda* d, pb_CUcontext* c) { return d->ctxGetCurrent(c); }
+static pb_CUresult pb_ctx_set(pb_cuda* d, pb_CUcontext c) { return d->ctxSetCurrent(c); }
 static pb_CUresult pb_ctx_current(pb_cuda* d, int* has) {
 	pb_CUcontext c = NULL;
 	pb_CUresult r = d->ctxGetCurrent(&c);
@@ -173,6 +177,28 @@ func (d *driver) requireContext() error {
 // memory.
 func (d *driver) reuseByDependencyOnly(ordinal int) error {
 	return d.check("configure memory pool", C.pb_pool_reuse_by_dependency_only(d.c, C.int(ordinal)))
+}
+
+// cuContext is a CUDA context, as the driver API names it.
+type cuContext struct{ c C.pb_CUcontext }
+
+// currentContext is the calling thread's current context (ICICLE's
+// set-device makes the device's primary context current).
+func (d *driver) currentContext() (cuContext, error) {
+	var c C.pb_CUcontext
+	if err := d.check("cuCtxGetCurrent", C.pb_ctx_get(d.c, &c)); err != nil {
+		return cuContext{}, err
+	}
+	if c == nil {
+		return cuContext{}, errors.New("cuda driver: no current CUDA context")
+	}
+	return cuContext{c}, nil
+}
+
+// makeCurrent makes ctx current on the calling thread, which must be locked
+// to its goroutine.
+func (d *driver) makeCurrent(ctx cuContext) error {
+	return d.check("cuCtxSetCurrent", C.pb_ctx_set(d.c, ctx.c))
 }
 
 // pin page-locks n bytes of host memory at p, so copies from it run as
