@@ -1,7 +1,6 @@
 package pipeline
 
 import (
-	"math"
 	"time"
 
 	"github.com/provebench/provebench/gpu/circuit"
@@ -23,13 +22,15 @@ type Workload struct {
 	Seed        uint64  `json:"seed"`
 }
 
-// Circuit is the member of the circuit family each partition proves.
+// Circuit is the member of the circuit family each partition proves (a bit
+// fraction out of range, which Validate reports, gives Params that do not
+// validate either).
 func (w Workload) Circuit() circuit.Params {
-	return circuit.Params{
-		Constraints:  w.Constraints,
-		Rounds:       w.SynthesisRounds,
-		BitsPerMille: int(math.Round(w.BitFraction * 1000)),
+	p := circuit.Params{Constraints: w.Constraints, Rounds: w.SynthesisRounds}
+	if w.BitFraction != 0 {
+		p.BitsPerMille, _ = circuit.BitsPerMilleFor(w.BitFraction)
 	}
+	return p
 }
 
 // Config is the pipeline's strategy and its knobs; every field is

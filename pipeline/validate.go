@@ -46,9 +46,10 @@ func (w Workload) Validate() error {
 	if err := (circuit.Params{Constraints: 1 << circuit.MinLogConstraints, Rounds: w.SynthesisRounds}).Validate(); err != nil {
 		errs.add("workload.synthesis_rounds", "%v", err)
 	}
-	if b := w.Circuit().BitsPerMille; w.BitFraction != 0 && (b < circuit.MinBitsPerMille || b > circuit.MaxBitsPerMille) {
-		errs.add("workload.bit_fraction", "%v is outside %.2f..%.2f", w.BitFraction,
-			float64(circuit.MinBitsPerMille)/1000, float64(circuit.MaxBitsPerMille)/1000)
+	if w.BitFraction != 0 {
+		if _, err := circuit.BitsPerMilleFor(w.BitFraction); err != nil {
+			errs.add("workload.bit_fraction", "%v", err)
+		}
 	}
 	errs.atLeast("workload.partitions", w.Partitions, 1, "")
 	errs.atLeast("workload.proofs", w.Proofs, 1, "")

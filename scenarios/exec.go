@@ -5,7 +5,6 @@ import (
 	"maps"
 	"regexp"
 	"slices"
-	"strconv"
 	"strings"
 	"time"
 
@@ -191,39 +190,39 @@ func (p *parser) stringMap(n *yaml.Node, path string) map[string]string {
 	return out
 }
 
-func (p *parser) duration(n *yaml.Node, path string) time.Duration {
+// typed reads a scalar of the exec block as a setting of kind f.kind is
+// read everywhere else in the format (field.parse): the same accepted forms,
+// limits and messages. It returns nil for an empty or refused value.
+func (p *parser) typed(n *yaml.Node, path string, f field) any {
 	text := p.str(n, path)
-	d, err := time.ParseDuration(text)
-	if text != "" && (err != nil || d < 0) {
-		p.errorf(n, path, "%q: want a duration such as 500ms, 10s or 1m30s", text)
+	if text == "" {
+		return nil
 	}
+	v, err := f.parse(text)
+	if err != nil {
+		p.errorf(n, path, "%v", err)
+		return nil
+	}
+	return v
+}
+
+func (p *parser) duration(n *yaml.Node, path string) time.Duration {
+	d, _ := p.typed(n, path, field{kind: kindDuration, lo: atLeast(0)}).(time.Duration)
 	return d
 }
 
 func (p *parser) count(n *yaml.Node, path string) int {
-	text := p.str(n, path)
-	v, err := strconv.Atoi(text)
-	if text != "" && (err != nil || v < 0) {
-		p.errorf(n, path, "%q: want an integer >= 0", text)
-	}
-	return v
+	v, _ := p.typed(n, path, field{kind: kindInt, lo: atLeast(0)}).(int64)
+	return int(v)
 }
 
 func (p *parser) boolean(n *yaml.Node, path string) bool {
-	text := p.str(n, path)
-	v, err := strconv.ParseBool(text)
-	if text != "" && err != nil {
-		p.errorf(n, path, "%q: want true or false", text)
-	}
+	v, _ := p.typed(n, path, field{kind: kindBool}).(bool)
 	return v
 }
 
 func (p *parser) number(n *yaml.Node, path string) float64 {
-	text := p.str(n, path)
-	v, err := parseFloat(text)
-	if text != "" && err != nil {
-		p.errorf(n, path, "%v", err)
-	}
+	v, _ := p.typed(n, path, field{kind: kindFloat}).(float64)
 	return v
 }
 

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"os"
 	"time"
 
@@ -66,10 +65,11 @@ func runProve(ctx context.Context, w io.Writer, f proveFlags) error {
 	if err != nil {
 		return usagef("--constraints: %v", err)
 	}
-	p := circuit.Params{Constraints: int(n), Rounds: f.rounds, BitsPerMille: int(math.Round(f.bitFraction * 1000))}
-	if p.BitsPerMille == 0 {
-		p.BitsPerMille = -1 // a fraction that rounds to 0 is out of range, not the default
+	bits, err := circuit.BitsPerMilleFor(f.bitFraction)
+	if err != nil {
+		return usagef("--bit-fraction: %v", err)
 	}
+	p := circuit.Params{Constraints: int(n), Rounds: f.rounds, BitsPerMille: bits}
 	if err := p.Validate(); err != nil {
 		return usagef("--constraints/--rounds/--bit-fraction: %v", err)
 	}

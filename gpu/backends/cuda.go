@@ -3,9 +3,7 @@
 package backends
 
 import (
-	"fmt"
 	"os"
-	"strconv"
 	"strings"
 
 	"github.com/provebench/provebench/gpu"
@@ -23,19 +21,16 @@ const CUDABuilt = true
 // PROVEBENCH_PIN_DATASETS=0 synthesizes into pageable memory;
 // PROVEBENCH_MSM_PRECOMPUTE=N sets the precompute factor.
 func openCUDA(opts Options) (gpu.Backend, error) {
-	o := cuda.Options{Rand: opts.Rand, PinDatasets: true, PrecomputeFactor: cuda.DefaultPrecomputeFactor}
+	precompute, err := cuda.PrecomputeFactorFromEnv()
+	if err != nil {
+		return nil, err
+	}
+	o := cuda.Options{Rand: opts.Rand, PinDatasets: true, PrecomputeFactor: precompute}
 	if t := os.Getenv("PROVEBENCH_ICICLE_DEVICE"); t != "" {
 		o.DeviceType = strings.ToUpper(t)
 	}
 	if o.DeviceType == cuda.DeviceCPU || os.Getenv("PROVEBENCH_PIN_DATASETS") == "0" {
 		o.PinDatasets = false
-	}
-	if v := os.Getenv("PROVEBENCH_MSM_PRECOMPUTE"); v != "" {
-		n, err := strconv.Atoi(v)
-		if err != nil || n < 1 {
-			return nil, fmt.Errorf("PROVEBENCH_MSM_PRECOMPUTE=%q: want a positive integer", v)
-		}
-		o.PrecomputeFactor = n
 	}
 	for d := 0; d < opts.Devices; d++ {
 		o.Devices = append(o.Devices, d)

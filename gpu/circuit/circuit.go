@@ -45,6 +45,7 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
+	"math"
 	"math/bits"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -99,8 +100,22 @@ func (p Params) Validate() error {
 	if p.Rounds < 0 || p.Rounds > MaxRounds {
 		return fmt.Errorf("rounds %d is outside 0..%d", p.Rounds, MaxRounds)
 	}
-	if b := p.BitsPerMille; b != 0 && (b < MinBitsPerMille || b > MaxBitsPerMille) {
-		return fmt.Errorf("bit fraction %.3f is outside %.2f..%.2f", float64(b)/1000,
+	if p.BitsPerMille != 0 {
+		return checkBitsPerMille(p.BitsPerMille, float64(p.BitsPerMille)/1000)
+	}
+	return nil
+}
+
+// BitsPerMilleFor is a bit fraction (0.05..0.95) as Params.BitsPerMille,
+// rounded to a thousandth, or why the family has no such member.
+func BitsPerMilleFor(fraction float64) (int, error) {
+	b := int(math.Round(fraction * 1000))
+	return b, checkBitsPerMille(b, fraction)
+}
+
+func checkBitsPerMille(b int, fraction float64) error {
+	if b < MinBitsPerMille || b > MaxBitsPerMille {
+		return fmt.Errorf("bit fraction %v is outside %.2f..%.2f", fraction,
 			float64(MinBitsPerMille)/1000, float64(MaxBitsPerMille)/1000)
 	}
 	return nil

@@ -9,8 +9,10 @@ import (
 	"fmt"
 	"io"
 	"math/big"
+	"os"
 	goruntime "runtime"
 	"slices"
+	"strconv"
 	"sync"
 	"unsafe"
 
@@ -68,6 +70,21 @@ type Options struct {
 // (docs/gpu.md has the measurements behind it: on an H200 at 2^24 it takes
 // the MSMs from 385 to 300 ms per partition for 24 GiB of device memory).
 const DefaultPrecomputeFactor = 8
+
+// PrecomputeFactorFromEnv is $PROVEBENCH_MSM_PRECOMPUTE, the precompute
+// factor a user or a benchmark can set for a run, or
+// DefaultPrecomputeFactor when it is unset.
+func PrecomputeFactorFromEnv() (int, error) {
+	v := os.Getenv("PROVEBENCH_MSM_PRECOMPUTE")
+	if v == "" {
+		return DefaultPrecomputeFactor, nil
+	}
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 {
+		return 0, fmt.Errorf("PROVEBENCH_MSM_PRECOMPUTE=%q: want a positive integer", v)
+	}
+	return n, nil
+}
 
 // Backend is the ICICLE prover.
 type Backend struct {

@@ -19,8 +19,6 @@ package cuda
 import (
 	"context"
 	"fmt"
-	"os"
-	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -61,15 +59,11 @@ func (e *benchEnv) dataset(mode string) (*dataset.Dataset, bool, bool) {
 }
 
 // benchPrecompute is the precompute factor of the benchmarks' backend:
-// $PROVEBENCH_MSM_PRECOMPUTE, default the product's.
+// the product's, or $PROVEBENCH_MSM_PRECOMPUTE.
 func benchPrecompute(b *testing.B) int {
-	v := os.Getenv("PROVEBENCH_MSM_PRECOMPUTE")
-	if v == "" {
-		return DefaultPrecomputeFactor
-	}
-	n, err := strconv.Atoi(v)
-	if err != nil || n < 1 {
-		b.Fatalf("PROVEBENCH_MSM_PRECOMPUTE=%q: want a positive integer", v)
+	n, err := PrecomputeFactorFromEnv()
+	if err != nil {
+		b.Fatal(err)
 	}
 	return n
 }
