@@ -83,10 +83,11 @@ const ResultsFile = "results.json"
 
 // Run runs every spec's warm-ups and repetitions, one configuration after
 // another or, with Interleave, in rounds, and returns the results document
-// (its scenarios in the specs' order either way), which it also keeps up to date on disk: a run killed at
-// any moment leaves every finished repetition in OutDir/results.json. When
-// ctx is cancelled the repetition in flight is recorded as cancelled, the
-// document is written with Complete false, and Run returns ctx's error.
+// (its scenarios in the specs' order either way), which it also keeps up to
+// date on disk: a run killed at any moment leaves every finished
+// repetition in OutDir/results.json. When ctx is cancelled the repetition
+// in flight is recorded as cancelled, the document is written with
+// Complete false, and Run returns ctx's error.
 //
 // An output directory that cannot be written fails, wrapping ErrOutDir,
 // before any work (callers hold its lock: LockOutDir). A results
