@@ -100,6 +100,18 @@ func TestProgressTimeLeftInterleaved(t *testing.T) {
 	}
 }
 
+// tinySpecs are release and hold on a 2^6 circuit, repeats each.
+func tinySpecs(repeats int) []Spec {
+	var specs []Spec
+	for _, strategy := range []pipeline.Strategy{pipeline.Release, pipeline.Hold} {
+		s := smallSpec(string(strategy), strategy)
+		s.Workload.Constraints, s.Workload.Partitions, s.Workload.Proofs = 1<<6, 2, 1
+		s.Warmups, s.Repeats = 0, repeats
+		specs = append(specs, s)
+	}
+	return specs
+}
+
 // orderProbe records which repetition starts when, and what results.json
 // holds at that moment.
 type orderProbe struct {
@@ -128,14 +140,7 @@ func TestRunInterleaved(t *testing.T) {
 	r.Interleave = true
 	probe := &orderProbe{path: filepath.Join(r.OutDir, ResultsFile)}
 	r.Progress = probe
-	var specs []Spec
-	for _, strategy := range []pipeline.Strategy{pipeline.Release, pipeline.Hold} {
-		s := smallSpec(string(strategy), strategy)
-		s.Workload.Constraints, s.Workload.Partitions, s.Workload.Proofs = 1<<6, 2, 1
-		s.Warmups, s.Repeats = 0, 2
-		specs = append(specs, s)
-	}
-	doc, err := r.Run(context.Background(), specs)
+	doc, err := r.Run(context.Background(), tinySpecs(2))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -173,5 +178,32 @@ func TestRunInterleaved(t *testing.T) {
 	rel, hold := onDisk.Scenarios[0].Repetitions, onDisk.Scenarios[1].Repetitions
 	if !rel[0].StartedAt.Before(hold[0].StartedAt) || !hold[0].StartedAt.Before(rel[1].StartedAt) || !rel[1].StartedAt.Before(hold[1].StartedAt) {
 		t.Errorf("start times not interleaved: release %v %v, hold %v %v", rel[0].StartedAt, rel[1].StartedAt, hold[0].StartedAt, hold[1].StartedAt)
+	}
+}
+
+// An interleaved run stopped after three repetitions keeps them, in
+// declared order: release's first two rounds and hold's first.
+func TestInterleavedInterruptKeepsFinished(t *testing.T) {
+	r := newTestRunner(t)
+	r.Interleave = true
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	r.Progress = &cancelAfter{n: 3, cancel: cancel}
+	if _, err := r.Run(ctx, tinySpecs(3)); err == nil {
+		t.Fatal("an interrupted run returned no error")
+	}
+	doc, err := results.Read(filepath.Join(r.OutDir, ResultsFile))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, sc := range doc.Scenarios {
+		for _, rep := range sc.Repetitions {
+			got = append(got, fmt.Sprintf("%s %d %s", sc.Name, rep.Index, rep.Status))
+		}
+	}
+	want := []string{"release 1 ok", "release 2 ok", "hold 1 ok"}
+	if doc.Complete || doc.RunOrder != results.RunOrderInterleaved || !slices.Equal(got, want) {
+		t.Fatalf("complete %v, run order %q, repetitions %v, want %v", doc.Complete, doc.RunOrder, got, want)
 	}
 }
