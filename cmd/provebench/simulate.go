@@ -19,12 +19,12 @@ import (
 )
 
 type simulateFlags struct {
-	out         string
-	calibration []string
-	explain     bool
-	noReport    bool
-	filter      string
-	search      bool
+	out          string
+	calibration  []string
+	explain      bool
+	noReport     bool
+	filter       string
+	search       bool
 	memoryCap    string
 	bestScenario string
 	check        []string
