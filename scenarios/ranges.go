@@ -46,7 +46,11 @@ func (p *parser) rangeAxis(f *field, n *yaml.Node, path string) []*leaf {
 	if !p.rangeComplete(f, r, path) {
 		return nil
 	}
-	from, to := p.leaf(f, r.from, path+".from"), p.leaf(f, r.to, path+".to")
+	bounds := f
+	if f.kind == kindString {
+		bounds = &field{path: f.path, kind: kindInt} // a user variable ranges over integers
+	}
+	from, to := p.leaf(bounds, r.from, path+".from"), p.leaf(bounds, r.to, path+".to")
 	if from.val == nil || to.val == nil {
 		return nil // reported
 	}
@@ -55,7 +59,7 @@ func (p *parser) rangeAxis(f *field, n *yaml.Node, path string) []*leaf {
 	if f.kind == kindFloat {
 		texts, ok = p.floatRange(f, r, path, from.val.(float64), to.val.(float64))
 	} else {
-		texts, ok = p.intRange(f, r, path, asInt64(from.val), asInt64(to.val))
+		texts, ok = p.intRange(bounds, r, path, asInt64(from.val), asInt64(to.val))
 	}
 	if !ok {
 		return nil // reported
@@ -77,9 +81,9 @@ func (p *parser) rangeAxis(f *field, n *yaml.Node, path string) []*leaf {
 func (p *parser) rangeComplete(f *field, r rangeSpec, path string) bool {
 	ok := true
 	switch f.kind {
-	case kindInt, kindSize, kindDuration, kindFloat, kindConstraints:
+	case kindInt, kindSize, kindDuration, kindFloat, kindConstraints, kindString:
 	default:
-		p.errorf(r.node, path, "%s is %s: a range sweeps numbers, sizes and durations; write a list of values", f.path, kindText(f))
+		p.errorf(r.node, path, "%s is %s: a range sweeps numbers, sizes, durations and user variables (as integers); write a list of values", f.path, kindText(f))
 		return false
 	}
 	if r.from == nil {

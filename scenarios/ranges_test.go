@@ -45,6 +45,7 @@ func TestRangeAxes(t *testing.T) {
 		{"numbers", "", "pipeline.pacer.target_depth", "{from: 0.5, to: 2, step: 0.5}", []string{"0.5", "1", "1.5", "2"}},
 		{"tenths end on their bound", "", "pipeline.pacer.target_depth", "{from: 0.1, to: 0.5, step: 0.1}", []string{"0.1", "0.2", "0.3", "0.4", "0.5"}},
 		{"geometric numbers", "", "pipeline.pacer.target_depth", "{from: 1, to: 10, times: 1.5}", []string{"1", "1.5", "2.25", "3.375", "5.0625", "7.59375"}},
+		{"user variables, as integers", "", "vars.pw", "{from: 8, to: 12, step: 2}", []string{"8", "10", "12"}},
 		{"durations", "", "pipeline.pacer.interval", "{from: 500ms, to: 2s, step: 500ms}", []string{"500ms", "1s", "1.5s", "2s"}},
 	}
 	for _, tt := range tests {
@@ -122,6 +123,8 @@ func TestRangeErrors(t *testing.T) {
 			[]string{"5:58: matrix[0].axes[workload.constraints].step: constraints are powers of two: sweep them with times: 2"}},
 		{"constraints off the powers of two", axis("workload.constraints", "{from: 2^10, to: 2^14, times: 3}"),
 			[]string{"5:29: matrix[0].axes[workload.constraints]: the range's value 3072: constraints 3072 is not a power of two"}},
+		{"a variable ranges over integers", axis("vars.pw", "{from: 1.5, to: 4, step: 1}"),
+			[]string{`5:23: matrix[0].axes[vars.pw].from: "1.5": want an integer`}},
 		{"not a numeric field", axis("pipeline.strategy", "{from: 1, to: 2, step: 1}"),
 			[]string{"5:26: matrix[0].axes[pipeline.strategy]: pipeline.strategy is one of"}},
 		{"a value the pipeline refuses points at the range", header + "defaults: {workload: {constraints: 2^14}, pipeline: {strategy: budget}}\nmatrix:\n  - name: m\n    axes:\n      pipeline.budget: {from: 1MiB, to: 3MiB, step: 1MiB}\n",
@@ -185,6 +188,8 @@ func TestSchemaRanges(t *testing.T) {
 		{"pipeline.channel_capacity", "{from: 1, to: 16, times: 1.5}", false},
 		{"workload.constraints", "{from: 2^10, to: 2^14, step: 1024}", false},
 		{"pipeline.strategy", "{from: 1, to: 2, step: 1}", false},
+		{"vars.pw", "{from: 8, to: 12, step: 2}", true},
+		{"vars.pw", "{from: 8, to: 12}", false},
 	}
 	for _, tt := range tests {
 		doc := header + "defaults: {pipeline: {strategy: budget, budget: 1GiB}}\nmatrix:\n  - name: m\n    axes:\n      " + tt.field + ": " + tt.axis + "\n"

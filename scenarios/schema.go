@@ -54,7 +54,10 @@ func Schema() []byte {
 				"additionalProperties": false,
 				"properties":           axes,
 				"patternProperties": map[string]any{
-					varAxisPattern: map[string]any{"type": "array", "minItems": 1, "description": "Values of a user variable to sweep.", "items": scalarSchema()},
+					varAxisPattern: map[string]any{"anyOf": []any{
+						map[string]any{"type": "array", "minItems": 1, "description": "Values of a user variable to sweep.", "items": scalarSchema()},
+						axisSchema(&field{path: "a user variable", kind: kindInt})["anyOf"].([]any)[1],
+					}, "description": "Values of a user variable to sweep: a list, or a range of integers."},
 				},
 			},
 		}, []string{"name", "axes"}),
