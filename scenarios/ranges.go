@@ -202,7 +202,10 @@ func (p *parser) floatRange(f *field, r rangeSpec, path string, from, to float64
 			return nil, false
 		}
 		for i := range int(n) {
-			vals = append(vals, roundFigures(from+float64(i)*step))
+			// A step below the 12th figure rounds to the value before it.
+			if v := roundFigures(from + float64(i)*step); len(vals) == 0 || v != vals[len(vals)-1] {
+				vals = append(vals, v)
+			}
 		}
 	} else {
 		times, ok := p.times(r, path, false)
