@@ -20,6 +20,10 @@
 //	    axes:                                # field path -> values
 //	      pipeline.strategy: [release, hold]
 //	      pipeline.channel_capacity: [1, 4]
+//	  - name: ranges
+//	    axes:                                # or a range of numbers, sizes, durations
+//	      pipeline.partition_workers: {from: 4, to: 18, step: 2}
+//	      pipeline.channel_capacity: {from: 1, to: 16, times: 2}
 //
 // Every setting is optional. A scenario's value of a field is, from the
 // strongest: its own (or a matrix point's axis value), the matrix's base,
@@ -27,6 +31,16 @@
 // a scenario that sets pipeline.strategy keeps the other pipeline fields of
 // the defaults. The fields, their built-in defaults and limits are listed
 // by Schema (provebench schema).
+//
+// An axis is a list of values or a range: {from, to, step} lists from,
+// from+step, ... up to to; {from, to, times} lists from, from*times, ... up
+// to to. Ranges sweep integers, sizes ({from: 96GiB, to: 320GiB, step:
+// 32GiB}), numbers, durations and constraints (by times only, which keeps
+// them powers of two); each value is written as the loader reads it
+// (128GiB, 2^22, 1.5s) in the points' names and labels. A range runs
+// upwards, takes step (greater than 0) or times (greater than 1, whole for
+// integer fields), and expands to at most 1000 values; a matrix has at
+// most 10000 points.
 //
 // A matrix point is named after its matrix and its axis values, in axis
 // order, as Go benchmark tools read sub-benchmark keys:

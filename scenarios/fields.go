@@ -57,8 +57,10 @@ type field struct {
 	enum   []string
 	lo, hi bound
 	// set stores the parsed value (int64, uint64, time.Duration, bool,
-	// float64 or string, by kind) into a spec.
+	// float64 or string, by kind) into a spec; get reads it back, for
+	// writing a spec as a scenario file (Marshal).
 	set func(s *bench.Spec, v any)
+	get func(s *bench.Spec) any
 }
 
 // groupDocs describes the groups of fields, for the JSON Schema.
@@ -78,11 +80,13 @@ var fields = []*field{
 		enum: []string{"cpu", "cuda", "auto"},
 		doc:  "Prover backend: cpu (gnark-crypto, runs anywhere), cuda (ICICLE on an NVIDIA GPU), or auto (cuda where a GPU and the CUDA build are present, else cpu).",
 		set:  func(s *bench.Spec, v any) { s.Backend = v.(string) },
+		get:  func(s *bench.Spec) any { return string(s.Backend) },
 	},
 	{
 		path: "devices", kind: kindInt, def: "0", lo: atLeast(0),
 		doc: "Number of devices to use; 0 means all.",
 		set: func(s *bench.Spec, v any) { s.Devices = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Devices) },
 	},
 	{
 		path: "key", kind: kindEnum, def: string(groth16.KindAuto),
@@ -92,36 +96,43 @@ var fields = []*field{
 			"or auto (setup up to 2^%d constraints, random above). The loader resolves auto.",
 			log2(maxSetupConstraints), log2(groth16.AutoSetupMax)),
 		set: func(s *bench.Spec, v any) { s.Key = groth16.KeyKind(v.(string)) },
+		get: func(s *bench.Spec) any { return string(s.Key) },
 	},
 	{
 		path: "verify", kind: kindBool, def: "true",
 		doc: "Verify every proof. Applies to setup keys only: proofs made with a random key cannot verify, so the loader turns verify off for them.",
 		set: func(s *bench.Spec, v any) { s.Verify = v.(bool) },
+		get: func(s *bench.Spec) any { return bool(s.Verify) },
 	},
 	{
 		path: "repeats", kind: kindInt, def: "5", lo: atLeast(1),
 		doc: "Measured repetitions, each in its own child process (5 by default: the fewest with which compare's Mann-Whitney U test can call a change significant, which needs 4 a side; ab measures at least 10 pairs).",
 		set: func(s *bench.Spec, v any) { s.Repeats = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Repeats) },
 	},
 	{
 		path: "warmups", kind: kindInt, def: "1", lo: atLeast(0),
 		doc: "Repetitions run and discarded before the measured ones.",
 		set: func(s *bench.Spec, v any) { s.Warmups = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Warmups) },
 	},
 	{
 		path: "sample_interval", kind: kindDuration, def: "10ms", lo: atLeast(time.Millisecond.Seconds()),
 		doc: "Period of the memory, GPU and counter samplers (a Go duration such as 10ms).",
 		set: func(s *bench.Spec, v any) { s.SampleInterval = v.(time.Duration) },
+		get: func(s *bench.Spec) any { return time.Duration(s.SampleInterval) },
 	},
 	{
 		path: "timeout", kind: kindDuration, def: "10m", lo: greaterThan(0),
 		doc: "Limit on one repetition's wall time (a Go duration such as 10m); a repetition that runs past it is stopped and recorded as failed.",
 		set: func(s *bench.Spec, v any) { s.Timeout = v.(time.Duration) },
+		get: func(s *bench.Spec) any { return time.Duration(s.Timeout) },
 	},
 	{
 		path: "memory_limit", kind: kindSize, def: "0",
 		doc: "RSS above which a repetition is stopped and recorded as failed (such as 16GiB); 0 means no limit.",
 		set: func(s *bench.Spec, v any) { s.MemoryLimit = v.(int64) },
+		get: func(s *bench.Spec) any { return int64(s.MemoryLimit) },
 	},
 
 	{
@@ -129,168 +140,201 @@ var fields = []*field{
 		doc: fmt.Sprintf("Constraints per partition (the domain size): a power of two from 2^%d to 2^%d, written as 2^k or an integer. A 32 GiB PoRep partition is 2^27.",
 			circuit.MinLogConstraints, circuit.MaxLogConstraints),
 		set: func(s *bench.Spec, v any) { s.Workload.Constraints = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Workload.Constraints) },
 	},
 	{
 		path: "workload.partitions", kind: kindInt, def: "4", lo: atLeast(1),
 		doc: "Partitions per proof (PoRep C2: 10).",
 		set: func(s *bench.Spec, v any) { s.Workload.Partitions = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Workload.Partitions) },
 	},
 	{
 		path: "workload.proofs", kind: kindInt, def: "2", lo: atLeast(1),
 		doc: "Proofs per repetition.",
 		set: func(s *bench.Spec, v any) { s.Workload.Proofs = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Workload.Proofs) },
 	},
 	{
 		path: "workload.concurrency", kind: kindInt, def: "1", lo: atLeast(1),
 		doc: "Proofs in flight at once; more than proofs means all of them.",
 		set: func(s *bench.Spec, v any) { s.Workload.Concurrency = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Workload.Concurrency) },
 	},
 	{
 		path: "workload.synthesis_rounds", kind: kindInt, def: "4", lo: atLeast(0), hi: atMost(circuit.MaxRounds),
 		doc: "Synthesis cost: rounds of the x^5+c S-box per constraint (CPU work per partition grows linearly with it; proving cost does not change).",
 		set: func(s *bench.Spec, v any) { s.Workload.SynthesisRounds = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Workload.SynthesisRounds) },
 	},
 	{
 		path: "workload.bit_fraction", kind: kindFloat, def: "0.5",
 		lo: atLeast(float64(circuit.MinBitsPerMille) / 1000), hi: atMost(float64(circuit.MaxBitsPerMille) / 1000),
 		doc: "Share of the private wires that are bits (PoRep circuits are bit-heavy). Provers sum the bits' points as batch additions and run full MSMs over the rest only, so it sets the MSM mix; B has terms only for bits.",
 		set: func(s *bench.Spec, v any) { s.Workload.BitFraction = v.(float64) },
+		get: func(s *bench.Spec) any { return float64(s.Workload.BitFraction) },
 	},
 	{
 		path: "workload.seed", kind: kindUint, def: "1",
 		doc: "Base seed of the witnesses; every partition of every proof derives its own from it.",
 		set: func(s *bench.Spec, v any) { s.Workload.Seed = v.(uint64) },
+		get: func(s *bench.Spec) any { return uint64(s.Workload.Seed) },
 	},
 
 	{
 		path: "pipeline.strategy", kind: kindEnum, def: string(pipeline.Release), enum: pipeline.StrategyNames(),
 		doc: "Admission strategy: the gates a partition passes before synthesis, joined by + (such as budget+pacer, as cuzk's final engine). Gates: release (permit released after synthesis: finished partitions pile up on a full channel), hold (permit held until the channel accepts), budget (admission reserves the dataset's bytes), pacer (admission paced to hold the GPU queue at a target depth); synthesis_workers caps synthesis under every strategy.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.Strategy = pipeline.Strategy(v.(string)) },
+		get: func(s *bench.Spec) any { return string(s.Pipeline.Strategy) },
 	},
 	{
 		path: "pipeline.partition_workers", kind: kindInt, def: "4", lo: atLeast(0),
 		doc: "Partition permits (pw) of the release and hold strategies; at least 1 for them.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.PartitionWorkers = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Pipeline.PartitionWorkers) },
 	},
 	{
 		path: "pipeline.channel_capacity", kind: kindInt, def: "1", lo: atLeast(1),
 		doc: "Capacity (C) of the channel from synthesis to the GPU workers; at least 1, as in cuzk.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.ChannelCapacity = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Pipeline.ChannelCapacity) },
 	},
 	{
 		path: "pipeline.early_free", kind: kindBool, def: "false",
 		doc: "Free a/b/c right after the NTT region instead of when the partition is done.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.EarlyFree = v.(bool) },
+		get: func(s *bench.Spec) any { return bool(s.Pipeline.EarlyFree) },
 	},
 	{
 		path: "pipeline.gpu_workers", kind: kindInt, def: "1", lo: atLeast(1),
 		doc: "GPU workers per device.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.GPUWorkers = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Pipeline.GPUWorkers) },
 	},
 	{
 		path: "pipeline.synthesis_workers", kind: kindInt, def: "0", lo: atLeast(0),
 		doc: "Cap on partitions synthesizing at once, whatever the strategy; 0 means partition_workers for release and hold, GOMAXPROCS for budget and pacer.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.SynthesisWorkers = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Pipeline.SynthesisWorkers) },
 	},
 	{
 		path: "pipeline.budget", kind: kindSize, def: "256MiB",
 		doc: "Byte budget of the budget strategy (such as 8GiB): live dataset bytes never exceed it. It must hold at least one partition's dataset.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.BudgetBytes = v.(int64) },
+		get: func(s *bench.Spec) any { return int64(s.Pipeline.BudgetBytes) },
 	},
 	{
 		path: "pipeline.pacer.target_depth", kind: kindFloat, def: formatFloat(pipeline.DefaultTargetDepth), lo: greaterThan(0),
 		doc: "GPU queue depth (partitions synthesized and not yet taken by a GPU worker) the controller holds.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.Pacer.TargetDepth = v.(float64) },
+		get: func(s *bench.Spec) any { return float64(s.Pipeline.Pacer.TargetDepth) },
 	},
 	{
 		path: "pipeline.pacer.kp", kind: kindFloat, def: formatFloat(pipeline.DefaultKp), lo: atLeast(0),
 		doc: "Proportional gain, per partition of depth error. Kp and ki cannot both be 0: a controller without feedback cannot hold its target.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.Pacer.Kp = v.(float64) },
+		get: func(s *bench.Spec) any { return float64(s.Pipeline.Pacer.Kp) },
 	},
 	{
 		path: "pipeline.pacer.ki", kind: kindFloat, def: formatFloat(pipeline.DefaultKi), lo: atLeast(0),
 		doc: "Integral gain, per partition of depth error sustained for one GPU service interval.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.Pacer.Ki = v.(float64) },
+		get: func(s *bench.Spec) any { return float64(s.Pipeline.Pacer.Ki) },
 	},
 	{
 		path: "pipeline.pacer.interval", kind: kindDuration, def: pipeline.DefaultPacerInterval.String(), lo: atLeast(pipeline.MinPacerInterval.Seconds()),
 		doc: "Control period: how often the controller samples the queue and sets the admission rate (a Go duration such as 20ms).",
 		set: func(s *bench.Spec, v any) { s.Pipeline.Pacer.Interval = v.(time.Duration) },
+		get: func(s *bench.Spec) any { return time.Duration(s.Pipeline.Pacer.Interval) },
 	},
 	{
 		path: "pipeline.pacer.max_in_flight", kind: kindInt, def: "0", lo: atLeast(0),
 		doc: "Cap on partitions admitted and not yet taken by a GPU worker, whatever the controller says; it must exceed target_depth. 0 means the synthesis workers plus twice the target depth, rounded up.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.Pacer.MaxInFlight = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Pipeline.Pacer.MaxInFlight) },
 	},
 	{
 		path: "simulate.synthesis", kind: kindDuration, def: "0s", lo: atLeast(0),
 		doc: "Synthesis time of one partition with the cores to itself.",
 		set: func(s *bench.Spec, v any) { s.Simulate.Stages.Synthesis = v.(time.Duration) },
+		get: func(s *bench.Spec) any { return time.Duration(s.Simulate.Stages.Synthesis) },
 	},
 	{
 		path: "simulate.synthesis_spread", kind: kindDuration, def: "0s", lo: atLeast(0),
 		doc: "Each partition's synthesis time is drawn uniformly from synthesis ± this (such as 45s ± 10s for 35-55 s).",
 		set: func(s *bench.Spec, v any) { s.Simulate.Stages.SynthesisSpread = v.(time.Duration) },
+		get: func(s *bench.Spec) any { return time.Duration(s.Simulate.Stages.SynthesisSpread) },
 	},
 	{
 		path: "simulate.gpu_start", kind: kindDuration, def: "0s", lo: atLeast(0),
 		doc: "GPU time of Backend.Start: uploads and the NTT region, after which a/b/c may be freed.",
 		set: func(s *bench.Spec, v any) { s.Simulate.Stages.GPUStart = v.(time.Duration) },
+		get: func(s *bench.Spec) any { return time.Duration(s.Simulate.Stages.GPUStart) },
 	},
 	{
 		path: "simulate.upload", kind: kindDuration, def: "0s", lo: atLeast(0),
 		doc: "Part of Backend.Start that copies the dataset to the device: it holds the GPU worker, not the device (the copy engine overlaps compute).",
 		set: func(s *bench.Spec, v any) { s.Simulate.Stages.Upload = v.(time.Duration) },
+		get: func(s *bench.Spec) any { return time.Duration(s.Simulate.Stages.Upload) },
 	},
 	{
 		path: "simulate.finalize", kind: kindDuration, def: "0s", lo: atLeast(0),
 		doc: "Time from Start's return to the proof: the MSMs and assembly.",
 		set: func(s *bench.Spec, v any) { s.Simulate.Stages.Finalize = v.(time.Duration) },
+		get: func(s *bench.Spec) any { return time.Duration(s.Simulate.Stages.Finalize) },
 	},
 	{
 		path: "simulate.abc_bytes", kind: kindSize, def: "0",
 		doc: "Bytes of one partition's a/b/c vectors.",
 		set: func(s *bench.Spec, v any) { s.Simulate.Stages.ABCBytes = v.(int64) },
+		get: func(s *bench.Spec) any { return int64(s.Simulate.Stages.ABCBytes) },
 	},
 	{
 		path: "simulate.wire_bytes", kind: kindSize, def: "0",
 		doc: "Bytes of one partition's wire assignment.",
 		set: func(s *bench.Spec, v any) { s.Simulate.Stages.WireBytes = v.(int64) },
+		get: func(s *bench.Spec) any { return int64(s.Simulate.Stages.WireBytes) },
 	},
 	{
 		path: "simulate.synthesis_bytes", kind: kindSize, def: "0",
 		doc: "Bytes a partition holds while it synthesizes (0: its whole dataset).",
 		set: func(s *bench.Spec, v any) { s.Simulate.Stages.SynthesisBytes = v.(int64) },
+		get: func(s *bench.Spec) any { return int64(s.Simulate.Stages.SynthesisBytes) },
 	},
 	{
 		path: "simulate.device_serial", kind: kindBool, def: "false",
 		doc: "A device runs one phase at a time, Start (gpu_start) or finalize, in arrival order, as a GPU stream does; the costs are then device time without queueing. Otherwise every phase runs at once.",
 		set: func(s *bench.Spec, v any) { s.Simulate.Stages.DeviceSerial = v.(bool) },
+		get: func(s *bench.Spec) any { return bool(s.Simulate.Stages.DeviceSerial) },
 	},
 	{
 		path: "simulate.host.memory", kind: kindSize, def: "0",
 		doc: "Host memory: a configuration whose predicted RSS passes it is reported out of memory.",
 		set: func(s *bench.Spec, v any) { s.Simulate.Host.Memory = v.(int64) },
+		get: func(s *bench.Spec) any { return int64(s.Simulate.Host.Memory) },
 	},
 	{
 		path: "simulate.host.baseline", kind: kindSize, def: "0",
 		doc: "RSS before any dataset: runtime and proving key.",
 		set: func(s *bench.Spec, v any) { s.Simulate.Host.Baseline = v.(int64) },
+		get: func(s *bench.Spec) any { return int64(s.Simulate.Host.Baseline) },
 	},
 	{
 		path: "simulate.host.cores", kind: kindInt, def: "0", lo: atLeast(0),
 		doc: "Partitions that synthesize at full speed at once; more share the cores.",
 		set: func(s *bench.Spec, v any) { s.Simulate.Host.Cores = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Simulate.Host.Cores) },
 	},
 	{
 		path: "simulate.host.devices", kind: kindInt, def: "0", lo: atLeast(0),
 		doc: "Number of GPUs.",
 		set: func(s *bench.Spec, v any) { s.Simulate.Host.Devices = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Simulate.Host.Devices) },
 	},
 	{
 		path: "simulate.host.gpu_speed", kind: kindFloat, def: "0", lo: atLeast(0),
 		doc: "GPU speed relative to the calibration's (2: twice as fast).",
 		set: func(s *bench.Spec, v any) { s.Simulate.Host.GPUSpeed = v.(float64) },
+		get: func(s *bench.Spec) any { return float64(s.Simulate.Host.GPUSpeed) },
 	},
 }
 

@@ -184,8 +184,8 @@ func TestErrorsLocateProblems(t *testing.T) {
 			[]string{"4:47: matrix[0].axes[workload.constraints][2]: 2^10 repeats the value 1024 (line 4)"}},
 		{"base sets a swept field", header + "matrix:\n  - name: m\n    base: {repeats: 2}\n    axes: {repeats: [1, 3]}\n",
 			[]string{"4:21: matrix[0].base.repeats: repeats is swept by axes (line 5), so this value is never used"}},
-		{"matrix too large", header + "matrix:\n  - name: m\n    axes:\n      workload.seed: [1,2,3,4,5,6,7,8,9,10]\n      workload.proofs: [1,2,3,4,5,6,7,8,9,10]\n      workload.partitions: [1,2,3,4,5,6,7,8,9,10,11]\n",
-			[]string{"3:5: matrix[0]: more than 1000 points"}},
+		{"matrix too large", header + "matrix:\n  - name: m\n    axes:\n      workload.seed: [1,2,3,4,5,6,7,8,9,10]\n      workload.proofs: {from: 1, to: 10, step: 1}\n      workload.partitions: {from: 1, to: 101, step: 1}\n",
+			[]string{"3:5: matrix[0]: more than 10000 points"}},
 
 		{"permits needed", header + "scenarios:\n  - name: a\n    pipeline: {strategy: hold, partition_workers: 0}\n",
 			[]string{"4:51: scenarios[0].pipeline.partition_workers: 0 is too few: the hold strategy needs at least 1 partition permit"}},

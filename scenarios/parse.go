@@ -16,8 +16,9 @@ import (
 const Version = 1
 
 // maxMatrixPoints bounds one matrix: more points than this is a typo in an
-// axis, not a sweep anyone would run on a real prover.
-const maxMatrixPoints = 1000
+// axis, not a sweep anyone would run, nor simulate in the seconds a search
+// is for (a 2^27-constraint configuration costs the simulator some 10 ms).
+const maxMatrixPoints = 10000
 
 // maxMergeDepth bounds chains of YAML merge keys (<<), which can otherwise
 // refer back to themselves.
@@ -256,7 +257,7 @@ func (p *parser) matrix(n *yaml.Node, path string) *matrixDecl {
 	return m
 }
 
-// axes reads a matrix's axes: field path -> list of values.
+// axes reads a matrix's axes: field path -> a list of values or a range.
 func (p *parser) axes(n *yaml.Node, path string) []*axis {
 	n = deref(n)
 	if n.Kind != yaml.MappingNode {
@@ -285,8 +286,14 @@ func (p *parser) axes(n *yaml.Node, path string) []*axis {
 		}
 		a := &axis{field: f, key: kv.key, path: apath}
 		vals := deref(kv.val)
+		if vals.Kind == yaml.MappingNode {
+			if a.values = p.rangeAxis(f, vals, apath); a.values != nil {
+				axes = append(axes, a)
+			}
+			continue
+		}
 		if vals.Kind != yaml.SequenceNode {
-			p.errorf(vals, apath, "want a list of values, such as [1, 4]; got %s", describe(vals))
+			p.errorf(vals, apath, "want a list of values, such as [1, 4], or a range, such as {from: 4, to: 16, step: 2}; got %s", describe(vals))
 			continue
 		}
 		if len(vals.Content) == 0 {

@@ -37,12 +37,7 @@ func Schema() []byte {
 
 	axes := map[string]any{}
 	for _, f := range fields {
-		axes[f.path] = map[string]any{
-			"type":        "array",
-			"minItems":    1,
-			"description": "Values of " + f.path + " to sweep.",
-			"items":       valueSchema(f),
-		}
+		axes[f.path] = axisSchema(f)
 	}
 
 	defs := map[string]any{
@@ -54,12 +49,15 @@ func Schema() []byte {
 			"base":        map[string]any{"$ref": "#/$defs/settings", "description": "Settings for every point, over the file's defaults."},
 			"axes": map[string]any{
 				"type":                 "object",
-				"description":          "Field path -> the values to sweep; every combination is one scenario.",
+				"description":          "Field path -> the values to sweep, a list or a range ({from, to, step} or {from, to, times}); every combination is one scenario.",
 				"minProperties":        1,
 				"additionalProperties": false,
 				"properties":           axes,
 				"patternProperties": map[string]any{
-					varAxisPattern: map[string]any{"type": "array", "minItems": 1, "description": "Values of a user variable to sweep.", "items": scalarSchema()},
+					varAxisPattern: map[string]any{"anyOf": []any{
+						map[string]any{"type": "array", "minItems": 1, "description": "Values of a user variable to sweep.", "items": scalarSchema()},
+						axisSchema(&field{path: "a user variable", kind: kindInt})["anyOf"].([]any)[1],
+					}, "description": "Values of a user variable to sweep: a list, or a range of integers."},
 				},
 			},
 		}, []string{"name", "axes"}),
@@ -130,6 +128,44 @@ func object(desc string, props map[string]any, required []string) map[string]any
 
 func nameSchema(desc string) map[string]any {
 	return map[string]any{"type": "string", "pattern": namePattern, "description": desc}
+}
+
+// axisSchema is the schema of one axis: a list of the field's values, or,
+// for numbers, sizes and durations, a range. The loader alone checks that
+// a range runs upwards and takes step or times, not both.
+func axisSchema(f *field) map[string]any {
+	list := map[string]any{
+		"type":        "array",
+		"minItems":    1,
+		"description": "Values of " + f.path + " to sweep.",
+		"items":       valueSchema(f),
+	}
+	props := map[string]any{
+		"from": withDescription(valueSchema(f), "First value."),
+		"to":   withDescription(valueSchema(f), "Last value, included when the steps land on it."),
+	}
+	switch f.kind {
+	case kindInt, kindSize, kindDuration:
+		props["times"] = map[string]any{"type": "integer", "minimum": 2, "description": "Factor between successive values (a geometric range)."}
+	case kindConstraints:
+		props["times"] = map[string]any{"type": "integer", "minimum": 2, "description": "Factor between successive values: a power of two keeps them powers of two."}
+	case kindFloat:
+		props["times"] = map[string]any{"type": "number", "exclusiveMinimum": 1, "description": "Factor between successive values (a geometric range)."}
+	default:
+		return list
+	}
+	if f.kind != kindConstraints {
+		step := valueSchema(&field{kind: f.kind})
+		props["step"] = withDescription(step, "Difference between successive values (an arithmetic range); greater than 0.")
+	}
+	rng := object(fmt.Sprintf("A range of %s: from, to, and step or times; at most %d values.", f.path, maxAxisValues), props, []string{"from", "to"})
+	rng["anyOf"] = []any{map[string]any{"required": []string{"step"}}, map[string]any{"required": []string{"times"}}}
+	return map[string]any{"anyOf": []any{list, rng}, "description": "Values of " + f.path + " to sweep: a list, or a range."}
+}
+
+func withDescription(s map[string]any, desc string) map[string]any {
+	s["description"] = desc
+	return s
 }
 
 // valueSchema is the schema of one value of a field.

@@ -2,8 +2,12 @@ package simulate
 
 import (
 	"cmp"
+	"context"
 	"fmt"
+	"runtime"
 	"slices"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/pipeline/sim"
@@ -17,28 +21,48 @@ type Candidate struct {
 	// OOM: the configuration runs out of the host's memory (or its
 	// memory_limit); it is never on the front nor the best.
 	OOM bool
+	// Spec is the configuration, in the slice given to Search.
+	Spec *bench.Spec
 }
 
-// Search simulates every spec without timelines: hundreds of
-// configurations in seconds.
-func Search(specs []bench.Spec, m *Model, hostMemory int64) ([]Candidate, error) {
-	out := make([]Candidate, 0, len(specs))
+// Search simulates every spec without timelines, on every core, and
+// returns the predictions in the order of specs: hundreds of
+// configurations in seconds. The first error stops it.
+func Search(ctx context.Context, specs []bench.Spec, m *Model, hostMemory int64) ([]Candidate, error) {
+	out := make([]Candidate, len(specs))
+	g, ctx := errgroup.WithContext(ctx)
+	g.SetLimit(runtime.GOMAXPROCS(0))
 	for i := range specs {
-		o, err := Options(&specs[i], m, hostMemory)
-		if err != nil {
-			return nil, err
-		}
-		res, err := sim.Run(o)
-		if err != nil {
-			return nil, fmt.Errorf("scenario %s (%s): %w", specs[i].Name, specs[i].Source, err)
-		}
-		c := Candidate{Name: specs[i].Name, PeakRSS: res.PeakRSS, OOM: res.OOM != nil}
-		if res.Report.ProofsDone > 0 {
-			c.SecondsPerProof = res.Report.Wall.Seconds() / float64(res.Report.ProofsDone)
-		}
-		out = append(out, c)
+		g.Go(func() error {
+			if err := ctx.Err(); err != nil {
+				return err
+			}
+			c, err := predict(&specs[i], m, hostMemory)
+			out[i] = c
+			return err
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
 	}
 	return out, nil
+}
+
+// predict simulates one configuration.
+func predict(spec *bench.Spec, m *Model, hostMemory int64) (Candidate, error) {
+	o, err := Options(spec, m, hostMemory)
+	if err != nil {
+		return Candidate{}, err
+	}
+	res, err := sim.Run(o)
+	if err != nil {
+		return Candidate{}, fmt.Errorf("scenario %s (%s): %w", spec.Name, spec.Source, err)
+	}
+	c := Candidate{Name: spec.Name, PeakRSS: res.PeakRSS, OOM: res.OOM != nil, Spec: spec}
+	if res.Report.ProofsDone > 0 {
+		c.SecondsPerProof = res.Report.Wall.Seconds() / float64(res.Report.ProofsDone)
+	}
+	return c, nil
 }
 
 // Front is the Pareto front of the configurations that fit: none of them

@@ -1,8 +1,13 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
+	"strings"
 
 	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/bench/results"
@@ -11,33 +16,160 @@ import (
 	"github.com/provebench/provebench/scenarios"
 )
 
-// runSearch simulates every configuration and prints the Pareto front of
-// throughput against peak memory, and the fastest under the memory cap.
-func runSearch(w io.Writer, specs []bench.Spec, m *simulate.Model, env results.Environment, capText string) error {
+// Files a search writes under -o.
+const (
+	searchCSVFile   = "search.csv"
+	searchFrontFile = "search-front.md"
+)
+
+// searchFlags are what --search reads of simulate's flags.
+type searchFlags struct {
+	memoryCap    string
+	out          string // "": print only
+	bestScenario string // "": none
+	scenarios    []string
+	calibration  []string
+}
+
+// runSearch simulates every configuration, prints the Pareto front of
+// throughput against peak memory and the fastest under the memory cap,
+// and writes what -o and --best-scenario ask for.
+func runSearch(ctx context.Context, w io.Writer, specs []bench.Spec, m *simulate.Model, env results.Environment, f searchFlags) error {
 	var memCap int64
-	if capText != "" {
+	if f.memoryCap != "" {
 		var err error
-		if memCap, err = scenarios.ParseSize(capText); err != nil {
+		if memCap, err = scenarios.ParseSize(f.memoryCap); err != nil {
 			return usagef("--memory-cap: %v", err)
 		}
 	}
-	found, err := simulate.Search(specs, m, int64(env.MemoryBytes))
+	if err := checkBestScenarioPath(f.bestScenario, f.scenarios); err != nil {
+		return err
+	}
+	found, err := simulate.Search(ctx, specs, m, int64(env.MemoryBytes))
 	if err != nil {
 		return usageError{err}
 	}
-	front := simulate.Front(found)
-	fmt.Fprintf(w, "%d configurations simulated; Pareto front of throughput against peak RSS:\n\n", len(found))
-	fmt.Fprintf(w, "%-60s %10s %12s\n", "configuration", "s/proof", "peak RSS")
-	for _, c := range front {
-		fmt.Fprintf(w, "%-60s %10.2f %12s\n", c.Name, c.SecondsPerProof, units.FormatBytes(c.PeakRSS))
-	}
-	if memCap > 0 {
-		best, ok := simulate.Best(found, memCap)
-		if !ok {
-			fmt.Fprintf(w, "\nno configuration stays under %s\n", units.FormatBytes(memCap))
-			return nil
+	r := simulate.NewSearchReport(found, memCap, f.scenarios, f.calibration)
+	printSearch(w, r)
+	var written []string
+	if f.out != "" {
+		files, err := writeSearchFiles(f.out, r)
+		if err != nil {
+			return err
 		}
-		fmt.Fprintf(w, "\nfastest under %s: %s at %.2f s/proof, peak RSS %s\n", units.FormatBytes(memCap), best.Name, best.SecondsPerProof, units.FormatBytes(best.PeakRSS))
+		written = append(written, files...)
+	}
+	if f.bestScenario != "" {
+		if r.Best == nil {
+			return fmt.Errorf("--best-scenario: no configuration to write: %s", noBest(r))
+		}
+		if err := writeBestScenario(f.bestScenario, r); err != nil {
+			return err
+		}
+		written = append(written, f.bestScenario)
+	}
+	if len(written) > 0 {
+		fmt.Fprintf(w, "\nwrote %s\n", strings.Join(written, ", "))
 	}
 	return nil
+}
+
+// printSearch prints the front and the best.
+func printSearch(w io.Writer, r *simulate.SearchReport) {
+	fmt.Fprintf(w, "%d configurations simulated; Pareto front of throughput against peak RSS:\n\n", len(r.Candidates))
+	width := 60
+	for _, c := range r.Front {
+		width = max(width, len(c.Name))
+	}
+	fmt.Fprintf(w, "%-*s %10s %12s\n", width, "configuration", "s/proof", "peak RSS")
+	for _, c := range r.Front {
+		fmt.Fprintf(w, "%-*s %10.2f %12s\n", width, c.Name, c.SecondsPerProof, units.FormatBytes(c.PeakRSS))
+	}
+	if r.Best == nil {
+		if r.MemoryCap > 0 {
+			fmt.Fprintf(w, "\n%s\n", noBest(r))
+		}
+		return
+	}
+	fmt.Fprintf(w, "\nfastest %s: %s at %.2f s/proof, peak RSS %s\n", capPhrase(r), r.Best.Name, r.Best.SecondsPerProof, units.FormatBytes(r.Best.PeakRSS))
+}
+
+// capPhrase says what the best had to fit.
+func capPhrase(r *simulate.SearchReport) string {
+	if r.MemoryCap > 0 {
+		return "under " + units.FormatBytes(r.MemoryCap)
+	}
+	return "that does not run out of memory"
+}
+
+func noBest(r *simulate.SearchReport) string {
+	if r.MemoryCap > 0 {
+		return "no configuration stays under " + units.FormatBytes(r.MemoryCap)
+	}
+	return "every configuration runs out of memory"
+}
+
+// writeSearchFiles writes the CSV of every prediction and the Markdown
+// front under dir.
+func writeSearchFiles(dir string, r *simulate.SearchReport) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, usagef("--out: %v", err)
+	}
+	var written []string
+	for _, out := range []struct {
+		name  string
+		write func(io.Writer) error
+	}{{searchCSVFile, r.WriteCSV}, {searchFrontFile, r.WriteMarkdown}} {
+		var b bytes.Buffer
+		if err := out.write(&b); err != nil {
+			return nil, fmt.Errorf("%s: %w", out.name, err)
+		}
+		path := filepath.Join(dir, out.name)
+		if err := results.WriteFile(path, b.Bytes()); err != nil {
+			return nil, err
+		}
+		written = append(written, path)
+	}
+	return written, nil
+}
+
+// checkBestScenarioPath refuses to write the best configuration over one
+// of the scenario files searched.
+func checkBestScenarioPath(path string, searched []string) error {
+	if path == "" {
+		return nil
+	}
+	abs, err := filepath.Abs(path)
+	if err != nil {
+		return usagef("--best-scenario: %v", err)
+	}
+	for _, s := range searched {
+		if a, err := filepath.Abs(s); err == nil && a == abs {
+			return usagef("--best-scenario %s is a scenario file being searched: name another file", path)
+		}
+	}
+	return nil
+}
+
+// writeBestScenario writes the best configuration as a scenario file that
+// provebench run runs as is, headed by what predicted it.
+func writeBestScenario(path string, r *simulate.SearchReport) error {
+	best := r.Best
+	comment := fmt.Sprintf(`%s: the fastest %s of %d configurations
+that provebench %s simulate --search predicted, over %s,
+%s.
+Predicted: %.2f s per proof, peak RSS %s (%d bytes).
+Every setting is explicit. Run it to check the prediction:
+  provebench run %s -o out/best`,
+		best.Name, capPhrase(r), len(r.Candidates), bench.ToolVersion(), strings.Join(r.Scenarios, ", "),
+		r.Calibrated(), best.SecondsPerProof, units.FormatBytes(best.PeakRSS), best.PeakRSS, path)
+	if len(r.Calibration) > 0 {
+		comment += fmt.Sprintf("\n  provebench simulate %s --calibration %s --check out/best/results.json -o out/best-sim",
+			path, strings.Join(r.Calibration, ","))
+	}
+	data, err := scenarios.Marshal(best.Spec, comment)
+	if err != nil {
+		return fmt.Errorf("--best-scenario: %w", err)
+	}
+	return results.WriteFile(path, data)
 }

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -18,14 +19,15 @@ import (
 )
 
 type simulateFlags struct {
-	out         string
-	calibration []string
-	explain     bool
-	noReport    bool
-	filter      string
-	search      bool
-	memoryCap   string
-	check       []string
+	out          string
+	calibration  []string
+	explain      bool
+	noReport     bool
+	filter       string
+	search       bool
+	memoryCap    string
+	bestScenario string
+	check        []string
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -53,28 +55,38 @@ as a memory-limit repetition with the time and counters at that moment.
 --check RESULTS.json prints the prediction of each configuration of other
 real runs beside what they measured.
 --search prints the predicted Pareto front of throughput against peak memory
-and the fastest configuration under --memory-cap.`,
+and the fastest configuration under --memory-cap, over every configuration
+of the files (matrix axes may be ranges, such as {from: 4, to: 18, step: 2}:
+hundreds of configurations in seconds); with -o it writes DIR/search.csv (every
+configuration's prediction) and DIR/search-front.md (the front), and
+--best-scenario FILE writes the fastest under the cap as a scenario file that
+provebench run runs as is.`,
 		Example: `  provebench simulate scenarios/cuzk-phase12.yaml -o out/cuzk
   provebench simulate scenarios/backpressure.yaml --calibration out/cal/results.json -o out/sim --explain
-  provebench simulate scenarios/cuzk-phase12.yaml --search --memory-cap 480GiB`,
+  provebench simulate scenarios/cuzk-phase12.yaml --search --memory-cap 480GiB
+  provebench simulate docs/results/cuzk-phase12-search.yaml --search --memory-cap 480GiB -o out/search --best-scenario out/best.yaml`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSimulate(cmd.OutOrStdout(), args, f)
+			return runSimulate(cmd.Context(), cmd.OutOrStdout(), args, f)
 		},
 	}
 	fl := c.Flags()
-	fl.StringVarP(&f.out, "out", "o", "", "output directory (default out/simulate-<date>-<time>)")
+	fl.StringVarP(&f.out, "out", "o", "", "output directory (default out/simulate-<date>-<time>; with --search, none: print only)")
 	fl.StringSliceVar(&f.calibration, "calibration", nil, "results.json of real runs to fit stage costs to (repeat or comma-separate)")
 	fl.BoolVar(&f.explain, "explain", false, "print the fitted model and its error on the calibration runs")
 	fl.BoolVar(&f.noReport, "no-report", false, "write results only, no report or plots")
 	fl.StringVar(&f.filter, "filter", "", "simulate only configurations whose name matches this regular expression")
-	fl.BoolVar(&f.search, "search", false, "print the Pareto front of throughput against peak memory and the best configuration under --memory-cap; writes nothing")
+	fl.BoolVar(&f.search, "search", false, "print the Pareto front of throughput against peak memory and the best configuration under --memory-cap; with -o, write search.csv and search-front.md there")
 	fl.StringSliceVar(&f.check, "check", nil, "results.json of real runs not used for calibration: print each configuration's prediction beside its measurement (Markdown)")
 	fl.StringVar(&f.memoryCap, "memory-cap", "", "with --search: the peak RSS the best configuration must stay under (such as 480GiB)")
+	fl.StringVar(&f.bestScenario, "best-scenario", "", "with --search: write the fastest configuration under --memory-cap to this scenario file, every setting explicit, for provebench run")
 	return c
 }
 
-func runSimulate(w io.Writer, args []string, f simulateFlags) error {
+func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlags) error {
+	if f.bestScenario != "" && !f.search {
+		return usagef("--best-scenario needs --search")
+	}
 	specs, err := loadSpecs(args)
 	if err != nil {
 		return usageError{err}
@@ -113,7 +125,10 @@ func runSimulate(w io.Writer, args []string, f simulateFlags) error {
 		fmt.Fprintln(w)
 	}
 	if f.search {
-		return runSearch(w, specs, model, env, f.memoryCap)
+		return runSearch(ctx, w, specs, model, env, searchFlags{
+			memoryCap: f.memoryCap, out: f.out, bestScenario: f.bestScenario,
+			scenarios: args, calibration: f.calibration,
+		})
 	}
 	doc, err := simulate.Document(specs, model, env, bench.ToolVersion())
 	if err != nil {
