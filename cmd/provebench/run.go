@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shirou/gopsutil/v4/mem"
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/bench"
@@ -43,6 +42,9 @@ type runFlags struct {
 	// calibration: results documents whose fitted model predicts each
 	// configuration's peak for the pre-flight check.
 	calibration []string
+	// noCalibrationCache: neither calibrate the pre-flight check on the
+	// cached runs of this host nor add this run to them.
+	noCalibrationCache bool
 }
 
 // defaultScenario is what `provebench run` runs without files.
@@ -101,6 +103,7 @@ on every host. provebench merge joins the shards' results.`,
 	fl.StringVar(&f.shard, "shard", "", "run shard k of n of the configurations (k/n, k from 1), or auto: $JOB_COMPLETION_INDEX+1 of --shard-count or $PROVEBENCH_SHARD_COUNT (see provebench merge)")
 	fl.IntVar(&f.shards, "shard-count", 0, "the number of shards, with --shard auto")
 	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results.json of this host (instead of the strategy's bound)")
+	fl.BoolVar(&f.noCalibrationCache, "no-calibration-cache", false, "pre-flight: neither predict from the cached runs of this host (take each strategy's bound) nor add this run to them")
 	fl.BoolVar(&f.force, "force", false, "run configurations the pre-flight check refuses (estimated peak RSS over memory_limit or the host's memory, key larger than the free disk)")
 	fl.BoolVar(&f.heapProf, "heap-profile", false, "write a heap profile (pprof) of each measured repetition at its Go heap's peak")
 	return c
@@ -236,17 +239,10 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	} else if f.shards != 0 {
 		return usagef("--shard-count: goes with --shard auto")
 	}
+	env := bench.HostEnvironment(ctx)
 	if !f.force {
-		var hostMemory int64
-		if vm, err := mem.VirtualMemoryWithContext(ctx); err == nil {
-			hostMemory = int64(vm.Total)
-		}
-		predict, err := preflightPredictor(f.calibration)
-		if err != nil {
-			return usageError{err}
-		}
-		if err := bench.Preflight(specs, hostMemory, f.cacheDir, predict); err != nil {
-			return usageError{fmt.Errorf("pre-flight: %w", err)}
+		if err := preflight(ctx, w, specs, env, f); err != nil {
+			return err
 		}
 	}
 	for _, s := range specs {
@@ -273,7 +269,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		Exe:      exe,
 		OutDir:   f.out,
 		CacheDir: f.cacheDir,
-		Env:      bench.HostEnvironment(ctx),
+		Env:      env,
 		Progress: bench.NewProgress(w, isTerminal(w)),
 		Log:      w,
 		Warn:     os.Stderr,
@@ -320,6 +316,9 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 				written = append(written, filepath.Join(f.out, r.HeapProfile))
 			}
 		}
+	}
+	if !f.noCalibrationCache {
+		written = append(written, storeCalibration(doc, f.cacheDir)...)
 	}
 	printRunSummary(w, doc, written)
 	if interrupted {
