@@ -76,6 +76,12 @@ type Predictor func(s *Spec) (peakRSS int64, from string, err error)
 // configuration: no calibration of its backend, say.
 var ErrNoPrediction = errors.New("no prediction")
 
+// NoPredictionReason is the reason an error wrapping ErrNoPrediction
+// gives, without the sentinel's words.
+func NoPredictionReason(err error) string {
+	return strings.TrimPrefix(err.Error(), ErrNoPrediction.Error()+": ")
+}
+
 // Check is what the pre-flight check holds one configuration to.
 type Check struct {
 	Name, Source string
@@ -151,7 +157,7 @@ func check(s *Spec, e Estimate, predict Predictor) (Check, error) {
 	}
 	peak, from, err := predict(s)
 	if errors.Is(err, ErrNoPrediction) {
-		why := strings.TrimPrefix(err.Error(), ErrNoPrediction.Error()+": ")
+		why := NoPredictionReason(err)
 		c.Basis, c.What = fmt.Sprintf("%s (%s)", BoundBasis, why), bound("; "+why)
 		return c, nil
 	}

@@ -205,3 +205,21 @@ func (c Cache) Files(env results.Environment, backend string) ([]string, error) 
 	}
 	return files, nil
 }
+
+// Backends lists the backends a host has documents of, by name.
+func (c Cache) Backends(env results.Environment) ([]string, error) {
+	entries, err := os.ReadDir(filepath.Join(c.Dir, HostKey(env)))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("calibration cache: %w", err)
+	}
+	var names []string
+	for _, e := range entries {
+		if e.IsDir() && !strings.HasPrefix(e.Name(), ".") {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
+}

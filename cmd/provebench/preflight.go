@@ -112,13 +112,17 @@ func calibrateCached(c calibcache.Cache, env results.Environment, backend string
 	if len(sizes) < 2 {
 		return nil, "", fmt.Errorf("%w: the cached runs of the %s backend measured one size (%s constraints), a calibration needs two", bench.ErrNoPrediction, backend, pow2(sizes[0]))
 	}
-	n := fmt.Sprintf("%d cached runs", len(runs))
-	if len(runs) == 1 {
-		n = "1 cached run"
-	}
 	from := fmt.Sprintf("predicted from %s of this host, %s backend, calibrated at %s..%s constraints",
-		n, backend, pow2(sizes[0]), pow2(sizes[len(sizes)-1]))
+		cachedRuns(len(runs)), backend, pow2(sizes[0]), pow2(sizes[len(sizes)-1]))
 	return model, from, nil
+}
+
+// cachedRuns counts cached runs in words.
+func cachedRuns(n int) string {
+	if n == 1 {
+		return "1 cached run"
+	}
+	return fmt.Sprintf("%d cached runs", n)
 }
 
 // pow2 writes constraints, a power of two, as 2^k.

@@ -166,3 +166,21 @@ func TestPreflightRefusesPoRepSizeWithACachedCalibration(t *testing.T) {
 		t.Fatalf("pre-flight of a PoRep-sized scenario with a cached calibration: %v", err)
 	}
 }
+
+func TestCalibrationShowsTheCache(t *testing.T) {
+	keys := filepath.Join(t.TempDir(), "keys")
+	var w bytes.Buffer
+	if err := runCalibration(context.Background(), &w, keys, false); err != nil || !strings.Contains(w.String(), "no cached run of this host") {
+		t.Fatalf("an empty cache: %v\n%s", err, w.String())
+	}
+	cacheFixture(t, keys, allScenarios)
+	w.Reset()
+	if err := runCalibration(context.Background(), &w, keys, true); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"cpu backend: 1 cached run", "pre-flight: predicted from 1 cached run of this host", "baseline RSS"} {
+		if !strings.Contains(w.String(), want) {
+			t.Errorf("calibration --explain does not say %q:\n%s", want, w.String())
+		}
+	}
+}
