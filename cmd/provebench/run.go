@@ -65,11 +65,14 @@ Without files it runs the embedded ` + defaultScenario + ` scenarios; an embedde
 can also be named as embedded:NAME (` + strings.Join(scenarios.EmbeddedNames(), ", ") + `).
 
 Before anything runs or is written, a pre-flight check estimates each
-configuration's peak RSS (runtime + proving key + the datasets its strategy
-lets live at once, or with --calibration the simulator's prediction) and
-the size of any key still to generate, and refuses
-(exit 2, with the estimates) when one exceeds its memory_limit, the host's
-memory or the free disk of the key cache; --force runs anyway.
+configuration's peak RSS and the size of any key still to generate, and
+refuses (exit 2, with the estimates) when one exceeds its memory_limit, the
+host's memory or the free disk of the key cache; --force runs anyway. The
+peak is the simulator's prediction calibrated on --calibration, else on this
+host's cached runs of the configuration's backend (every run adds its results
+to the calibration cache, the newest 8 per host and backend kept: see
+provebench calibration), never less than the key and one dataset; else the
+bound its strategy implies (runtime + key + the datasets it lets live at once).
 
 Exit status: 0 when every repetition ran (memory-limit and timeout are
 measurements, not failures), 1 when a repetition failed or crashed, 2 on bad
@@ -102,7 +105,7 @@ on every host. provebench merge joins the shards' results.`,
 	fl.DurationVar(&f.interval, "sample-interval", 0, "override every scenario's sampling interval (>= 1ms, e.g. 10ms)")
 	fl.StringVar(&f.shard, "shard", "", "run shard k of n of the configurations (k/n, k from 1), or auto: $JOB_COMPLETION_INDEX+1 of --shard-count or $PROVEBENCH_SHARD_COUNT (see provebench merge)")
 	fl.IntVar(&f.shards, "shard-count", 0, "the number of shards, with --shard auto")
-	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results.json of this host (instead of the strategy's bound)")
+	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results.json of this host (instead of the cached runs or the strategy's bound)")
 	fl.BoolVar(&f.noCalibrationCache, "no-calibration-cache", false, "pre-flight: neither predict from the cached runs of this host (take each strategy's bound) nor add this run to them")
 	fl.BoolVar(&f.force, "force", false, "run configurations the pre-flight check refuses (estimated peak RSS over memory_limit or the host's memory, key larger than the free disk)")
 	fl.BoolVar(&f.heapProf, "heap-profile", false, "write a heap profile (pprof) of each measured repetition at its Go heap's peak")
