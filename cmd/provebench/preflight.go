@@ -70,6 +70,9 @@ func cachedPredictor(c calibcache.Cache, env results.Environment) bench.Predicto
 	}
 	byBackend := map[string]calibration{}
 	return func(s *bench.Spec) (int64, string, error) {
+		if s.IsExec() {
+			return 0, "", fmt.Errorf("%w: an external prover is not what the cached runs measured", bench.ErrNoPrediction)
+		}
 		cal, ok := byBackend[s.Backend]
 		if !ok {
 			cal.model, cal.from, cal.err = calibrateCached(c, env, s.Backend)
@@ -162,7 +165,11 @@ func printPreflight(w io.Writer, checks []bench.Check) {
 	}
 	for _, b := range bases {
 		l := largest[b]
-		fmt.Fprintf(w, "pre-flight: %d configurations up to %s of peak RSS (%s), %s\n", count[b], units.FormatBytes(l.PeakRSS), l.Name, b)
+		what := fmt.Sprintf("%d configurations up to", count[b])
+		if count[b] == 1 {
+			what = "1 configuration,"
+		}
+		fmt.Fprintf(w, "pre-flight: %s %s of peak RSS (%s), %s\n", what, units.FormatBytes(l.PeakRSS), l.Name, b)
 	}
 }
 

@@ -184,3 +184,23 @@ func TestCalibrationShowsTheCache(t *testing.T) {
 		}
 	}
 }
+
+func TestRunSurvivesACacheItCannotWrite(t *testing.T) {
+	dir := t.TempDir()
+	keys := filepath.Join(dir, "keys")
+	t.Setenv("PROVEBENCH_CACHE", keys)
+	// A file where the calibration folder should be: neither read nor
+	// written, and the run goes on.
+	if err := os.MkdirAll(keys, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, keys, "calibration", "not a folder")
+	scen := writeFile(t, dir, "s.yaml", tinyScenario)
+	out := filepath.Join(dir, "out")
+	if code := run(t, "run", scen, "-o", out, "--no-report", "--repeat", "1"); code != exitOK {
+		t.Fatalf("run with an unwritable calibration cache exited %d, want %d", code, exitOK)
+	}
+	if _, err := results.Read(filepath.Join(out, "results.json")); err != nil {
+		t.Fatal(err)
+	}
+}
