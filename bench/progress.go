@@ -54,39 +54,69 @@ type lineProgress struct {
 	leftAfter time.Duration
 }
 
-// etaEstimate estimates the time left from finished repetitions: the
-// current configuration's remaining ones at its own mean duration (key
-// loading and child start included), the configurations after it at the
-// mean over every repetition so far. It is wrong by as much as the
-// configurations differ, and says nothing until one repetition finished.
+// etaEstimate estimates the time left from finished repetitions: each
+// configuration seen so far has its remaining repetitions at its own mean
+// duration (key loading and child start included), the configurations not
+// seen yet theirs at the mean over every repetition so far. It holds
+// whichever order the repetitions run in (one configuration after another,
+// or interleaved), is wrong by as much as the configurations differ, and
+// says nothing until one repetition finished.
 type etaEstimate struct {
-	all, cur    time.Duration // summed durations: every repetition, this configuration's
-	nAll, nCur  int
-	curScenario string
+	all     time.Duration // summed durations of every repetition
+	nAll    int
+	configs map[string]*configETA
 }
 
-func (e *etaEstimate) finished(scenario string, d time.Duration) {
-	if scenario != e.curScenario {
-		e.curScenario, e.cur, e.nCur = scenario, 0, 0
+// configETA is one configuration's share of the estimate.
+type configETA struct {
+	planned, done int // warm-ups included
+	sum           time.Duration
+}
+
+// config returns spec's record, made on first sight.
+func (e *etaEstimate) config(spec *Spec) *configETA {
+	if e.configs == nil {
+		e.configs = make(map[string]*configETA)
 	}
-	e.all += d
-	e.cur += d
-	e.nAll++
-	e.nCur++
+	c, ok := e.configs[spec.Name]
+	if !ok {
+		c = &configETA{planned: spec.Warmups + spec.Repeats}
+		e.configs[spec.Name] = c
+	}
+	return c
 }
 
-// left estimates the time for curLeft more repetitions of the scenario
-// and laterLeft of the ones after it; false before any finished.
-func (e *etaEstimate) left(scenario string, curLeft, laterLeft int) (time.Duration, bool) {
+func (e *etaEstimate) finished(spec *Spec, d time.Duration) {
+	c := e.config(spec)
+	c.done++
+	c.sum += d
+	e.all += d
+	e.nAll++
+}
+
+// mean is a configuration's mean duration, the overall one before any of
+// its own finished.
+func (e *etaEstimate) mean(c *configETA) time.Duration {
+	if c.done > 0 {
+		return c.sum / time.Duration(c.done)
+	}
+	return e.all / time.Duration(e.nAll)
+}
+
+// left estimates the time for the remaining repetitions of the run, which
+// are not finished yet (the one running included); false before any
+// finished.
+func (e *etaEstimate) left(remaining int) (time.Duration, bool) {
 	if e.nAll == 0 {
 		return 0, false
 	}
-	meanAll := e.all / time.Duration(e.nAll)
-	meanCur := meanAll
-	if scenario == e.curScenario && e.nCur > 0 {
-		meanCur = e.cur / time.Duration(e.nCur)
+	var d time.Duration
+	for _, c := range e.configs {
+		n := max(c.planned-c.done, 0)
+		d += time.Duration(n) * e.mean(c)
+		remaining -= n
 	}
-	return time.Duration(curLeft)*meanCur + time.Duration(laterLeft)*meanAll, true
+	return d + time.Duration(max(remaining, 0))*(e.all/time.Duration(e.nAll)), true
 }
 
 // formatLeft writes an estimate to the second ("2m10s left").
@@ -105,18 +135,16 @@ func (p *lineProgress) RepetitionStart(spec *Spec, idx int, warmup bool) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	kind := fmt.Sprintf("rep %d/%d", idx+1, spec.Repeats)
-	pos := spec.Warmups + idx // repetitions of this configuration before this one
 	if warmup {
 		kind = fmt.Sprintf("warm-up %d/%d", idx+1, spec.Warmups)
-		pos = idx
 	}
 	p.label = fmt.Sprintf("[%d/%d] %s %s", p.done+1, p.total, spec.Name, kind)
 	p.repStart = p.now()
-	curLeft := spec.Warmups + spec.Repeats - pos
+	cur := p.eta.config(spec)
 	p.left = -1
-	if d, ok := p.eta.left(spec.Name, curLeft, max(p.total-p.done-curLeft, 0)); ok {
+	if d, ok := p.eta.left(p.total - p.done); ok {
 		p.left = d
-		p.leftAfter, _ = p.eta.left(spec.Name, curLeft-1, max(p.total-p.done-curLeft, 0))
+		p.leftAfter = max(d-p.eta.mean(cur), 0)
 	}
 }
 
@@ -138,7 +166,7 @@ func (p *lineProgress) RepetitionEnd(spec *Spec, rep *results.Repetition) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.done++
-	p.eta.finished(spec.Name, p.now().Sub(p.repStart))
+	p.eta.finished(spec, p.now().Sub(p.repStart))
 	if p.terminal {
 		fmt.Fprint(p.w, "\r\033[K")
 	}
@@ -150,15 +178,7 @@ func (p *lineProgress) RepetitionEnd(spec *Spec, rep *results.Repetition) {
 		line += ": " + rep.Error
 	}
 	if p.done < p.total {
-		kind := spec.Warmups + spec.Repeats
-		// This configuration's repetitions left: those after this one.
-		curLeft := 0
-		if rep.Warmup {
-			curLeft = kind - rep.Index - 1
-		} else {
-			curLeft = spec.Repeats - rep.Index - 1
-		}
-		if d, ok := p.eta.left(spec.Name, curLeft, max(p.total-p.done-curLeft, 0)); ok {
+		if d, ok := p.eta.left(p.total - p.done); ok {
 			line += "  (" + formatLeft(d) + ")"
 		}
 	}

@@ -53,6 +53,10 @@ type Runner struct {
 	Progress Progress
 	// Log receives messages such as key generation; nil for silence.
 	Log io.Writer
+	// Interleave runs the measured repetitions in rounds over the
+	// configurations instead of one configuration after another (see
+	// runOrder), and records RunOrder interleaved in the document.
+	Interleave bool
 	// HeapProfiles asks every measured repetition's child for a heap
 	// profile (pprof) at its Go heap's peak, written into OutDir.
 	HeapProfiles bool
@@ -77,11 +81,13 @@ func (r *Runner) warnf(format string, args ...any) {
 // ResultsFile is the name of the results document in the output directory.
 const ResultsFile = "results.json"
 
-// Run runs every spec's warm-ups and repetitions in order and returns the
-// results document, which it also keeps up to date on disk: a run killed at
-// any moment leaves every finished repetition in OutDir/results.json. When
-// ctx is cancelled the repetition in flight is recorded as cancelled, the
-// document is written with Complete false, and Run returns ctx's error.
+// Run runs every spec's warm-ups and repetitions, one configuration after
+// another or, with Interleave, in rounds, and returns the results document
+// (its scenarios in the specs' order either way), which it also keeps up to
+// date on disk: a run killed at any moment leaves every finished
+// repetition in OutDir/results.json. When ctx is cancelled the repetition
+// in flight is recorded as cancelled, the document is written with
+// Complete false, and Run returns ctx's error.
 //
 // An output directory that cannot be written fails, wrapping ErrOutDir,
 // before any work (callers hold its lock: LockOutDir). A results
@@ -104,64 +110,109 @@ func (r *Runner) Run(ctx context.Context, specs []Spec) (*results.Run, error) {
 		ScenarioFiles: r.ScenarioFiles,
 		Shard:         r.Shard,
 	}
+	if r.Interleave {
+		doc.RunOrder = results.RunOrderInterleaved
+	}
 	path := filepath.Join(r.OutDir, ResultsFile)
 	if err := results.Write(path, doc); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOutDir, err)
 	}
-	save := r.saver(path, doc)
-	progress := r.Progress
-	if progress == nil {
-		progress = nopProgress{}
+	sw := &sweep{r: r, specs: specs, doc: doc, save: r.saver(path, doc), progress: r.Progress}
+	if sw.progress == nil {
+		sw.progress = nopProgress{}
 	}
-	total := 0
-	for _, s := range specs {
-		total += s.Warmups + s.Repeats
+	order := runOrder(specs, r.Interleave)
+	sw.progress.Begin(len(specs), len(order))
+	for _, st := range order {
+		if err := sw.startThrough(ctx, st.config); err != nil {
+			return r.stopped(ctx, doc, err)
+		}
+		if sw.drivers[st.config] == nil {
+			continue // its prepare failed, which is recorded
+		}
+		sw.repetition(ctx, st)
+		if ctx.Err() != nil {
+			return r.interrupted(ctx, doc)
+		}
 	}
-	progress.Begin(len(specs), total)
-
-	for i := range specs {
-		spec := &specs[i]
-		sc, err := newScenario(spec)
-		if err != nil {
-			return doc, err
-		}
-		doc.Scenarios = append(doc.Scenarios, sc)
-		cur := &doc.Scenarios[len(doc.Scenarios)-1]
-		drv := r.driverFor(spec)
-		if err := drv.prepare(ctx, spec, cur); err != nil {
-			if ctx.Err() != nil {
-				return r.interrupted(ctx, doc)
-			}
-			// A key that cannot be made fails this scenario, not the sweep.
-			cur.Repetitions = append(cur.Repetitions, results.Repetition{
-				Status: results.StatusFailed, Error: err.Error(), StartedAt: time.Now().UTC(),
-			})
-			progress.Fail(spec.Name, err)
-			_ = save()
-			continue
-		}
-		for k := 0; k < spec.Warmups+spec.Repeats; k++ {
-			warm := k < spec.Warmups
-			idx := k
-			if !warm {
-				idx = k - spec.Warmups
-			}
-			progress.RepetitionStart(spec, idx, warm)
-			rep := drv.repetition(ctx, spec, idx, warm, progress)
-			cur.Repetitions = append(cur.Repetitions, rep)
-			if rep.Verifiable {
-				cur.Verifiable = true
-			}
-			progress.RepetitionEnd(spec, &rep)
-			_ = save()
-			if ctx.Err() != nil {
-				return r.interrupted(ctx, doc)
-			}
-		}
+	// Configurations with nothing to run are recorded all the same.
+	if err := sw.startThrough(ctx, len(specs)-1); err != nil {
+		return r.stopped(ctx, doc, err)
 	}
 	doc.Complete = true
 	doc.FinishedAt = time.Now().UTC()
 	return doc, r.finalSave(path, doc)
+}
+
+// sweep is a run in progress: the specs, the document that records them,
+// and the drivers of the configurations started so far.
+type sweep struct {
+	r        *Runner
+	specs    []Spec
+	doc      *results.Run
+	save     func() error
+	progress Progress
+	// drivers[i] runs specs[i]; nil when its prepare failed. Its length
+	// is the number of configurations started.
+	drivers []driver
+}
+
+// startThrough starts, in declared order, every configuration up to
+// specs[c] not started yet: its record in the document, then its driver's
+// prepare (a proving key). Starting in declared order whatever order the
+// repetitions run in keeps doc.Scenarios[i] the record of specs[i], so the
+// document's layout never depends on the run order. A prepare that fails
+// fails its configuration, recorded as a failed repetition, not the sweep;
+// the error returned is the run's end (an interrupt, a spec that cannot be
+// recorded).
+func (s *sweep) startThrough(ctx context.Context, c int) error {
+	for i := len(s.drivers); i <= c; i++ {
+		spec := &s.specs[i]
+		sc, err := newScenario(spec)
+		if err != nil {
+			return err
+		}
+		s.doc.Scenarios = append(s.doc.Scenarios, sc)
+		drv := s.r.driverFor(spec)
+		if err := drv.prepare(ctx, spec, &s.doc.Scenarios[i]); err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			cur := &s.doc.Scenarios[i]
+			cur.Repetitions = append(cur.Repetitions, results.Repetition{
+				Status: results.StatusFailed, Error: err.Error(), StartedAt: time.Now().UTC(),
+			})
+			s.progress.Fail(spec.Name, err)
+			_ = s.save()
+			drv = nil
+		}
+		s.drivers = append(s.drivers, drv)
+	}
+	return nil
+}
+
+// repetition runs one step of a started configuration, records it and
+// saves the document.
+func (s *sweep) repetition(ctx context.Context, st step) {
+	spec := &s.specs[st.config]
+	s.progress.RepetitionStart(spec, st.index, st.warmup)
+	rep := s.drivers[st.config].repetition(ctx, spec, st.index, st.warmup, s.progress)
+	cur := &s.doc.Scenarios[st.config]
+	cur.Repetitions = append(cur.Repetitions, rep)
+	if rep.Verifiable {
+		cur.Verifiable = true
+	}
+	s.progress.RepetitionEnd(spec, &rep)
+	_ = s.save()
+}
+
+// stopped ends a run that startThrough could not go on with: an interrupt
+// saves what finished; any other error returns the document as it is.
+func (r *Runner) stopped(ctx context.Context, doc *results.Run, err error) (*results.Run, error) {
+	if ctx.Err() != nil {
+		return r.interrupted(ctx, doc)
+	}
+	return doc, err
 }
 
 // saver returns the mid-sweep save: a failure is reported once and the

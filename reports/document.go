@@ -238,11 +238,15 @@ func runMeta(run *results.Run) []string {
 			gpus += ", driver " + env.DriverVersion
 		}
 	}
+	configs := fmt.Sprintf("Configurations: %d; backend %s", len(run.Scenarios), orUnknown(backends(run)))
+	if run.RunOrder == results.RunOrderInterleaved {
+		configs += "; repetitions interleaved (run in rounds over the configurations)"
+	}
 	return append([]string{
 		fmt.Sprintf("Run: %s; %s (%s)", tool, when, state),
 		host,
 		gpus,
-		fmt.Sprintf("Configurations: %d; backend %s", len(run.Scenarios), orUnknown(backends(run))),
+		configs,
 	}, hostsMeta(run)...)
 }
 

@@ -11,7 +11,8 @@
 // in UTC, so that names sort oldest first, and <schema> the results schema
 // the document was written in: a reader of another schema skips it without
 // opening it. Each document is the run's own, less the scenarios a
-// calibration cannot use (exec drivers, other backends, none measured).
+// calibration cannot use (exec drivers, other backends, none measured) and
+// its shard record.
 // The newest Keep documents of a host and backend are kept.
 package calibcache
 
@@ -103,6 +104,9 @@ func (c Cache) Store(doc *results.Run) ([]string, error) {
 	for _, b := range backends {
 		one := *doc
 		one.Scenarios = byBackend[b]
+		// A shard's positions index its scenarios, which this copy may
+		// have fewer of; a calibration does not read them.
+		one.Shard = nil
 		p, err := c.store(&one, b)
 		if err != nil {
 			errs = append(errs, err)

@@ -54,3 +54,27 @@ func TestScopedNamesPair(t *testing.T) {
 		t.Fatalf("unscoped documents: missing %v", m)
 	}
 }
+
+// provebench ab pairs the configurations its sides share by name, and the
+// sides may come from different scenario files (release in base.yaml
+// against hold in new.yaml): a paired comparison pairs by name, where
+// stored runs of different files share nothing.
+func TestPairedSidesOfDifferentFilesPairByName(t *testing.T) {
+	s := func(name string) shape { return shape{name: name, strategy: "hold", repeats: 10, pps: 10, noise: 0.01} }
+	base, cur := makeRun(t, 1, s("hold-cost"), s("hold-fix")), makeRun(t, 2, s("hold-cost"), s("hold-fix"))
+	for i := range base.Scenarios {
+		base.Scenarios[i].File, cur.Scenarios[i].File = "ab-base", "ab-new"
+	}
+	rep, err := compare.Compare(base, cur, compare.Options{Paired: true})
+	if err != nil {
+		t.Fatalf("paired sides of different files: %v", err)
+	}
+	for _, sc := range rep.Scenarios {
+		if sc.Verdict == compare.Added || sc.Verdict == compare.Missing {
+			t.Errorf("%s: %s, want it compared", sc.Name, sc.Verdict)
+		}
+	}
+	if _, err := compare.Compare(base, cur, compare.Options{}); err == nil {
+		t.Error("stored runs of different files compared; want no scenario in common")
+	}
+}

@@ -33,6 +33,12 @@ type Run struct {
 	// in the order given, with a hash of their content: merge refuses
 	// shards of different files.
 	ScenarioFiles []ScenarioFile `json:"scenario_files,omitempty"`
+	// RunOrder is the order the repetitions ran in: empty for one
+	// configuration after another, RunOrderInterleaved for rounds over
+	// the configurations (run --interleave). Scenarios are in declared
+	// order either way. A merged document has the shards' order when they
+	// all agree, else none: each of Shards then has its own.
+	RunOrder string `json:"run_order,omitempty"`
 	// Shard is set when this run ran one shard of a sweep (run --shard).
 	Shard *Shard `json:"shard,omitempty"`
 	// Shards is set on a document merged from shards (provebench merge):
@@ -44,6 +50,13 @@ type Run struct {
 	Simulated *Simulation `json:"simulated,omitempty"`
 	Scenarios []Scenario  `json:"scenarios"`
 }
+
+// RunOrderInterleaved is Run.RunOrder of a run whose measured repetitions
+// ran in rounds: repetition 1 of every configuration, then repetition 2 of
+// every one, and so on, each configuration's warm-ups right before its
+// first measured repetition; a drifting host then slows every
+// configuration alike.
+const RunOrderInterleaved = "interleaved"
 
 // Simulation says where a simulated document's figures come from.
 type Simulation struct {
@@ -72,7 +85,7 @@ type Shard struct {
 	// Configurations is the number of configurations in the whole sweep.
 	Configurations int `json:"configurations"`
 	// Positions are the sweep positions of this shard's configurations,
-	// in run order: Scenarios[i] is at Positions[i] (an interrupted run
+	// in the shard's order: Scenarios[i] is at Positions[i] (an interrupted run
 	// has fewer scenarios than positions).
 	Positions []int `json:"positions"`
 	// Plan is a hash of the whole sweep (every configuration's name and
@@ -89,6 +102,8 @@ type ShardRun struct {
 	FinishedAt  time.Time   `json:"finished_at,omitzero"`
 	Complete    bool        `json:"complete"`
 	Environment Environment `json:"environment"`
+	// RunOrder is the shard's Run.RunOrder.
+	RunOrder string `json:"run_order,omitempty"`
 }
 
 // Environment describes the host the run measured.

@@ -22,9 +22,9 @@ var ErrEmpty = fmt.Errorf("no scenarios (%w)", ErrInvalid)
 
 // Validate checks what readers rely on: scenarios present (a shard may be
 // empty: with more shards than configurations some get none, and merge
-// takes them), named and unique; every status known; every figure finite
-// and not negative; every series column as long as its time axis. It lists
-// every problem found.
+// takes them), named and unique; the run order and every status known;
+// every figure finite and not negative; every series column as long as its
+// time axis. It lists every problem found.
 func (r *Run) Validate() error {
 	if len(r.Scenarios) == 0 {
 		if r.Shard != nil {
@@ -35,6 +35,9 @@ func (r *Run) Validate() error {
 	var errs []error
 	add := func(path, format string, args ...any) {
 		errs = append(errs, fmt.Errorf("%s: %s", path, fmt.Sprintf(format, args...)))
+	}
+	if r.RunOrder != "" && r.RunOrder != RunOrderInterleaved {
+		add("run_order", "%q is not %q (or absent, for sequential)", r.RunOrder, RunOrderInterleaved)
 	}
 	seen := make(map[string]int)
 	for i := range r.Scenarios {

@@ -52,6 +52,7 @@ func TestDecodeValidates(t *testing.T) {
 			"series.gpu_memory_bytes: 1 values for 3 times"},
 		{"negative figure", func(r *Run) { r.Scenarios[0].Repetitions[0].WallSeconds = -1 }, "wall_seconds: -1 is not a figure"},
 		{"unnamed", func(r *Run) { r.Scenarios[0].Name = "" }, "scenarios[0].name: missing"},
+		{"unknown run order", func(r *Run) { r.RunOrder = "shuffled" }, `run_order: "shuffled" is not "interleaved"`},
 		{"duplicate", func(r *Run) { r.Scenarios = append(r.Scenarios, r.Scenarios[0]) }, `scenarios[1].name: "a" already names scenarios[0]`},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

@@ -195,7 +195,9 @@ func join(in []Input, all bool) *results.Run {
 		Complete:      all,
 		Environment:   first.Environment,
 		ScenarioFiles: first.ScenarioFiles,
-		Scenarios:     []results.Scenario{},
+		// The shards' order when they agree; each shard keeps its own.
+		RunOrder:  first.RunOrder,
+		Scenarios: []results.Scenario{},
 	}
 	type placed struct {
 		pos int
@@ -207,8 +209,11 @@ func join(in []Input, all bool) *results.Run {
 		out.Shards = append(out.Shards, results.ShardRun{
 			Index: r.Shard.Index, Count: r.Shard.Count,
 			StartedAt: r.StartedAt, FinishedAt: r.FinishedAt, Complete: r.Complete,
-			Environment: r.Environment,
+			Environment: r.Environment, RunOrder: r.RunOrder,
 		})
+		if r.RunOrder != out.RunOrder {
+			out.RunOrder = ""
+		}
 		if r.StartedAt.Before(out.StartedAt) {
 			out.StartedAt = r.StartedAt
 		}

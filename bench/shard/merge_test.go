@@ -150,6 +150,29 @@ func TestMergeSameContentOtherPath(t *testing.T) {
 	}
 }
 
+// The merged document has the shards' run order when they agree, none when
+// they differ; each shard keeps its own.
+func TestMergeRunOrder(t *testing.T) {
+	in := shardDocs(t, specs(4), 2)
+	for _, x := range in {
+		x.Run.RunOrder = results.RunOrderInterleaved
+	}
+	doc, err := Merge(in, MergeOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if doc.RunOrder != results.RunOrderInterleaved || doc.Shards[1].RunOrder != results.RunOrderInterleaved {
+		t.Fatalf("merged run order %q, shard 2's %q", doc.RunOrder, doc.Shards[1].RunOrder)
+	}
+	in[0].Run.RunOrder = ""
+	if doc, err = Merge(in, MergeOptions{}); err != nil {
+		t.Fatal(err)
+	}
+	if doc.RunOrder != "" || doc.Shards[0].RunOrder != "" || doc.Shards[1].RunOrder != results.RunOrderInterleaved {
+		t.Fatalf("mixed shards: merged run order %q, shards %q and %q", doc.RunOrder, doc.Shards[0].RunOrder, doc.Shards[1].RunOrder)
+	}
+}
+
 func TestMergeAllowMissingAndIncomplete(t *testing.T) {
 	in := shardDocs(t, specs(7), 3)
 	doc, err := Merge([]Input{in[2], in[0]}, MergeOptions{AllowMissing: true})

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"math"
 	"slices"
 	"strings"
@@ -18,6 +19,7 @@ import (
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/sim"
 )
 
 // Point is one calibration configuration: the means of its measured
@@ -27,9 +29,16 @@ type Point struct {
 	Scenario string     `json:"scenario"`
 	Spec     bench.Spec `json:"-"`
 	Reps     int        `json:"repetitions"`
-	// Concurrent is the most partitions that synthesized at once, which
-	// shared Cores cores.
-	Concurrent int `json:"concurrent"`
+	// Concurrent is the most partitions that synthesized at once;
+	// SynthConcurrency how many synthesized alongside a partition on
+	// average (time-weighted over the series: sum k^2 / sum k), which
+	// shared the host's synthesis slots. 0 without a series.
+	Concurrent       int     `json:"concurrent"`
+	SynthConcurrency float64 `json:"synth_concurrency"`
+	// DeviceReady is when the first partition's Start completed, when it
+	// had been held up well beyond its own cost (the backend's first-use
+	// costs); 0 when no repetition showed such a stall.
+	DeviceReady float64 `json:"device_ready"`
 	// Seconds per partition of each stage, as measured.
 	Synthesis float64 `json:"synthesis"`
 	GPUStart  float64 `json:"gpu_start"`
@@ -51,12 +60,25 @@ type Model struct {
 	Backend     string   `json:"backend"`
 	Host        string   `json:"host"`
 	// Cores is the calibration host's GOMAXPROCS: synthesis is one thread
-	// per partition, so that many run at full speed.
-	Cores   int `json:"cores"`
-	Devices int `json:"devices"`
+	// per partition. SynthesisContention is how much each partition
+	// synthesizing alongside slowed one (sim.Host), fitted: memory
+	// bandwidth is shared long before the cores run out (0 when the runs
+	// show no such slowing).
+	Cores               int     `json:"cores"`
+	SynthesisContention float64 `json:"synthesis_contention"`
+	Devices             int     `json:"devices"`
 	// Synthesis is one partition's synthesis alone on a core, against
 	// constraints × (rounds + 1).
 	Synthesis PowerLaw `json:"synthesis"`
+	// DeviceReady is when the devices first complete a Start, against
+	// constraints (zero when no calibration run showed a first-use stall).
+	DeviceReady PowerLaw `json:"device_ready"`
+	// PinStall is how long, per byte of its dataset, a partition starting
+	// synthesis holds up a busy device (sim.Stages.PinStall), fitted by
+	// simulating the calibration runs: the device laws are fitted on the
+	// least device time seen at each size, and the stall explains the
+	// rest.
+	PinStall float64 `json:"pin_stall_seconds_per_byte"`
 	// GPUStart (the NTT region) and Finalize (the MSMs and assembly)
 	// against constraints: the device's own time per partition, from the
 	// backend's stages; the device runs one at a time (DeviceSerial), and
@@ -149,7 +171,7 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 	}
 	abc, wires := pipeline.DatasetBytes(p.Spec.Workload)
 	one := float64(abc + wires)
-	var base []float64
+	var base, conc []float64
 	for i := range sc.Repetitions {
 		r := &sc.Repetitions[i]
 		if !r.Measured() {
@@ -167,6 +189,13 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 			base = append(base, b)
 			p.LivePeak = max(p.LivePeak, live)
 		}
+		if k, ok := synthConcurrency(r.Series); ok {
+			conc = append(conc, k)
+		}
+		own := perPartition(r.Stages, []string{gpu.StageUpload}) + perPartition(r.Stages, deviceStartStages)
+		if t, ok := firstStartStall(r.Series, own); ok && (p.DeviceReady == 0 || t < p.DeviceReady) {
+			p.DeviceReady = t
+		}
 	}
 	if p.Reps == 0 {
 		return p, false, nil
@@ -181,7 +210,56 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 	if len(base) > 0 {
 		p.Baseline = mean(base)
 	}
+	if len(conc) > 0 {
+		p.SynthConcurrency = mean(conc)
+	}
 	return p, true, nil
+}
+
+// synthConcurrency is how many partitions synthesized alongside one on
+// average: the synthesizing count weighted by itself over the samples.
+func synthConcurrency(s *results.Series) (float64, bool) {
+	if s == nil {
+		return 0, false
+	}
+	var k1, k2 float64
+	for _, k := range s.Counters[pipeline.CounterSynthesizing] {
+		k1 += float64(k)
+		k2 += float64(k) * float64(k)
+	}
+	if k1 == 0 {
+		return 0, false
+	}
+	return k2 / k1, true
+}
+
+// firstStartStall is when the first partition's Start completed (the
+// first sample with a partition finalizing), when that partition had been
+// in Start (on_gpu) for more than stallFactor times own, a Start's own
+// upload and device time: a stall of the backend's first use, not of
+// the partition's work.
+func firstStartStall(s *results.Series, own float64) (float64, bool) {
+	const stallFactor = 3
+	if s == nil || own <= 0 {
+		return 0, false
+	}
+	onGPU, fin := s.Counters[pipeline.CounterOnGPU], s.Counters[pipeline.CounterFinalizing]
+	began := -1.0
+	for i, t := range s.T {
+		if i >= len(onGPU) || i >= len(fin) || t < 0 {
+			continue
+		}
+		if began < 0 && onGPU[i] > 0 {
+			began = t
+		}
+		if fin[i] > 0 {
+			if began >= 0 && t-began > stallFactor*own+2*s.IntervalSeconds {
+				return t, true
+			}
+			return 0, false
+		}
+	}
+	return 0, false
 }
 
 // seriesMemory reads from a repetition's series the RSS when the pipeline
@@ -208,38 +286,93 @@ func synthesisSize(w pipeline.Workload) float64 {
 	return float64(w.Constraints) * float64(w.SynthesisRounds+1)
 }
 
-// slowdown is how much sharing the cores stretched a synthesis.
-func (m *Model) slowdown(concurrent int) float64 {
-	if m.Cores <= 0 || concurrent <= m.Cores {
-		return 1
+// slowdown is how much synthesizing among concurrent others (on average)
+// stretched a synthesis: the inverse of sim.Host.SynthesisSpeed, for a
+// fractional concurrency.
+func (m *Model) slowdown(concurrent, contention float64) float64 {
+	f := 1.0
+	if m.Cores > 0 && concurrent > float64(m.Cores) {
+		f = concurrent / float64(m.Cores)
 	}
-	return float64(concurrent) / float64(m.Cores)
+	if concurrent > 1 {
+		f *= 1 + contention*(concurrent-1)
+	}
+	return f
+}
+
+// concurrency is the sharing a point's synthesis saw: its time-weighted
+// average, or without a series the most at once.
+func (p *Point) concurrency() float64 {
+	if p.SynthConcurrency > 0 {
+		return p.SynthConcurrency
+	}
+	return float64(p.Concurrent)
+}
+
+// fitSynthesis fits the synthesis law together with the host's synthesis
+// contention: for each candidate contention (0 to 2, a hundredth at a
+// time) the law of the times with the slowing taken out, keeping the one
+// that fits best; ties go to less contention, so that runs which never
+// synthesized side by side say nothing about it.
+func (m *Model) fitSynthesis() error {
+	var sx []float64
+	for _, p := range m.Points {
+		sx = append(sx, synthesisSize(p.Spec.Workload))
+	}
+	bestErr := math.Inf(1)
+	for hundredth := 0; hundredth <= 200; hundredth++ {
+		contention := float64(hundredth) / 100
+		sy := make([]float64, len(m.Points))
+		for i, p := range m.Points {
+			sy[i] = p.Synthesis / m.slowdown(p.concurrency(), contention)
+		}
+		law, err := fitPowerLaw(sx, sy)
+		if err != nil {
+			return err
+		}
+		var sse float64
+		for i, p := range m.Points {
+			if p.Synthesis > 0 {
+				d := math.Log(law.At(sx[i])*m.slowdown(p.concurrency(), contention)) - math.Log(p.Synthesis)
+				sse += d * d
+			}
+		}
+		if sse < bestErr*(1-1e-6) {
+			bestErr, m.Synthesis, m.SynthesisContention = sse, law, contention
+		}
+	}
+	return nil
 }
 
 func (m *Model) fit() error {
-	var sx, sy, nx, gy, uy, fy, bx, by, wy []float64
+	var uy, bx, by, wy, rx, ry []float64
 	for _, p := range m.Points {
 		w := p.Spec.Workload
-		sx = append(sx, synthesisSize(w))
-		sy = append(sy, p.Synthesis/m.slowdown(p.Concurrent))
-		nx = append(nx, float64(w.Constraints))
-		gy = append(gy, p.GPUStart)
 		uy = append(uy, p.Upload)
-		fy = append(fy, p.Finalize)
 		if !math.IsNaN(p.Baseline) {
 			bx = append(bx, float64(w.Constraints))
 			by = append(by, p.Baseline)
 			wy = append(wy, p.PeakRSS-p.Baseline-p.LivePeak)
 		}
+		if p.DeviceReady > 0 {
+			rx = append(rx, float64(w.Constraints))
+			ry = append(ry, p.DeviceReady)
+		}
 	}
-	var err error
-	if m.Synthesis, err = fitPowerLaw(sx, sy); err != nil {
+	if err := m.fitSynthesis(); err != nil {
 		return fmt.Errorf("calibration: synthesis: %w", err)
 	}
+	var err error
+	if len(rx) > 0 {
+		if m.DeviceReady, err = fitDeviceReady(rx, ry); err != nil {
+			return fmt.Errorf("calibration: device ready: %w", err)
+		}
+	}
+	nx, gy, fy := leastDeviceTimes(m.Points)
 	if m.GPUStart, err = fitPowerLaw(nx, gy); err != nil {
 		return fmt.Errorf("calibration: gpu_start: %w", err)
 	}
-	if m.Upload, err = fitPowerLaw(nx, uy); err != nil {
+	if m.Upload, err = fitPowerLaw(uploadSizes(m.Points), uy); err != nil {
 		m.Upload = PowerLaw{} // no uploads: the CPU backend
 	}
 	if m.Finalize, err = fitPowerLaw(nx, fy); err != nil {
@@ -250,5 +383,94 @@ func (m *Model) fit() error {
 	}
 	m.Baseline = fitLinear(bx, by)
 	m.Working = fitLinear(bx, wy)
+	return m.fitPinStall()
+}
+
+func uploadSizes(points []Point) []float64 {
+	var xs []float64
+	for _, p := range points {
+		xs = append(xs, float64(p.Spec.Workload.Constraints))
+	}
+	return xs
+}
+
+// leastDeviceTimes is, at each size, the NTT and MSM times of the
+// configuration whose device time was least: other partitions only ever
+// hold a device up.
+func leastDeviceTimes(points []Point) (sizes, start, finalize []float64) {
+	least := map[int]Point{}
+	for _, p := range points {
+		n := p.Spec.Workload.Constraints
+		if q, ok := least[n]; !ok || p.GPUStart+p.Finalize < q.GPUStart+q.Finalize {
+			least[n] = p
+		}
+	}
+	for _, n := range slices.Sorted(maps.Keys(least)) {
+		sizes = append(sizes, float64(n))
+		start = append(start, least[n].GPUStart)
+		finalize = append(finalize, least[n].Finalize)
+	}
+	return sizes, start, finalize
+}
+
+// fitPinStall picks the stall per dataset byte (0 to 0.6 s per GiB, in
+// steps of 0.01) with which the simulated calibration runs spend the
+// device time per partition they measured (least squares on logarithms).
+// Ties go to the smaller stall.
+func (m *Model) fitPinStall() error {
+	const gib = 1 << 30
+	bestErr := math.Inf(1)
+	for step := 0; step <= 60; step++ {
+		rate := float64(step) / 100 / gib
+		m.PinStall = rate
+		var sse float64
+		for i := range m.Points {
+			p := &m.Points[i]
+			measured := p.GPUStart + p.Finalize
+			if measured <= 0 {
+				continue
+			}
+			o, err := Options(&p.Spec, m, 0)
+			if err != nil {
+				return fmt.Errorf("calibration: %s: %w", p.Scenario, err)
+			}
+			res, err := sim.Run(o)
+			if err != nil {
+				return fmt.Errorf("calibration: %s: %w", p.Scenario, err)
+			}
+			n := float64(max(res.Report.PartitionsDone, 1))
+			simulated := o.Stages.GPUStart.Seconds() + o.Stages.Finalize.Seconds() + res.DeviceStalled.Seconds()/n
+			d := math.Log(simulated / measured)
+			sse += d * d
+		}
+		if sse < bestErr*(1-1e-6) {
+			bestErr = sse
+		} else {
+			m.PinStall = float64(step-1) / 100 / gib
+			if step == 0 {
+				m.PinStall = 0
+			}
+			// The error is convex in the stall: past its least it only grows.
+			break
+		}
+	}
 	return nil
+}
+
+// fitDeviceReady fits the first-use stall against constraints on the
+// earliest stall seen at each size: a later one includes waiting for
+// synthesis.
+func fitDeviceReady(xs, ys []float64) (PowerLaw, error) {
+	least := map[float64]float64{}
+	for i, x := range xs {
+		if y, ok := least[x]; !ok || ys[i] < y {
+			least[x] = ys[i]
+		}
+	}
+	var lx, ly []float64
+	for x, y := range least {
+		lx = append(lx, x)
+		ly = append(ly, y)
+	}
+	return fitPowerLaw(lx, ly)
 }

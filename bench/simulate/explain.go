@@ -59,7 +59,10 @@ func (m *Model) check(points []Point, hostMemory int64) ([]Check, error) {
 		}
 		c := Check{Point: p, PeakRSS: float64(res.PeakRSS), OOM: res.OOM != nil}
 		n := float64(p.Spec.Workload.Constraints)
-		c.Synthesis = m.Synthesis.At(synthesisSize(p.Spec.Workload)) * m.slowdown(p.Concurrent)
+		// The synthesis the simulation played, sharing included.
+		for _, t := range res.Report.Partitions {
+			c.Synthesis += t.Synthesis.Seconds() / float64(len(res.Report.Partitions))
+		}
 		c.GPUStart, c.Finalize = m.GPUStart.At(n), m.Finalize.At(n)
 		if res.Report.ProofsDone > 0 {
 			c.SecondsPerProof = res.Report.Wall.Seconds() / float64(res.Report.ProofsDone)
@@ -89,9 +92,18 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 	fmt.Fprintf(w, "calibration: %d configurations from %v\n", len(m.Points), m.Calibration)
 	fmt.Fprintf(w, "host: %s, %d cores, %d devices, backend %s\n\n", m.Host, m.Cores, m.Devices, m.Backend)
 	fmt.Fprintf(w, "synthesis (one partition alone, s)  = %v   x = constraints × (rounds+1)\n", m.Synthesis)
+	fmt.Fprintf(w, "  k at once each take 1 + %.2f·(k-1) times as long (contention), and share the %d cores\n", m.SynthesisContention, m.Cores)
 	fmt.Fprintf(w, "gpu_start (s)                       = %v   x = constraints\n", m.GPUStart)
 	fmt.Fprintf(w, "upload (s)                          = %v   x = constraints\n", m.Upload)
 	fmt.Fprintf(w, "finalize (s)                        = %v   x = constraints\n", m.Finalize)
+	if m.PinStall > 0 {
+		fmt.Fprintf(w, "pin stall (s per GiB of dataset)    = %.3f\n", m.PinStall*(1<<30))
+		fmt.Fprintln(w, "  (a partition starting synthesis holds a busy device up this long: page-locking its dataset)")
+	}
+	if m.DeviceReady.A > 0 {
+		fmt.Fprintf(w, "device ready (s from the start)     = %v   x = constraints\n", m.DeviceReady)
+		fmt.Fprintln(w, "  (the backend's first-use stall: no Start completes before it)")
+	}
 	fmt.Fprintln(w, "  (device time of the NTT region and of the MSMs + assembly, one at a time per device;")
 	fmt.Fprintln(w, "   the upload holds the GPU worker and overlaps the device's compute)")
 	fmt.Fprintf(w, "baseline RSS (bytes)                = %.4g + %.4g × constraints\n", m.Baseline.C, m.Baseline.D)

@@ -25,11 +25,13 @@ func Options(spec *bench.Spec, m *Model, hostMemory int64) (sim.Options, error) 
 			Upload:       seconds(m.Upload.At(n)),
 			Finalize:     seconds(m.Finalize.At(n)),
 			DeviceSerial: m.DeviceSerial,
+			DeviceReady:  seconds(m.DeviceReady.At(n)),
 		}
 		st.ABCBytes, st.WireBytes = pipeline.DatasetBytes(w)
+		st.PinStall = seconds(m.PinStall * float64(st.ABCBytes+st.WireBytes))
 		// The working memory counts from the start: the peak is what the
 		// model predicts, and the prover's scratch is there by then.
-		*h = sim.Host{Baseline: int64(m.Baseline.At(n) + max(m.Working.At(n), 0)), Cores: m.Cores, Devices: m.Devices, Memory: hostMemory}
+		*h = sim.Host{Baseline: int64(m.Baseline.At(n) + max(m.Working.At(n), 0)), Cores: m.Cores, SynthesisContention: m.SynthesisContention, Devices: m.Devices, Memory: hostMemory}
 		if spec.Devices > 0 {
 			h.Devices = min(h.Devices, spec.Devices)
 		}
@@ -40,6 +42,7 @@ func Options(spec *bench.Spec, m *Model, hostMemory int64) (sim.Options, error) 
 	setDur(&st.GPUStart, over.Stages.GPUStart)
 	setDur(&st.Upload, over.Stages.Upload)
 	setDur(&st.Finalize, over.Stages.Finalize)
+	setDur(&st.PinStall, over.Stages.PinStall)
 	setInt(&st.ABCBytes, over.Stages.ABCBytes)
 	setInt(&st.WireBytes, over.Stages.WireBytes)
 	setInt(&st.SynthesisBytes, over.Stages.SynthesisBytes)

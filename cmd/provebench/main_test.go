@@ -98,10 +98,18 @@ func TestRunReportCompare(t *testing.T) {
 	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
 	scen := writeFile(t, dir, "s.yaml", tinyScenario)
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
-	for _, out := range []string{a, b} {
-		if code := run(t, "run", scen, "-o", out); code != exitOK {
-			t.Fatalf("run exited %d", code)
-		}
+	if code := run(t, "run", scen, "-o", a); code != exitOK {
+		t.Fatalf("run exited %d", code)
+	}
+	// b interleaved: the same document, in the same layout, with its run
+	// order recorded; compare reads both alike.
+	if code := run(t, "run", scen, "-o", b, "--interleave"); code != exitOK {
+		t.Fatalf("run --interleave exited %d", code)
+	}
+	if il, err := results.Read(filepath.Join(b, "results.json")); err != nil {
+		t.Fatal(err)
+	} else if il.RunOrder != results.RunOrderInterleaved || len(il.Scenarios) != 2 || il.Scenarios[0].Name != "release" || len(il.Scenarios[1].Repetitions) != 2 {
+		t.Fatalf("run --interleave: run order %q, %d scenarios", il.RunOrder, len(il.Scenarios))
 	}
 	for _, f := range []string{"results.json", "results.csv", "results.bench", "report.md", "report.html", "throughput-memory.png"} {
 		if _, err := os.Stat(filepath.Join(a, f)); err != nil {
@@ -112,8 +120,8 @@ func TestRunReportCompare(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !doc.Complete || len(doc.Scenarios) != 2 {
-		t.Fatalf("results: complete %v, %d scenarios", doc.Complete, len(doc.Scenarios))
+	if !doc.Complete || len(doc.Scenarios) != 2 || doc.RunOrder != "" {
+		t.Fatalf("results: complete %v, %d scenarios, run order %q", doc.Complete, len(doc.Scenarios), doc.RunOrder)
 	}
 	gab, bmf := filepath.Join(dir, "gab.json"), filepath.Join(dir, "bmf.json")
 	if code := run(t, "report", filepath.Join(a, "results.json"), "-o", filepath.Join(dir, "rep"),

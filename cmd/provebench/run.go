@@ -35,6 +35,9 @@ type runFlags struct {
 	heapProf bool
 	shard    string
 	shards   int
+	// interleave runs the measured repetitions in rounds over the
+	// configurations.
+	interleave bool
 	// set records which of repeat, warmups and interval were given: their
 	// zero values are values, not "keep the scenario's".
 	set   map[string]bool
@@ -81,10 +84,22 @@ input, 130 when interrupted (finished results are kept).
 With --shard k/n it runs only shard k of n of the configurations (after
 --filter), for spreading a sweep over hosts: the configuration at position p
 of the expanded order (from 0) belongs to shard p mod n + 1, the same split
-on every host. provebench merge joins the shards' results.`,
+on every host. provebench merge joins the shards' results.
+
+Repetitions run one configuration after another. With --interleave they run
+in rounds instead: repetition 1 of every configuration (after --filter and
+--shard), then repetition 2 of every one, and so on, each configuration's
+warm-ups right before its first measured repetition; a configuration with
+fewer repeats drops out of the later rounds. A host that drifts during a
+sweep (a shared VM's steal time rising, a device warming) then slows every
+configuration alike instead of the last ones. results.json keeps the
+configurations in their declared order and records run_order "interleaved".
+--interleave is for sweeps; for an A/B verdict between two sides, provebench
+ab interleaves their repetitions in ABBA pairs and tests the difference.`,
 		Example: `  provebench run                         # the embedded quickstart, CPU backend
   provebench run scenarios/backpressure.yaml -o out/bp
   provebench run scenarios/gpu.yaml --backend cuda --filter 'hold|budget'
+  provebench run scenarios/backpressure.yaml --interleave --repeat 5   # a sweep on a shared VM
   provebench run scenarios/gpu.yaml --shard 2/4 -o out/shard-2   # then: provebench merge out/shard-* -o out/all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.set = map[string]bool{}
@@ -105,6 +120,7 @@ on every host. provebench merge joins the shards' results.`,
 	fl.DurationVar(&f.interval, "sample-interval", 0, "override every scenario's sampling interval (>= 1ms, e.g. 10ms)")
 	fl.StringVar(&f.shard, "shard", "", "run shard k of n of the configurations (k/n, k from 1), or auto: $JOB_COMPLETION_INDEX+1 of --shard-count or $PROVEBENCH_SHARD_COUNT (see provebench merge)")
 	fl.IntVar(&f.shards, "shard-count", 0, "the number of shards, with --shard auto")
+	fl.BoolVar(&f.interleave, "interleave", false, "run the measured repetitions in rounds over the configurations (repetition 1 of each, then 2, ...), so host drift slows all alike")
 	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results.json of this host (instead of the cached runs or the strategy's bound)")
 	fl.BoolVar(&f.noCalibrationCache, "no-calibration-cache", false, "pre-flight: neither predict from the cached runs of this host (take each strategy's bound) nor add this run to them")
 	fl.BoolVar(&f.force, "force", false, "run configurations the pre-flight check refuses (estimated peak RSS over memory_limit or the host's memory, key larger than the free disk)")
@@ -280,10 +296,14 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		ScenarioFiles: files,
 		Shard:         shardRec,
 		HeapProfiles:  f.heapProf,
+		Interleave:    f.interleave,
 	}
 	closeGPU := attachGPU(runner)
 	defer closeGPU()
 
+	if f.interleave {
+		fmt.Fprintf(w, "interleaved: measured repetitions in rounds over the %d configurations\n", len(specs))
+	}
 	doc, runErr := runner.Run(ctx, specs)
 	if doc == nil {
 		if errors.Is(runErr, bench.ErrOutDir) {

@@ -49,6 +49,7 @@ type sim struct {
 
 	peakRSS  int64
 	busy     time.Duration // device compute, all devices
+	stalled  time.Duration // devices held up by PinStall
 	timeline []Point
 	oom      *OOM
 	snap     pipeline.Snapshot
@@ -123,9 +124,17 @@ func (s *sim) run() error {
 		case uploadDone:
 			s.onDevice(e.it, startDone, s.o.Stages.GPUStart)
 		case startDone:
+			if ready := s.o.Stages.DeviceReady; s.now < ready {
+				// The device's first-use costs: it holds this Start (and,
+				// being serial, the device) until then.
+				s.at(ready, startDone, e.it)
+				break
+			}
 			s.started(e.it)
 		case finalizeDone:
 			s.finalized(e.it)
+		case stallDone:
+			s.deviceFree(e.it.dev)
 		case tick:
 			s.core.Tick(s.now)
 			s.at(s.now+s.core.TickInterval(), tick, nil)
@@ -189,11 +198,7 @@ func (s *sim) synthesisTime() time.Duration {
 // share is the speed of each synthesizing partition: the cores shared
 // among them.
 func (s *sim) share() float64 {
-	n := len(s.synth)
-	if s.o.Host.Cores == 0 || n <= s.o.Host.Cores {
-		return 1
-	}
-	return float64(s.o.Host.Cores) / float64(n)
+	return s.o.Host.SynthesisSpeed(len(s.synth))
 }
 
 // reshare charges the work done since the last change of the synthesizing
@@ -219,13 +224,14 @@ func (s *sim) reschedule() {
 
 func (s *sim) startSynthesis(it *item) {
 	s.core.SynthesisStarted(&it.tk)
+	s.stallDevices()
 	s.reshare()
 	it.work = s.synthesisTime()
 	if s.o.synthesisOf != nil {
 		it.work = s.o.synthesisOf(it.proof, it.part)
 	}
 	s.synth = append(s.synth, it)
-	if s.o.Host.Cores == 0 {
+	if !s.o.Host.shares() {
 		s.at(s.now+it.work, synthDone, it) // nothing to share: no rescheduling
 		return
 	}
@@ -235,7 +241,7 @@ func (s *sim) startSynthesis(it *item) {
 func (s *sim) synthesized(it *item) {
 	s.reshare()
 	s.synth = slices.DeleteFunc(s.synth, func(x *item) bool { return x == it })
-	if s.o.Host.Cores > 0 {
+	if s.o.Host.shares() {
 		s.reschedule()
 	}
 	it.synthEnd = s.now
@@ -307,6 +313,22 @@ func (s *sim) nextOnDevice(dev int) {
 	s.devQ[dev] = s.devQ[dev][1:]
 	s.devBusy[dev] = true
 	s.at(s.now+j.d, j.kind, j.it)
+}
+
+// stallDevices holds up every busy serial device by Stages.PinStall: its
+// next phase waits behind the stall.
+func (s *sim) stallDevices() {
+	st := s.o.Stages
+	if st.PinStall == 0 || !st.DeviceSerial {
+		return
+	}
+	for dev, busy := range s.devBusy {
+		if busy {
+			stall := devJob{it: &item{dev: dev}, kind: stallDone, d: st.PinStall}
+			s.devQ[dev] = append([]devJob{stall}, s.devQ[dev]...)
+			s.stalled += st.PinStall
+		}
+	}
 }
 
 func (s *sim) deviceFree(dev int) {
@@ -409,7 +431,7 @@ func (s *sim) result() *Result {
 	if first >= 0 {
 		rep.Wall = last - first
 	}
-	res := &Result{Report: rep, Tracker: s.tr, PeakRSS: s.peakRSS, Timeline: s.timeline, OOM: s.oom}
+	res := &Result{Report: rep, Tracker: s.tr, PeakRSS: s.peakRSS, Timeline: s.timeline, OOM: s.oom, DeviceStalled: s.stalled}
 	if rep.Wall > 0 {
 		res.DeviceBusy = min(float64(s.busy)/float64(rep.Wall)/float64(s.o.Host.devices()), 1)
 	}

@@ -42,6 +42,20 @@ type Stages struct {
 	// the device's own time, without the queueing. Without it every phase
 	// runs at once (the engine's test backend).
 	DeviceSerial bool `json:"device_serial,omitempty"`
+	// DeviceReady is when, from the pipeline's start, the devices first
+	// complete a partition's Start: a backend's first-use costs (on the
+	// CUDA backend ~8 s at 2^24 after the key is loaded, measured on the
+	// H200), which hold up the first partitions, and behind them, in a
+	// strategy that holds its permits, synthesis.
+	DeviceReady time.Duration `json:"device_ready,omitempty"`
+	// PinStall is how long a partition that starts synthesis holds up a
+	// device that is busy at that moment (on a serial device): on the
+	// CUDA backend the synthesis worker page-locks its dataset first, and
+	// the driver's page-locking stalls the device's work meanwhile (on
+	// the H200 at 2^24 a partition's device time was 0.41 s when every
+	// dataset was locked before the GPU started, 0.78-0.86 s when new
+	// partitions started beside it).
+	PinStall time.Duration `json:"pin_stall,omitempty"`
 }
 
 // Host is the machine simulated on.
@@ -55,6 +69,12 @@ type Host struct {
 	// Cores is how many partitions synthesize at full speed at once; more
 	// share them (0: no limit).
 	Cores int `json:"cores,omitempty"`
+	// SynthesisContention is how much each other partition synthesizing
+	// at the same time slows one down, as a fraction of its time alone:
+	// k at once each take 1 + SynthesisContention·(k-1) times as long
+	// (before sharing the cores), the memory bandwidth they share. A
+	// calibration fits it (0.38 on the H200 host's 16 cores).
+	SynthesisContention float64 `json:"synthesis_contention,omitempty"`
 	// Devices is the number of GPUs and GPUSpeed their speed relative to
 	// the stages' (0 means 1 of each).
 	Devices  int     `json:"devices,omitempty"`
@@ -66,8 +86,8 @@ func (s Stages) validate() error {
 	if s.Synthesis <= 0 || s.SynthesisSpread < 0 || s.SynthesisSpread >= s.Synthesis {
 		errs = append(errs, fmt.Errorf("stages.synthesis: %v ± %v must be > 0 with a spread below it", s.Synthesis, s.SynthesisSpread))
 	}
-	if s.GPUStart < 0 || s.Finalize < 0 || s.Upload < 0 {
-		errs = append(errs, fmt.Errorf("stages: gpu_start %v, upload %v and finalize %v must be >= 0", s.GPUStart, s.Upload, s.Finalize))
+	if s.GPUStart < 0 || s.Finalize < 0 || s.Upload < 0 || s.DeviceReady < 0 || s.PinStall < 0 {
+		errs = append(errs, fmt.Errorf("stages: gpu_start %v, upload %v, finalize %v and device_ready %v must be >= 0", s.GPUStart, s.Upload, s.Finalize, s.DeviceReady))
 	}
 	if s.ABCBytes < 0 || s.WireBytes < 0 || s.SynthesisBytes < 0 || s.RSSFactor < 0 {
 		errs = append(errs, errors.New("stages: byte sizes must be >= 0"))
@@ -76,13 +96,30 @@ func (s Stages) validate() error {
 }
 
 func (h Host) validate() error {
-	if h.Memory < 0 || h.Baseline < 0 || h.Cores < 0 || h.Devices < 0 || h.GPUSpeed < 0 {
+	if h.Memory < 0 || h.Baseline < 0 || h.Cores < 0 || h.SynthesisContention < 0 || h.Devices < 0 || h.GPUSpeed < 0 {
 		return fmt.Errorf("host: fields must be >= 0 (%+v)", h)
 	}
 	return nil
 }
 
 func (h Host) devices() int { return max(h.Devices, 1) }
+
+// SynthesisSpeed is the speed of each of n partitions synthesizing at once,
+// against one alone: the cores shared among them, slowed by their
+// contention.
+func (h Host) SynthesisSpeed(n int) float64 {
+	f := 1.0
+	if h.Cores > 0 && n > h.Cores {
+		f = float64(h.Cores) / float64(n)
+	}
+	if n > 1 {
+		f /= 1 + h.SynthesisContention*float64(n-1)
+	}
+	return f
+}
+
+// shares says whether synthesis speed depends on how many synthesize.
+func (h Host) shares() bool { return h.Cores > 0 || h.SynthesisContention > 0 }
 
 func (h Host) speed() float64 {
 	if h.GPUSpeed == 0 {

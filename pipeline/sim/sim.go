@@ -56,7 +56,10 @@ type Result struct {
 	// DeviceBusy is the devices' compute time (NTT regions and MSMs) over
 	// the wall time, averaged over the devices.
 	DeviceBusy float64
-	Timeline   []Point
+	// DeviceStalled is the time the devices were held up by Stages.PinStall,
+	// all devices.
+	DeviceStalled time.Duration
+	Timeline      []Point
 	// OOM is set when the predicted RSS passed Host.Memory; the run
 	// stops there.
 	OOM *OOM
@@ -95,6 +98,7 @@ const (
 	uploadDone
 	startDone
 	finalizeDone
+	stallDone
 	tick
 	retry
 )
