@@ -6,6 +6,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"strings"
 
 	"golang.org/x/sys/unix"
 
@@ -27,9 +28,10 @@ type Estimate struct {
 	// KeyBytes is the proving key, in memory and on disk.
 	KeyBytes int64
 	// Datasets is how many partitions' datasets may be live at once, and
-	// Bound what limits them.
+	// Bound what limits them; Dataset is one partition's.
 	Datasets int64
 	Bound    string
+	Dataset  int64
 }
 
 // EstimateSpec bounds a configuration's peak RSS from its strategy: the
@@ -44,7 +46,7 @@ func EstimateSpec(s *Spec) Estimate {
 	one := abc + wires
 	devices := int64(max(s.Devices, 1))
 	gpuSide := 2 * int64(c.GPUWorkers) * devices
-	e := Estimate{KeyBytes: groth16.KeyBytes(p), Datasets: int64(w.Concurrency) * int64(w.Partitions), Bound: "the partitions of the proofs in flight"}
+	e := Estimate{KeyBytes: groth16.KeyBytes(p), Dataset: one, Datasets: int64(w.Concurrency) * int64(w.Partitions), Bound: "the partitions of the proofs in flight"}
 	tighter := func(n int64, why string) {
 		if n < e.Datasets {
 			e.Datasets, e.Bound = n, why
@@ -65,36 +67,62 @@ func EstimateSpec(s *Spec) Estimate {
 
 // Predictor predicts a configuration's peak RSS, such as the simulator on a
 // calibration of this host; a description says where the figure comes
-// from.
+// from. An error that wraps ErrNoPrediction leaves the strategy's bound
+// standing, with the error as the reason; any other refuses the
+// configuration.
 type Predictor func(s *Spec) (peakRSS int64, from string, err error)
+
+// ErrNoPrediction says a Predictor has nothing to say about a
+// configuration: no calibration of its backend, say.
+var ErrNoPrediction = errors.New("no prediction")
+
+// NoPredictionReason is the reason an error wrapping ErrNoPrediction
+// gives, without the sentinel's words.
+func NoPredictionReason(err error) string {
+	return strings.TrimPrefix(err.Error(), ErrNoPrediction.Error()+": ")
+}
+
+// Check is what the pre-flight check holds one configuration to.
+type Check struct {
+	Name, Source string
+	PeakRSS      int64
+	// Basis says where PeakRSS comes from, alike for the configurations
+	// that share it ("the strategy's bound", or the predictor's
+	// description); What is the whole sentence, with this configuration's
+	// figures.
+	Basis, What string
+}
 
 // Preflight refuses configurations that cannot fit before anything is
 // written: an estimated peak RSS over the scenario's memory_limit or the
 // host's memory, or a proving key that is not cached and would not fit in
 // the free space of the cache's file system. hostMemory 0 skips that check.
-// The peak is predict's when it is given, else the bound of EstimateSpec.
-func Preflight(specs []Spec, hostMemory int64, cacheDir string, predict Predictor) error {
+// It returns the figure each configuration was held to.
+//
+// The peak is the bound of EstimateSpec, or predict's prediction where it
+// makes one, but never less than the floor of the key and one dataset,
+// which no configuration can run below: a model calibrated at
+// sizes far from the configuration's can miss what grows with it, and the
+// floor still refuses a PoRep-sized key on a small host. A prediction may
+// be below the bound; that is what it is for.
+func Preflight(specs []Spec, hostMemory int64, cacheDir string, predict Predictor) ([]Check, error) {
 	var errs []error
+	var checks []Check
 	keys := map[string]bool{}
 	var keyNeed int64
 	for i := range specs {
 		s := &specs[i]
 		e := EstimateSpec(s)
-		what := fmt.Sprintf("%s (%s): estimated peak RSS %s (key %s + %d datasets of %s, bounded by %s)", s.Name, s.Source,
-			units.FormatBytes(e.PeakRSS), units.FormatBytes(e.KeyBytes), e.Datasets, units.FormatBytes((e.PeakRSS-e.KeyBytes-runtimeBytes)/max(e.Datasets, 1)), e.Bound)
-		if predict != nil {
-			peak, from, err := predict(s)
-			if err != nil {
-				errs = append(errs, fmt.Errorf("%s (%s): %w", s.Name, s.Source, err))
-				continue
-			}
-			e.PeakRSS = peak
-			what = fmt.Sprintf("%s (%s): predicted peak RSS %s (%s)", s.Name, s.Source, units.FormatBytes(peak), from)
+		c, err := check(s, e, predict)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s (%s): %w", s.Name, s.Source, err))
+			continue
 		}
-		if s.MemoryLimit > 0 && e.PeakRSS > s.MemoryLimit {
-			errs = append(errs, fmt.Errorf("%s exceeds its memory_limit %s", what, units.FormatBytes(s.MemoryLimit)))
-		} else if hostMemory > 0 && e.PeakRSS > hostMemory {
-			errs = append(errs, fmt.Errorf("%s exceeds this host's memory %s", what, units.FormatBytes(hostMemory)))
+		checks = append(checks, c)
+		if s.MemoryLimit > 0 && c.PeakRSS > s.MemoryLimit {
+			errs = append(errs, fmt.Errorf("%s exceeds its memory_limit %s", c.What, units.FormatBytes(s.MemoryLimit)))
+		} else if hostMemory > 0 && c.PeakRSS > hostMemory {
+			errs = append(errs, fmt.Errorf("%s exceeds this host's memory %s", c.What, units.FormatBytes(hostMemory)))
 		}
 		path := groth16.Cache{Dir: cacheDir}.Path(s.Workload.Circuit(), s.Key.Resolve(s.Workload.Constraints))
 		if _, err := os.Stat(path); err != nil && !keys[path] {
@@ -108,7 +136,43 @@ func Preflight(specs []Spec, hostMemory int64, cacheDir string, predict Predicto
 	if len(errs) > 0 {
 		errs = append(errs, errors.New("refused before anything was written; --force runs anyway"))
 	}
-	return errors.Join(errs...)
+	return checks, errors.Join(errs...)
+}
+
+// BoundBasis is the Basis of a Check held to its strategy's bound.
+const BoundBasis = "the strategy's bound"
+
+// check finds the peak RSS a configuration is held to: the prediction when
+// there is one (not below the floor), else the bound.
+func check(s *Spec, e Estimate, predict Predictor) (Check, error) {
+	one := e.Dataset
+	c := Check{Name: s.Name, Source: s.Source, PeakRSS: e.PeakRSS, Basis: BoundBasis}
+	bound := func(why string) string {
+		return fmt.Sprintf("%s (%s): estimated peak RSS %s (key %s + %d datasets of %s, bounded by %s%s)", s.Name, s.Source,
+			units.FormatBytes(e.PeakRSS), units.FormatBytes(e.KeyBytes), e.Datasets, units.FormatBytes(one), e.Bound, why)
+	}
+	c.What = bound("")
+	if predict == nil {
+		return c, nil
+	}
+	peak, from, err := predict(s)
+	if errors.Is(err, ErrNoPrediction) {
+		why := NoPredictionReason(err)
+		c.Basis, c.What = fmt.Sprintf("%s (%s)", BoundBasis, why), bound("; "+why)
+		return c, nil
+	}
+	if err != nil {
+		return c, err
+	}
+	if floor := e.KeyBytes + one; peak < floor {
+		c.PeakRSS, c.Basis = floor, "the floor of the key and one dataset"
+		c.What = fmt.Sprintf("%s (%s): estimated peak RSS %s (key %s + one dataset of %s; %s predicted only %s)", s.Name, s.Source,
+			units.FormatBytes(floor), units.FormatBytes(e.KeyBytes), units.FormatBytes(one), from, units.FormatBytes(peak))
+		return c, nil
+	}
+	c.PeakRSS, c.Basis = peak, from
+	c.What = fmt.Sprintf("%s (%s): predicted peak RSS %s (%s)", s.Name, s.Source, units.FormatBytes(peak), from)
+	return c, nil
 }
 
 // freeBytes is the space available to this user on the file system that

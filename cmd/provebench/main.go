@@ -146,6 +146,7 @@ axis, and turns the runs into plots, reports and CI verdicts.`,
 	root.AddCommand(newSimulateCmd())
 	root.AddCommand(newEngineCmd(), newExecShimCmd(), newExportCmd())
 	root.AddCommand(newABCmd())
+	root.AddCommand(newCalibrationCmd())
 	return root
 }
 

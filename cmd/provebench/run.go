@@ -12,7 +12,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/shirou/gopsutil/v4/mem"
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/bench"
@@ -46,6 +45,9 @@ type runFlags struct {
 	// calibration: results documents whose fitted model predicts each
 	// configuration's peak for the pre-flight check.
 	calibration []string
+	// noCalibrationCache: neither calibrate the pre-flight check on the
+	// cached runs of this host nor add this run to them.
+	noCalibrationCache bool
 }
 
 // defaultScenario is what `provebench run` runs without files.
@@ -66,11 +68,14 @@ Without files it runs the embedded ` + defaultScenario + ` scenarios; an embedde
 can also be named as embedded:NAME (` + strings.Join(scenarios.EmbeddedNames(), ", ") + `).
 
 Before anything runs or is written, a pre-flight check estimates each
-configuration's peak RSS (runtime + proving key + the datasets its strategy
-lets live at once, or with --calibration the simulator's prediction) and
-the size of any key still to generate, and refuses
-(exit 2, with the estimates) when one exceeds its memory_limit, the host's
-memory or the free disk of the key cache; --force runs anyway.
+configuration's peak RSS and the size of any key still to generate, and
+refuses (exit 2, with the estimates) when one exceeds its memory_limit, the
+host's memory or the free disk of the key cache; --force runs anyway. The
+peak is the simulator's prediction calibrated on --calibration, else on this
+host's cached runs of the configuration's backend (every run adds its results
+to the calibration cache, the newest 8 per host and backend kept: see
+provebench calibration), never less than the key and one dataset; else the
+bound its strategy implies (runtime + key + the datasets it lets live at once).
 
 Exit status: 0 when every repetition ran (memory-limit and timeout are
 measurements, not failures), 1 when a repetition failed or crashed, 2 on bad
@@ -116,7 +121,8 @@ ab interleaves their repetitions in ABBA pairs and tests the difference.`,
 	fl.StringVar(&f.shard, "shard", "", "run shard k of n of the configurations (k/n, k from 1), or auto: $JOB_COMPLETION_INDEX+1 of --shard-count or $PROVEBENCH_SHARD_COUNT (see provebench merge)")
 	fl.IntVar(&f.shards, "shard-count", 0, "the number of shards, with --shard auto")
 	fl.BoolVar(&f.interleave, "interleave", false, "run the measured repetitions in rounds over the configurations (repetition 1 of each, then 2, ...), so host drift slows all alike")
-	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results.json of this host (instead of the strategy's bound)")
+	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results.json of this host (instead of the cached runs or the strategy's bound)")
+	fl.BoolVar(&f.noCalibrationCache, "no-calibration-cache", false, "pre-flight: neither predict from the cached runs of this host (take each strategy's bound) nor add this run to them")
 	fl.BoolVar(&f.force, "force", false, "run configurations the pre-flight check refuses (estimated peak RSS over memory_limit or the host's memory, key larger than the free disk)")
 	fl.BoolVar(&f.heapProf, "heap-profile", false, "write a heap profile (pprof) of each measured repetition at its Go heap's peak")
 	return c
@@ -252,17 +258,10 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	} else if f.shards != 0 {
 		return usagef("--shard-count: goes with --shard auto")
 	}
+	env := bench.HostEnvironment(ctx)
 	if !f.force {
-		var hostMemory int64
-		if vm, err := mem.VirtualMemoryWithContext(ctx); err == nil {
-			hostMemory = int64(vm.Total)
-		}
-		predict, err := preflightPredictor(f.calibration)
-		if err != nil {
-			return usageError{err}
-		}
-		if err := bench.Preflight(specs, hostMemory, f.cacheDir, predict); err != nil {
-			return usageError{fmt.Errorf("pre-flight: %w", err)}
+		if err := preflight(ctx, w, specs, env, f); err != nil {
+			return err
 		}
 	}
 	for _, s := range specs {
@@ -289,7 +288,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		Exe:      exe,
 		OutDir:   f.out,
 		CacheDir: f.cacheDir,
-		Env:      bench.HostEnvironment(ctx),
+		Env:      env,
 		Progress: bench.NewProgress(w, isTerminal(w)),
 		Log:      w,
 		Warn:     os.Stderr,
@@ -340,6 +339,9 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 				written = append(written, filepath.Join(f.out, r.HeapProfile))
 			}
 		}
+	}
+	if !f.noCalibrationCache {
+		written = append(written, storeCalibration(doc, f.cacheDir)...)
 	}
 	printRunSummary(w, doc, written)
 	if interrupted {

@@ -7,7 +7,6 @@ import (
 	"os"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -15,7 +14,6 @@ import (
 	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/simulate"
-	"github.com/provebench/provebench/pipeline/sim"
 )
 
 type simulateFlags struct {
@@ -160,28 +158,4 @@ func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlag
 		}
 	}
 	return nil
-}
-
-// preflightPredictor predicts peaks with the simulator calibrated on
-// files; nil without files (the pre-flight check then takes the
-// strategy's bound).
-func preflightPredictor(files []string) (bench.Predictor, error) {
-	if len(files) == 0 {
-		return nil, nil
-	}
-	model, err := simulate.Calibrate(files)
-	if err != nil {
-		return nil, err
-	}
-	return func(s *bench.Spec) (int64, string, error) {
-		o, err := simulate.Options(s, model, 0)
-		if err != nil {
-			return 0, "", err
-		}
-		res, err := sim.Run(o)
-		if err != nil {
-			return 0, "", err
-		}
-		return res.PeakRSS, "simulated, calibrated on " + strings.Join(files, ", "), nil
-	}, nil
 }

@@ -1,0 +1,185 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"math/bits"
+	"os"
+	"slices"
+	"strings"
+
+	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/bench/calibcache"
+	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/bench/simulate"
+	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/pipeline/sim"
+)
+
+// preflight runs the pre-flight check of run and prints where its figures
+// came from. The peaks are predicted by the simulator calibrated on
+// calibration when given, else on the cache's runs of this host where
+// there are some (unless noCache), else bounded by each strategy.
+func preflight(ctx context.Context, w io.Writer, specs []bench.Spec, env results.Environment, f runFlags) error {
+	var hostMemory int64
+	if env.MemoryBytes > 0 {
+		hostMemory = int64(min(env.MemoryBytes, 1<<62))
+	}
+	var predict bench.Predictor
+	switch {
+	case len(f.calibration) > 0:
+		var err error
+		if predict, err = preflightPredictor(f.calibration); err != nil {
+			return usageError{err}
+		}
+	case !f.noCalibrationCache:
+		predict = cachedPredictor(calibcache.Cache{Dir: calibcache.Dir(f.cacheDir)}, env)
+	}
+	checks, err := bench.Preflight(specs, hostMemory, f.cacheDir, predict)
+	if err != nil {
+		return usageError{fmt.Errorf("pre-flight: %w", err)}
+	}
+	printPreflight(w, checks)
+	return ctx.Err()
+}
+
+// preflightPredictor predicts peaks with the simulator calibrated on
+// files.
+func preflightPredictor(files []string) (bench.Predictor, error) {
+	model, err := simulate.Calibrate(files)
+	if err != nil {
+		return nil, err
+	}
+	from := "simulated, calibrated on " + strings.Join(files, ", ")
+	return func(s *bench.Spec) (int64, string, error) {
+		peak, err := predictPeak(s, model)
+		return peak, from, err
+	}, nil
+}
+
+// cachedPredictor predicts peaks with the simulator calibrated on the
+// cache's runs of this host and the configuration's backend, calibrating
+// each backend once. Where the cache has nothing usable it says why with
+// bench.ErrNoPrediction, and the strategy's bound stands.
+func cachedPredictor(c calibcache.Cache, env results.Environment) bench.Predictor {
+	type calibration struct {
+		model *simulate.Model
+		from  string
+		err   error
+	}
+	byBackend := map[string]calibration{}
+	return func(s *bench.Spec) (int64, string, error) {
+		if s.IsExec() {
+			return 0, "", fmt.Errorf("%w: an external prover is not what the cached runs measured", bench.ErrNoPrediction)
+		}
+		cal, ok := byBackend[s.Backend]
+		if !ok {
+			cal.model, cal.from, cal.err = calibrateCached(c, env, s.Backend)
+			byBackend[s.Backend] = cal
+		}
+		if cal.err != nil {
+			return 0, "", cal.err
+		}
+		peak, err := predictPeak(s, cal.model)
+		if err != nil {
+			return 0, "", fmt.Errorf("%w: the cached calibration does not simulate it: %v", bench.ErrNoPrediction, err)
+		}
+		return peak, cal.from, nil
+	}
+}
+
+// calibrateCached fits a model to the cached runs of a host and backend.
+// A model needs two sizes at least: from one, every cost law would be a
+// guess of its slope.
+func calibrateCached(c calibcache.Cache, env results.Environment, backend string) (*simulate.Model, string, error) {
+	files, err := c.Files(env, backend)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: %v", bench.ErrNoPrediction, err)
+	}
+	if len(files) == 0 {
+		return nil, "", fmt.Errorf("%w: no cached run of the %s backend on this host", bench.ErrNoPrediction, backend)
+	}
+	model, err := simulate.Calibrate(files)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: the cached runs do not calibrate: %v", bench.ErrNoPrediction, err)
+	}
+	var sizes []int
+	runs := map[string]bool{}
+	for _, p := range model.Points {
+		sizes = append(sizes, p.Spec.Workload.Constraints)
+		runs[p.File] = true
+	}
+	slices.Sort(sizes)
+	sizes = slices.Compact(sizes)
+	if len(sizes) < 2 {
+		return nil, "", fmt.Errorf("%w: the cached runs of the %s backend measured one size (%s constraints), a calibration needs two", bench.ErrNoPrediction, backend, pow2(sizes[0]))
+	}
+	from := fmt.Sprintf("predicted from %s of this host, %s backend, calibrated at %s..%s constraints",
+		cachedRuns(len(runs)), backend, pow2(sizes[0]), pow2(sizes[len(sizes)-1]))
+	return model, from, nil
+}
+
+// cachedRuns counts cached runs in words.
+func cachedRuns(n int) string {
+	if n == 1 {
+		return "1 cached run"
+	}
+	return fmt.Sprintf("%d cached runs", n)
+}
+
+// pow2 writes constraints, a power of two, as 2^k.
+func pow2(n int) string { return fmt.Sprintf("2^%d", bits.Len(uint(n))-1) }
+
+// predictPeak simulates a configuration as it would run here. Its
+// simulate block, if any, describes another system (costs, a host) for
+// `provebench simulate`, not this run, so the calibration alone decides.
+func predictPeak(s *bench.Spec, model *simulate.Model) (int64, error) {
+	here := *s
+	here.Simulate = bench.SimulateSpec{}
+	o, err := simulate.Options(&here, model, 0)
+	if err != nil {
+		return 0, err
+	}
+	res, err := sim.Run(o)
+	if err != nil {
+		return 0, err
+	}
+	return res.PeakRSS, nil
+}
+
+// printPreflight says in one line per basis what the pre-flight check held
+// the configurations to: how many, and the largest peak.
+func printPreflight(w io.Writer, checks []bench.Check) {
+	var bases []string
+	largest := map[string]bench.Check{}
+	count := map[string]int{}
+	for _, c := range checks {
+		if _, ok := count[c.Basis]; !ok {
+			bases = append(bases, c.Basis)
+		}
+		count[c.Basis]++
+		if c.PeakRSS >= largest[c.Basis].PeakRSS {
+			largest[c.Basis] = c
+		}
+	}
+	for _, b := range bases {
+		l := largest[b]
+		what := fmt.Sprintf("%d configurations up to", count[b])
+		if count[b] == 1 {
+			what = "1 configuration,"
+		}
+		fmt.Fprintf(w, "pre-flight: %s %s of peak RSS (%s), %s\n", what, units.FormatBytes(l.PeakRSS), l.Name, b)
+	}
+}
+
+// storeCalibration keeps the run's results in the calibration cache for
+// later pre-flight checks; the run does not depend on it, so a failure
+// only warns.
+func storeCalibration(doc *results.Run, cacheDir string) []string {
+	written, err := calibcache.Cache{Dir: calibcache.Dir(cacheDir)}.Store(doc)
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "warning: %v\n", err)
+	}
+	return written
+}
