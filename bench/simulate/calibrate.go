@@ -22,7 +22,7 @@ import (
 	"github.com/provebench/provebench/pipeline/sim"
 )
 
-// Point is one calibration configuration: the means of its measured
+// Point is one calibration configuration: the medians of its measured
 // repetitions.
 type Point struct {
 	File     string     `json:"file"`
@@ -172,18 +172,19 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 	abc, wires := pipeline.DatasetBytes(p.Spec.Workload)
 	one := float64(abc + wires)
 	var base, conc []float64
+	var reps struct{ synthesis, gpuStart, upload, finalize, peakRSS, secondsPerProof []float64 }
 	for i := range sc.Repetitions {
 		r := &sc.Repetitions[i]
 		if !r.Measured() {
 			continue
 		}
 		p.Reps++
-		p.Synthesis += r.Stages[pipeline.StageSynthesis].MeanSeconds
-		p.GPUStart += perPartition(r.Stages, deviceStartStages)
-		p.Upload += perPartition(r.Stages, []string{gpu.StageUpload})
-		p.Finalize += perPartition(r.Stages, deviceFinalizeStages)
-		p.PeakRSS += float64(r.PeakRSSBytes)
-		p.SecondsPerProof += r.SecondsPerProof
+		reps.synthesis = append(reps.synthesis, r.Stages[pipeline.StageSynthesis].MeanSeconds)
+		reps.gpuStart = append(reps.gpuStart, perPartition(r.Stages, deviceStartStages))
+		reps.upload = append(reps.upload, perPartition(r.Stages, []string{gpu.StageUpload}))
+		reps.finalize = append(reps.finalize, perPartition(r.Stages, deviceFinalizeStages))
+		reps.peakRSS = append(reps.peakRSS, float64(r.PeakRSSBytes))
+		reps.secondsPerProof = append(reps.secondsPerProof, r.SecondsPerProof)
 		p.Concurrent = max(p.Concurrent, int(r.PeakCounters[pipeline.CounterSynthesizing]))
 		if b, live, ok := seriesMemory(r.Series, one); ok {
 			base = append(base, b)
@@ -200,13 +201,10 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 	if p.Reps == 0 {
 		return p, false, nil
 	}
-	n := float64(p.Reps)
-	p.Synthesis /= n
-	p.GPUStart /= n
-	p.Upload /= n
-	p.Finalize /= n
-	p.PeakRSS /= n
-	p.SecondsPerProof /= n
+	// Medians: one repetition slowed by the host (a VM's stolen time
+	// reached 38% in one here) moves them least.
+	p.Synthesis, p.GPUStart, p.Upload = median(reps.synthesis), median(reps.gpuStart), median(reps.upload)
+	p.Finalize, p.PeakRSS, p.SecondsPerProof = median(reps.finalize), median(reps.peakRSS), median(reps.secondsPerProof)
 	if len(base) > 0 {
 		p.Baseline = mean(base)
 	}

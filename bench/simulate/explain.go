@@ -84,7 +84,7 @@ func PrintChecks(w io.Writer, checks []Check) {
 			c.SecondsPerProof, p.SecondsPerProof, relErr(c.SecondsPerProof, p.SecondsPerProof),
 			units.FormatBytes(int64(c.PeakRSS)), units.FormatBytes(int64(p.PeakRSS)), relErr(c.PeakRSS, p.PeakRSS))
 	}
-	fmt.Fprintln(w, "\n(predicted, and its error against the mean of the measured repetitions)")
+	fmt.Fprintln(w, "\n(predicted, and its error against the median of the measured repetitions)")
 }
 
 // Explain prints the fitted model and its error on the calibration runs.
