@@ -74,7 +74,10 @@ type Model struct {
 	// constraints (zero when no calibration run showed a first-use stall).
 	DeviceReady PowerLaw `json:"device_ready"`
 	// PinStall is how long, per byte of its dataset, a partition starting
-	// synthesis holds up a busy device (sim.Stages.PinStall), fitted by
+	// synthesis holds up a busy device (sim.Stages.PinStall: on the CUDA
+	// backend the page-locking of its dataset; on the CPU backend, whose
+	// prover shares the cores with synthesis, whatever a starting
+	// synthesis takes from it), fitted by
 	// simulating the calibration runs: the device laws are fitted on the
 	// least device time seen at each size, and the stall explains the
 	// rest.
@@ -411,14 +414,14 @@ func leastDeviceTimes(points []Point) (sizes, start, finalize []float64) {
 	return sizes, start, finalize
 }
 
-// fitPinStall picks the stall per dataset byte (0 to 0.6 s per GiB, in
+// fitPinStall picks the stall per dataset byte (0 to 2 s per GiB, in
 // steps of 0.01) with which the simulated calibration runs spend the
 // device time per partition they measured (least squares on logarithms).
 // Ties go to the smaller stall.
 func (m *Model) fitPinStall() error {
 	const gib = 1 << 30
 	bestErr := math.Inf(1)
-	for step := 0; step <= 60; step++ {
+	for step := 0; step <= 200; step++ {
 		rate := float64(step) / 100 / gib
 		m.PinStall = rate
 		var sse float64

@@ -97,8 +97,9 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 	fmt.Fprintf(w, "upload (s)                          = %v   x = constraints\n", m.Upload)
 	fmt.Fprintf(w, "finalize (s)                        = %v   x = constraints\n", m.Finalize)
 	if m.PinStall > 0 {
-		fmt.Fprintf(w, "pin stall (s per GiB of dataset)    = %.3f\n", m.PinStall*(1<<30))
-		fmt.Fprintln(w, "  (a partition starting synthesis holds a busy device up this long: page-locking its dataset)")
+		fmt.Fprintf(w, "start stall (s per GiB of dataset)  = %.3f\n", m.PinStall*(1<<30))
+		fmt.Fprintln(w, "  (a partition starting synthesis holds a busy device up this long: on the CUDA backend,")
+		fmt.Fprintln(w, "   page-locking its dataset; on the CPU backend, taking cores from the prover)")
 	}
 	if m.DeviceReady.A > 0 {
 		fmt.Fprintf(w, "device ready (s from the start)     = %v   x = constraints\n", m.DeviceReady)
