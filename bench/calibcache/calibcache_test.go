@@ -10,8 +10,10 @@ import (
 	"github.com/provebench/provebench/bench/results"
 )
 
-// fixture is a real calibration run: 2^10 and 2^12 on the CPU backend.
-const fixture = "../../docs/results/cpu-simulate/calibrate/results.json"
+// fixture is a real calibration run: 2^10 and 2^12 on the CPU backend
+// (docs/results/cpu-simulate/calibrate at commit 3734684, kept here so that
+// regenerating the committed results does not change the tests).
+const fixture = "testdata/calibration-cpu.json"
 
 func readFixture(t *testing.T) *results.Run {
 	t.Helper()

@@ -17,7 +17,7 @@ import (
 
 // calibrationFixture is a real calibration run: every strategy at 2^10 and
 // 2^12 constraints on the CPU backend, 3 repetitions each.
-const calibrationFixture = "../../docs/results/cpu-simulate/calibrate/results.json"
+const calibrationFixture = "../../bench/calibcache/testdata/calibration-cpu.json"
 
 // cacheFixture stores the fixture's scenarios that keep accepts in the
 // calibration cache of keys, as if this host had run them.
