@@ -307,6 +307,18 @@ var fields = []*field{
 		get: func(s *bench.Spec) any { return bool(s.Simulate.Stages.DeviceSerial) },
 	},
 	{
+		path: "simulate.device_ready", kind: kindDuration, def: "0s", lo: atLeast(0),
+		doc: "No partition's Start completes before this time from the pipeline's start: the backend's first-use costs (on the CUDA backend about 8 s at 2^24 on the H200).",
+		set: func(s *bench.Spec, v any) { s.Simulate.Stages.DeviceReady = v.(time.Duration) },
+		get: func(s *bench.Spec) any { return time.Duration(s.Simulate.Stages.DeviceReady) },
+	},
+	{
+		path: "simulate.pin_stall", kind: kindDuration, def: "0s", lo: atLeast(0),
+		doc: "A partition that starts synthesis holds up a busy serial device this long (on the CUDA backend: page-locking its dataset).",
+		set: func(s *bench.Spec, v any) { s.Simulate.Stages.PinStall = v.(time.Duration) },
+		get: func(s *bench.Spec) any { return time.Duration(s.Simulate.Stages.PinStall) },
+	},
+	{
 		path: "simulate.host.memory", kind: kindSize, def: "0",
 		doc: "Host memory: a configuration whose predicted RSS passes it is reported out of memory.",
 		set: func(s *bench.Spec, v any) { s.Simulate.Host.Memory = v.(int64) },
@@ -323,6 +335,12 @@ var fields = []*field{
 		doc: "Partitions that synthesize at full speed at once; more share the cores.",
 		set: func(s *bench.Spec, v any) { s.Simulate.Host.Cores = int(v.(int64)) },
 		get: func(s *bench.Spec) any { return int64(s.Simulate.Host.Cores) },
+	},
+	{
+		path: "simulate.host.synthesis_contention", kind: kindFloat, def: "0", lo: atLeast(0),
+		doc: "How much each other partition synthesizing at once slows one: k at once each take 1 + this·(k-1) times as long (memory bandwidth), before sharing the cores.",
+		set: func(s *bench.Spec, v any) { s.Simulate.Host.SynthesisContention = v.(float64) },
+		get: func(s *bench.Spec) any { return float64(s.Simulate.Host.SynthesisContention) },
 	},
 	{
 		path: "simulate.host.devices", kind: kindInt, def: "0", lo: atLeast(0),

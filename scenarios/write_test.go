@@ -73,7 +73,9 @@ scenarios:
       wire_bytes: 4GB
       synthesis_bytes: 1000
       device_serial: true
-      host: {memory: 512GiB, baseline: 69GiB, cores: 96, devices: 2, gpu_speed: 1.5}
+      device_ready: 8s
+      pin_stall: 300ms
+      host: {memory: 512GiB, baseline: 69GiB, cores: 96, synthesis_contention: 0.38, devices: 2, gpu_speed: 1.5}
 `
 
 func TestMarshalEveryField(t *testing.T) {

@@ -43,6 +43,7 @@ func Options(spec *bench.Spec, m *Model, hostMemory int64) (sim.Options, error) 
 	setDur(&st.Upload, over.Stages.Upload)
 	setDur(&st.Finalize, over.Stages.Finalize)
 	setDur(&st.PinStall, over.Stages.PinStall)
+	setDur(&st.DeviceReady, over.Stages.DeviceReady)
 	setInt(&st.ABCBytes, over.Stages.ABCBytes)
 	setInt(&st.WireBytes, over.Stages.WireBytes)
 	setInt(&st.SynthesisBytes, over.Stages.SynthesisBytes)
@@ -54,6 +55,9 @@ func Options(spec *bench.Spec, m *Model, hostMemory int64) (sim.Options, error) 
 	setInt(&h.Baseline, over.Host.Baseline)
 	if over.Host.Cores > 0 {
 		h.Cores = over.Host.Cores
+	}
+	if over.Host.SynthesisContention > 0 {
+		h.SynthesisContention = over.Host.SynthesisContention
 	}
 	if over.Host.Devices > 0 {
 		h.Devices = over.Host.Devices
