@@ -46,6 +46,9 @@ type sim struct {
 	idle     []int // devices of idle workers
 	devBusy  []bool
 	devQ     [][]devJob
+	// pinning: per device, when the stalls of partitions that started
+	// synthesis while it was idle stop mattering (see stallDevices)
+	pinning [][]time.Duration
 
 	peakRSS  int64
 	busy     time.Duration // device compute, all devices
@@ -72,6 +75,7 @@ func newSim(o Options) *sim {
 		chanFree:  o.Config.ChannelCapacity,
 		devBusy:   make([]bool, o.Host.devices()),
 		devQ:      make([][]devJob, o.Host.devices()),
+		pinning:   make([][]time.Duration, o.Host.devices()),
 	}
 	for p := range s.remaining {
 		s.remaining[p] = w.Partitions
@@ -309,26 +313,52 @@ func (s *sim) nextOnDevice(dev int) {
 	if s.devBusy[dev] || len(s.devQ[dev]) == 0 {
 		return
 	}
+	s.pinStalls(dev)
 	j := s.devQ[dev][0]
 	s.devQ[dev] = s.devQ[dev][1:]
 	s.devBusy[dev] = true
 	s.at(s.now+j.d, j.kind, j.it)
 }
 
-// stallDevices holds up every busy serial device by Stages.PinStall: its
-// next phase waits behind the stall.
+// stallDevices holds up every serial device by Stages.PinStall that works
+// while the partition starting synthesis page-locks its dataset: a busy
+// one after its current phase; an idle one if it starts a phase before
+// the locking is over, which takes about as long as the stall.
 func (s *sim) stallDevices() {
 	st := s.o.Stages
 	if st.PinStall == 0 || !st.DeviceSerial {
 		return
 	}
 	for dev, busy := range s.devBusy {
-		if busy {
-			stall := devJob{it: &item{dev: dev}, kind: stallDone, d: st.PinStall}
-			s.devQ[dev] = append([]devJob{stall}, s.devQ[dev]...)
-			s.stalled += st.PinStall
+		// Before DeviceReady a busy device waits, it does not work.
+		if busy && s.now >= st.DeviceReady {
+			s.stallNext(dev, st.PinStall)
+		} else {
+			s.pinning[dev] = append(s.pinning[dev], s.now+st.PinStall)
 		}
 	}
+}
+
+// pinStalls puts before the phase an idle device is about to start the
+// stalls of the page-locking still under way.
+func (s *sim) pinStalls(dev int) {
+	var n int
+	works := max(s.now, s.o.Stages.DeviceReady) // when the phase can start working
+	for _, until := range s.pinning[dev] {
+		if until > works {
+			n++
+		}
+	}
+	s.pinning[dev] = s.pinning[dev][:0]
+	if n > 0 {
+		s.stallNext(dev, time.Duration(n)*s.o.Stages.PinStall)
+	}
+}
+
+func (s *sim) stallNext(dev int, d time.Duration) {
+	stall := devJob{it: &item{dev: dev}, kind: stallDone, d: d}
+	s.devQ[dev] = append([]devJob{stall}, s.devQ[dev]...)
+	s.stalled += d
 }
 
 func (s *sim) deviceFree(dev int) {
