@@ -307,6 +307,12 @@ var fields = []*field{
 		get: func(s *bench.Spec) any { return bool(s.Simulate.Stages.DeviceSerial) },
 	},
 	{
+		path: "simulate.submit_queue", kind: kindInt, def: "0", lo: atLeast(0),
+		doc: "With device_serial: Start takes one of this many slots, uploads and returns, and the device runs the NTT region and the MSMs later (the CUDA backend, 1); 0: Start returns after the NTT region (the CPU backend).",
+		set: func(s *bench.Spec, v any) { s.Simulate.Stages.SubmitQueue = int(v.(int64)) },
+		get: func(s *bench.Spec) any { return int64(s.Simulate.Stages.SubmitQueue) },
+	},
+	{
 		path: "simulate.device_ready", kind: kindDuration, def: "0s", lo: atLeast(0),
 		doc: "No partition's Start completes before this time from the pipeline's start: the backend's first-use costs (on the CUDA backend about 8 s at 2^24 on the H200).",
 		set: func(s *bench.Spec, v any) { s.Simulate.Stages.DeviceReady = v.(time.Duration) },

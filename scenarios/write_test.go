@@ -74,6 +74,7 @@ scenarios:
       synthesis_bytes: 1000
       device_serial: true
       device_ready: 8s
+      submit_queue: 1
       pin_stall: 300ms
       host: {memory: 512GiB, baseline: 69GiB, cores: 96, synthesis_contention: 0.38, devices: 2, gpu_speed: 1.5}
 `

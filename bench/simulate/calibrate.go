@@ -91,6 +91,11 @@ type Model struct {
 	Upload       PowerLaw `json:"upload"`
 	Finalize     PowerLaw `json:"finalize"`
 	DeviceSerial bool     `json:"device_serial"`
+	// SubmitQueue is the backend's submit slots (sim.Stages.SubmitQueue):
+	// 1 on the CUDA backend, whose Start returns once the partition is
+	// uploaded and queued for the device; 0 on the CPU backend, whose Start
+	// returns after the NTT region.
+	SubmitQueue int `json:"submit_queue"`
 	// Baseline is the RSS before any dataset (runtime and key) against
 	// constraints; Working what the peak holds beyond the baseline and the
 	// live datasets (the prover's scratch: MSM buckets, quotient
@@ -102,6 +107,11 @@ type Model struct {
 	// describes it.
 	Environment results.Environment `json:"-"`
 }
+
+// cudaQueueDepth is the CUDA backend's default queue depth
+// (cuda.Options.QueueDepth), which the calibration runs used: the cuda
+// package builds only with its tag, so the figure is repeated here.
+const cudaQueueDepth = 1
 
 // The backend stages a device runs in Start and after it; their sums are
 // the device's own time, without the queueing (device_queue) that the
@@ -162,6 +172,9 @@ func Calibrate(files []string) (*Model, error) {
 		return nil, errors.New("calibration: no measured repetition in " + strings.Join(files, ", "))
 	}
 	m.DeviceSerial = true
+	if m.Backend == "cuda" {
+		m.SubmitQueue = cudaQueueDepth
+	}
 	return m, m.fit()
 }
 

@@ -25,6 +25,7 @@ func Options(spec *bench.Spec, m *Model, hostMemory int64) (sim.Options, error) 
 			Upload:       seconds(m.Upload.At(n)),
 			Finalize:     seconds(m.Finalize.At(n)),
 			DeviceSerial: m.DeviceSerial,
+			SubmitQueue:  m.SubmitQueue,
 			DeviceReady:  seconds(m.DeviceReady.At(n)),
 		}
 		st.ABCBytes, st.WireBytes = pipeline.DatasetBytes(w)
@@ -48,6 +49,9 @@ func Options(spec *bench.Spec, m *Model, hostMemory int64) (sim.Options, error) 
 	setInt(&st.WireBytes, over.Stages.WireBytes)
 	setInt(&st.SynthesisBytes, over.Stages.SynthesisBytes)
 	st.DeviceSerial = st.DeviceSerial || over.Stages.DeviceSerial
+	if over.Stages.SubmitQueue > 0 {
+		st.SubmitQueue = over.Stages.SubmitQueue
+	}
 	if over.Stages.RSSFactor > 0 {
 		st.RSSFactor = over.Stages.RSSFactor
 	}

@@ -49,6 +49,10 @@ type sim struct {
 	// pinning: per device, when the stalls of partitions that started
 	// synthesis while it was idle stop mattering (see stallDevices)
 	pinning [][]time.Duration
+	// SubmitQueue: per device, slots taken by partitions the device has
+	// not begun, and the partitions waiting in Start for one
+	submitted []int
+	slotQ     [][]*item
 
 	peakRSS  int64
 	busy     time.Duration // device compute, all devices
@@ -76,6 +80,8 @@ func newSim(o Options) *sim {
 		devBusy:   make([]bool, o.Host.devices()),
 		devQ:      make([][]devJob, o.Host.devices()),
 		pinning:   make([][]time.Duration, o.Host.devices()),
+		submitted: make([]int, o.Host.devices()),
+		slotQ:     make([][]*item, o.Host.devices()),
 	}
 	for p := range s.remaining {
 		s.remaining[p] = w.Partitions
@@ -126,6 +132,10 @@ func (s *sim) run() error {
 				s.synthesized(e.it)
 			}
 		case uploadDone:
+			if s.o.Stages.SubmitQueue > 0 {
+				s.at(s.now, startDone, e.it)
+				break
+			}
 			s.onDevice(e.it, startDone, s.o.Stages.GPUStart)
 		case startDone:
 			if ready := s.o.Stages.DeviceReady; s.now < ready {
@@ -134,7 +144,13 @@ func (s *sim) run() error {
 				s.at(ready, startDone, e.it)
 				break
 			}
+			if s.o.Stages.SubmitQueue > 0 {
+				s.submittedStart(e.it)
+				break
+			}
 			s.started(e.it)
+		case nttDone:
+			s.nttRan(e.it)
 		case finalizeDone:
 			s.finalized(e.it)
 		case stallDone:
@@ -288,12 +304,59 @@ func (s *sim) serve() {
 		it.t.QueueWait = s.now - it.synthEnd
 		it.t.Device, it.dev = dev, dev
 		s.core.StartBegan(&it.tk)
-		if up := s.o.Stages.Upload; up > 0 {
-			s.at(s.now+time.Duration(float64(up)/s.o.Host.speed()), uploadDone, it)
-		} else {
-			s.onDevice(it, startDone, s.o.Stages.GPUStart)
+		if s.o.Stages.SubmitQueue > 0 {
+			s.slotQ[dev] = append(s.slotQ[dev], it)
+			s.grantSlots(dev)
+			continue
 		}
+		s.upload(it)
 	}
+}
+
+// upload starts a taken partition's upload; Start goes on when it ends.
+func (s *sim) upload(it *item) {
+	if up := s.o.Stages.Upload; up > 0 {
+		s.at(s.now+time.Duration(float64(up)/s.o.Host.speed()), uploadDone, it)
+	} else if s.o.Stages.SubmitQueue > 0 {
+		s.at(s.now, startDone, it)
+	} else {
+		s.onDevice(it, startDone, s.o.Stages.GPUStart)
+	}
+}
+
+// grantSlots lets partitions waiting in Start for a submit slot go on to
+// their upload while the device has slots free.
+func (s *sim) grantSlots(dev int) {
+	for len(s.slotQ[dev]) > 0 && s.submitted[dev] < s.o.Stages.SubmitQueue {
+		it := s.slotQ[dev][0]
+		s.slotQ[dev] = s.slotQ[dev][1:]
+		s.submitted[dev]++
+		s.upload(it)
+	}
+}
+
+// submittedStart ends a SubmitQueue Start: the partition is handed to its
+// device, which runs its NTT region and MSMs when its turn comes, and the
+// GPU worker is free.
+func (s *sim) submittedStart(it *item) {
+	it.t.GPUStart = s.now - it.t.Admitted - it.t.Synthesis - it.t.QueueWait
+	s.core.Started(s.now, &it.tk)
+	s.core.Finalizing(&it.tk)
+	s.onDevice(it, nttDone, s.o.Stages.GPUStart)
+	s.idle = append(s.idle, it.dev)
+	s.serve()
+}
+
+// nttRan frees a/b/c after the NTT region where early free is on and
+// runs the partition's MSMs at once on the same device.
+func (s *sim) nttRan(it *item) {
+	if s.c.EarlyFree {
+		s.core.ABCFreed(s.now, &it.tk, it.abc)
+		it.abc = 0
+	}
+	d := time.Duration(float64(s.o.Stages.Finalize) / s.o.Host.speed())
+	s.busy += d
+	s.at(s.now+d, finalizeDone, it)
 }
 
 // onDevice runs a GPU phase of d (at the host's GPU speed): at once, or,
@@ -317,6 +380,11 @@ func (s *sim) nextOnDevice(dev int) {
 	j := s.devQ[dev][0]
 	s.devQ[dev] = s.devQ[dev][1:]
 	s.devBusy[dev] = true
+	if j.kind == nttDone {
+		// The device takes the partition: its submit slot frees.
+		s.submitted[dev]--
+		defer s.grantSlots(dev)
+	}
 	s.at(s.now+j.d, j.kind, j.it)
 }
 

@@ -42,6 +42,13 @@ type Stages struct {
 	// the device's own time, without the queueing. Without it every phase
 	// runs at once (the engine's test backend).
 	DeviceSerial bool `json:"device_serial,omitempty"`
+	// SubmitQueue, on a serial device, is the CUDA backend's way: Start
+	// takes one of SubmitQueue slots, uploads and returns, and the device
+	// runs the NTT region and the MSMs later, one partition after the
+	// other; a slot frees when the device begins a partition. 0 is the
+	// CPU backend's way: Start returns once the device has run the NTT
+	// region.
+	SubmitQueue int `json:"submit_queue,omitempty"`
 	// DeviceReady is when, from the pipeline's start, the devices first
 	// complete a partition's Start: a backend's first-use costs (on the
 	// CUDA backend ~8 s at 2^24 after the key is loaded, measured on the
@@ -88,6 +95,9 @@ func (s Stages) validate() error {
 	}
 	if s.GPUStart < 0 || s.Finalize < 0 || s.Upload < 0 || s.DeviceReady < 0 || s.PinStall < 0 {
 		errs = append(errs, fmt.Errorf("stages: gpu_start %v, upload %v, finalize %v and device_ready %v must be >= 0", s.GPUStart, s.Upload, s.Finalize, s.DeviceReady))
+	}
+	if s.SubmitQueue < 0 || (s.SubmitQueue > 0 && !s.DeviceSerial) {
+		errs = append(errs, fmt.Errorf("stages: submit_queue %d must be >= 0, and needs device_serial", s.SubmitQueue))
 	}
 	if s.ABCBytes < 0 || s.WireBytes < 0 || s.SynthesisBytes < 0 || s.RSSFactor < 0 {
 		errs = append(errs, errors.New("stages: byte sizes must be >= 0"))

@@ -99,6 +99,7 @@ const (
 	startDone
 	finalizeDone
 	stallDone
+	nttDone // SubmitQueue: the NTT region ran; the MSMs follow on the device
 	tick
 	retry
 )
