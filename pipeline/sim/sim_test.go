@@ -174,3 +174,81 @@ func TestOutOfMemoryStopsWithTheMoment(t *testing.T) {
 		t.Errorf("hold: peak %d over the host", res.PeakRSS)
 	}
 }
+
+// The CUDA backend's way (SubmitQueue): Start returns once a partition is
+// uploaded and queued, so with one slot a second partition is finalizing
+// while the first runs on the device, and the GPU worker moves on; the
+// CPU backend's way returns from Start after the NTT region, and never has
+// more than one partition finalizing on a serial device.
+func TestSubmitQueueFreesTheWorkerBeforeTheDevice(t *testing.T) {
+	o := Options{
+		Workload: pipeline.Workload{Constraints: tiny, Partitions: 6, Proofs: 1, Concurrency: 1, Seed: 1},
+		Config:   pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 6, ChannelCapacity: 1, GPUWorkers: 1},
+		Stages: Stages{Synthesis: time.Second, Upload: 10 * time.Millisecond, GPUStart: 100 * time.Millisecond,
+			Finalize: 400 * time.Millisecond, ABCBytes: 1 << 20, WireBytes: 1 << 18, DeviceSerial: true},
+	}
+	peaks := func(q int) (finalizing, onGPU int64, wall time.Duration) {
+		t.Helper()
+		o.Stages.SubmitQueue = q
+		res, err := Run(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var snap pipeline.Snapshot
+		res.Tracker.Snapshot(&snap)
+		for i, name := range res.Tracker.Names() {
+			switch name {
+			case pipeline.CounterFinalizing:
+				finalizing = snap.Peaks[i]
+			case pipeline.CounterOnGPU:
+				onGPU = snap.Peaks[i]
+			}
+		}
+		return finalizing, onGPU, res.Report.Wall
+	}
+	fin0, _, wall0 := peaks(0)
+	fin1, onGPU1, wall1 := peaks(1)
+	if fin0 != 1 {
+		t.Errorf("Start after the NTT: %d finalizing at the peak, want 1", fin0)
+	}
+	if fin1 != 2 || onGPU1 != 1 {
+		t.Errorf("submit queue of 1: %d finalizing and %d in Start at the peak, want 2 and 1", fin1, onGPU1)
+	}
+	// Either way the device does the same work one partition at a time.
+	if d := wall1 - wall0; d < -20*time.Millisecond || d > 20*time.Millisecond {
+		t.Errorf("wall %v with the submit queue against %v without", wall1, wall0)
+	}
+}
+
+// A partition that starts synthesis while the device works holds it up by
+// PinStall (page-locking its dataset); before DeviceReady the device does
+// not work, so locking then holds nothing up.
+func TestPinStallHoldsUpAWorkingDevice(t *testing.T) {
+	o := Options{
+		Workload: pipeline.Workload{Constraints: tiny, Partitions: 8, Proofs: 1, Concurrency: 1, Seed: 1},
+		Config:   pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1},
+		Stages: Stages{Synthesis: 200 * time.Millisecond, GPUStart: 100 * time.Millisecond, Finalize: 300 * time.Millisecond,
+			ABCBytes: 1 << 20, WireBytes: 1 << 18, DeviceSerial: true, SubmitQueue: 1},
+	}
+	run := func() *Result {
+		t.Helper()
+		res, err := Run(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	base := run()
+	o.Stages.PinStall = 50 * time.Millisecond
+	stalled := run()
+	if stalled.DeviceStalled == 0 || stalled.Report.Wall <= base.Report.Wall {
+		t.Errorf("pin stall: held up %v, wall %v against %v without", stalled.DeviceStalled, stalled.Report.Wall, base.Report.Wall)
+	}
+	// With a permit for each, every partition starts synthesis at once,
+	// long before a device that is ready only after a minute.
+	o.Config.Strategy, o.Config.PartitionWorkers = pipeline.Release, 8
+	o.Stages.DeviceReady = time.Minute
+	if late := run(); late.DeviceStalled != 0 {
+		t.Errorf("held up %v by locking before the device was ready", late.DeviceStalled)
+	}
+}
