@@ -244,7 +244,14 @@ func (d *device) loadKey(ctx context.Context, pk *groth16.ProvingKey, root *fr.E
 	if err := check("key to canonical form", icicleg2.G2AffineFromMontgomery(d.key.b2)); err != nil {
 		return err
 	}
-	return d.fullBases(ctx, pk, precompute)
+	if err := d.fullBases(ctx, pk, precompute); err != nil {
+		return err
+	}
+	// Load returns with the key ready: without this the precomputation of
+	// the bases may still run on the device when the first partition
+	// arrives, and its uploads wait for it (the H200 runs showed the first
+	// Start returning ~8 s into the pipeline at 2^24 in every strategy).
+	return check("synchronize the device after loading the key", icicle.DeviceSynchronize())
 }
 
 // fullBases sets the bases of the full-width MSMs: views of the key, or
