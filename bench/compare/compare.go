@@ -253,13 +253,7 @@ func Compare(base, cur *results.Run, opts Options) (*Report, error) {
 	if !(alpha > 0 && alpha < 1) {
 		return nil, fmt.Errorf("compare: alpha %v: want a level between 0 and 1, such as 0.05", alpha)
 	}
-	key := matchKey(base, cur)
-	if opts.Paired {
-		// ab ran the configurations the sides share by name, from the
-		// sides' own scenario files (release in base.yaml against hold
-		// in new.yaml): the files differ by design.
-		key = func(sc *results.Scenario) string { return sc.Name }
-	}
+	key := matchKey(base, cur, opts.Paired)
 	baseIdx, err := index(base, "base", key)
 	if err != nil {
 		return nil, err

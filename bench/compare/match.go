@@ -12,9 +12,12 @@ import (
 // configuration it is: when both documents record every scenario's file,
 // scenarios pair by file and name as written (ci:release in a run of two
 // files meets release in a run of ci.yaml alone). Documents written before
-// names were scoped pair by name.
-func matchKey(base, cur *results.Run) func(*results.Scenario) string {
-	if !allScoped(base) || !allScoped(cur) {
+// names were scoped pair by name, and so do the two sides of an ab run
+// (paired): ab ran the configurations they share by name, from each
+// side's own scenario files (release in base.yaml against hold in
+// new.yaml), whose files differ by design.
+func matchKey(base, cur *results.Run, paired bool) func(*results.Scenario) string {
+	if paired || !allScoped(base) || !allScoped(cur) {
 		return func(sc *results.Scenario) string { return sc.Name }
 	}
 	return func(sc *results.Scenario) string {

@@ -359,9 +359,10 @@ func (m *Model) fitSynthesis() error {
 }
 
 func (m *Model) fit() error {
-	var uy, bx, by, wy, rx, ry []float64
+	var ux, uy, bx, by, wy, rx, ry []float64
 	for _, p := range m.Points {
 		w := p.Spec.Workload
+		ux = append(ux, float64(w.Constraints))
 		uy = append(uy, p.Upload)
 		if !math.IsNaN(p.Baseline) {
 			bx = append(bx, float64(w.Constraints))
@@ -386,7 +387,7 @@ func (m *Model) fit() error {
 	if m.GPUStart, err = fitPowerLaw(nx, gy); err != nil {
 		return fmt.Errorf("calibration: gpu_start: %w", err)
 	}
-	if m.Upload, err = fitPowerLaw(uploadSizes(m.Points), uy); err != nil {
+	if m.Upload, err = fitPowerLaw(ux, uy); err != nil {
 		m.Upload = PowerLaw{} // no uploads: the CPU backend
 	}
 	if m.Finalize, err = fitPowerLaw(nx, fy); err != nil {
@@ -398,14 +399,6 @@ func (m *Model) fit() error {
 	m.Baseline = fitLinear(bx, by)
 	m.Working = fitLinear(bx, wy)
 	return m.fitPinStall()
-}
-
-func uploadSizes(points []Point) []float64 {
-	var xs []float64
-	for _, p := range points {
-		xs = append(xs, float64(p.Spec.Workload.Constraints))
-	}
-	return xs
 }
 
 // leastDeviceTimes is, at each size, the NTT and MSM times of the
@@ -457,16 +450,12 @@ func (m *Model) fitPinStall() error {
 			d := math.Log(simulated / measured)
 			sse += d * d
 		}
-		if sse < bestErr*(1-1e-6) {
-			bestErr = sse
-		} else {
-			m.PinStall = float64(step-1) / 100 / gib
-			if step == 0 {
-				m.PinStall = 0
-			}
+		if sse >= bestErr*(1-1e-6) {
 			// The error is convex in the stall: past its least it only grows.
+			m.PinStall = float64(step-1) / 100 / gib
 			break
 		}
+		bestErr = sse
 	}
 	return nil
 }

@@ -133,22 +133,12 @@ func (s *sim) run() error {
 			}
 		case uploadDone:
 			if s.o.Stages.SubmitQueue > 0 {
-				s.at(s.now, startDone, e.it)
+				s.startEnds(e.it)
 				break
 			}
 			s.onDevice(e.it, startDone, s.o.Stages.GPUStart)
 		case startDone:
-			if ready := s.o.Stages.DeviceReady; s.now < ready {
-				// The device's first-use costs: it holds this Start (and,
-				// being serial, the device) until then.
-				s.at(ready, startDone, e.it)
-				break
-			}
-			if s.o.Stages.SubmitQueue > 0 {
-				s.submittedStart(e.it)
-				break
-			}
-			s.started(e.it)
+			s.startEnds(e.it)
 		case nttDone:
 			s.nttRan(e.it)
 		case finalizeDone:
@@ -357,6 +347,21 @@ func (s *sim) nttRan(it *item) {
 	d := time.Duration(float64(s.o.Stages.Finalize) / s.o.Host.speed())
 	s.busy += d
 	s.at(s.now+d, finalizeDone, it)
+}
+
+// startEnds ends a partition's Start, the backend's way, unless the
+// device's first-use costs hold it (and, being serial, the device) until
+// DeviceReady.
+func (s *sim) startEnds(it *item) {
+	if ready := s.o.Stages.DeviceReady; s.now < ready {
+		s.at(ready, startDone, it)
+		return
+	}
+	if s.o.Stages.SubmitQueue > 0 {
+		s.submittedStart(it)
+		return
+	}
+	s.started(it)
 }
 
 // onDevice runs a GPU phase of d (at the host's GPU speed): at once, or,

@@ -56,7 +56,8 @@ type Stages struct {
 	// strategy that holds its permits, synthesis.
 	DeviceReady time.Duration `json:"device_ready,omitempty"`
 	// PinStall is how long a partition that starts synthesis holds up a
-	// device that is busy at that moment (on a serial device): on the
+	// serial device that works at that moment or starts working before
+	// the stall's length has passed: on the
 	// CUDA backend the synthesis worker page-locks its dataset first, and
 	// the driver's page-locking stalls the device's work meanwhile (on
 	// the H200 at 2^24 a partition's device time was 0.41 s when every
@@ -80,7 +81,7 @@ type Host struct {
 	// at the same time slows one down, as a fraction of its time alone:
 	// k at once each take 1 + SynthesisContention·(k-1) times as long
 	// (before sharing the cores), the memory bandwidth they share. A
-	// calibration fits it (0.38 on the H200 host's 16 cores).
+	// calibration fits it (0.37 on the H200 host's 16 cores).
 	SynthesisContention float64 `json:"synthesis_contention,omitempty"`
 	// Devices is the number of GPUs and GPUSpeed their speed relative to
 	// the stages' (0 means 1 of each).
@@ -94,7 +95,8 @@ func (s Stages) validate() error {
 		errs = append(errs, fmt.Errorf("stages.synthesis: %v ± %v must be > 0 with a spread below it", s.Synthesis, s.SynthesisSpread))
 	}
 	if s.GPUStart < 0 || s.Finalize < 0 || s.Upload < 0 || s.DeviceReady < 0 || s.PinStall < 0 {
-		errs = append(errs, fmt.Errorf("stages: gpu_start %v, upload %v, finalize %v and device_ready %v must be >= 0", s.GPUStart, s.Upload, s.Finalize, s.DeviceReady))
+		errs = append(errs, fmt.Errorf("stages: gpu_start %v, upload %v, finalize %v, device_ready %v and pin_stall %v must be >= 0",
+			s.GPUStart, s.Upload, s.Finalize, s.DeviceReady, s.PinStall))
 	}
 	if s.SubmitQueue < 0 || (s.SubmitQueue > 0 && !s.DeviceSerial) {
 		errs = append(errs, fmt.Errorf("stages: submit_queue %d must be >= 0, and needs device_serial", s.SubmitQueue))
