@@ -26,7 +26,7 @@ import (
 // program.
 func execHelper(args []string) {
 	switch args[0] {
-	case "alloc": // alloc MiB HOLD: touch MiB of memory, hold it, print TIMELINE lines
+	case "alloc": // alloc MiB HOLD [BARRIER N]: touch MiB of memory, hold it, print TIMELINE lines
 		mib, _ := strconv.Atoi(args[1])
 		hold, _ := time.ParseDuration(args[2])
 		fmt.Fprintf(os.Stderr, "TIMELINE,0,SYNTH_START,1,%d\n", mib)
@@ -35,6 +35,17 @@ func execHelper(args []string) {
 			b[i] = 1
 		}
 		fmt.Fprintf(os.Stderr, "TIMELINE,5,SYNTH_END,1,%d\nTIMELINE,6,GPU_START,1,%d\n", mib, mib)
+		if len(args) == 5 {
+			// Hold only once all N allocators have started theirs, so that
+			// they overlap however late a loaded machine starts one.
+			n, _ := strconv.Atoi(args[4])
+			_ = os.WriteFile(filepath.Join(args[3], strconv.Itoa(os.Getpid())), nil, 0o644)
+			for deadline := time.Now().Add(time.Minute); time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+				if entries, _ := os.ReadDir(args[3]); len(entries) >= n {
+					break
+				}
+			}
+		}
 		time.Sleep(hold)
 		fmt.Fprintf(os.Stderr, "TIMELINE,9,GPU_END,1,%d\n", mib)
 		fmt.Println(b[0])
@@ -112,8 +123,8 @@ func runExec(t *testing.T, specs ...Spec) []results.Repetition {
 
 func TestExecProcessTree(t *testing.T) {
 	exe, _ := os.Executable()
-	script := `"$0" exec-helper alloc 48 1s & "$0" exec-helper alloc 32 1s; wait`
-	reps := runExec(t, execSpec("tree", &ExecSpec{Command: []string{"sh", "-c", script, exe}, Timeline: true, Proofs: 1}))
+	script := `"$0" exec-helper alloc 48 1s "$1" 2 & "$0" exec-helper alloc 32 1s "$1" 2; wait`
+	reps := runExec(t, execSpec("tree", &ExecSpec{Command: []string{"sh", "-c", script, exe, t.TempDir()}, Timeline: true, Proofs: 1}))
 	rep := reps[0]
 	if rep.Status != results.StatusOK {
 		t.Fatalf("status %s: %s", rep.Status, rep.Error)
