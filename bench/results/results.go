@@ -228,6 +228,37 @@ type Repetition struct {
 	// run is too short, or sampled too coarsely, to tell.
 	SteadyDeviceBusyFraction *float64 `json:"steady_device_busy_fraction,omitempty"`
 
+	// DeviceSecondsPerPartition is the mean device time of one partition
+	// on the device's own clock (CUDA events on a GPU; the GPU worker's
+	// busy time on the CPU backend): the sum of its device stages (NTT
+	// region, MSMs, download). It does not move with host load, so it is
+	// what gates a prover change. Nil when no partition completed, and
+	// for the exec driver.
+	DeviceSecondsPerPartition *float64 `json:"device_seconds_per_partition,omitempty"`
+	// DeviceStageSeconds is the mean device time per partition of each
+	// device stage (ntt_region, msm_a, msm_b1, msm_b2, msm_l, msm_h, ...),
+	// on the same clock.
+	DeviceStageSeconds map[string]float64 `json:"device_stage_seconds,omitempty"`
+
+	// Measure is how the repetition's clock was started: "warm" (the
+	// default: the clock starts once the prover is ready, key resident and
+	// device warm, as in a daemon) or "cold" (setup inside the clock).
+	// Absent in documents written before the distinction.
+	Measure string `json:"measure,omitempty"`
+	// SetupSeconds is the time from the child's start until the prover was
+	// ready (key loaded, backend opened, key on the device, warm-up), not
+	// counted in WallSeconds when Measure is "warm". SetupStages splits it
+	// by stage (seconds). Absent for the exec driver and old documents.
+	SetupSeconds *float64           `json:"setup_seconds,omitempty"`
+	SetupStages  map[string]float64 `json:"setup_stages,omitempty"`
+
+	// EnergyJoules is the GPUs' energy over the measured window, from
+	// NVML's total energy counter (summed over the devices the run used);
+	// JoulesPerProof divides it by the proofs done. Absent, not zero,
+	// without NVML or where the device does not count energy.
+	EnergyJoules   *float64 `json:"energy_joules,omitempty"`
+	JoulesPerProof *float64 `json:"joules_per_proof,omitempty"`
+
 	CPUUserSeconds   float64 `json:"cpu_user_seconds"`
 	CPUSystemSeconds float64 `json:"cpu_system_seconds"`
 
@@ -325,6 +356,12 @@ type Series struct {
 	// go_gc_cycles, key_resident_bytes); the report's glossary defines each.
 	Counters map[string][]int64 `json:"counters,omitempty"`
 }
+
+// Values of Repetition.Measure.
+const (
+	MeasureWarm = "warm"
+	MeasureCold = "cold"
+)
 
 // Sources of Repetition.PeakRSSBytes.
 const (

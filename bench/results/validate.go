@@ -78,6 +78,24 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 			add(path+"."+name, "%v is not a figure (negative or not finite)", v)
 		}
 	}
+	for name, v := range map[string]*float64{
+		"device_seconds_per_partition": rep.DeviceSecondsPerPartition, "setup_seconds": rep.SetupSeconds,
+		"energy_joules": rep.EnergyJoules, "joules_per_proof": rep.JoulesPerProof,
+	} {
+		if v != nil && (*v < 0 || math.IsInf(*v, 0) || math.IsNaN(*v)) {
+			add(path+"."+name, "%v is not a figure (negative or not finite)", *v)
+		}
+	}
+	for field, m := range map[string]map[string]float64{"device_stage_seconds": rep.DeviceStageSeconds, "setup_stages": rep.SetupStages} {
+		for name, v := range m {
+			if v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+				add(path+"."+field+"."+name, "%v is not a figure (negative or not finite)", v)
+			}
+		}
+	}
+	if rep.Measure != "" && rep.Measure != MeasureWarm && rep.Measure != MeasureCold {
+		add(path+".measure", "%q is not %q or %q", rep.Measure, MeasureWarm, MeasureCold)
+	}
 	for name, v := range map[string]int{"partitions": rep.Partitions, "failed_partitions": rep.FailedPartitions, "proofs": rep.Proofs, "proofs_verified": rep.ProofsVerified} {
 		if v < 0 {
 			add(path+"."+name, "%d is negative", v)
