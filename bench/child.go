@@ -56,26 +56,13 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		return fmt.Errorf("child: the parent that started this repetition (pid %d) is gone; not running unsupervised", job.ParentPID)
 	}
 	spec := job.Spec
-	pk, vk, err := groth16.Cache{Dir: job.CacheDir}.Get(ctx, spec.Workload.Circuit(), spec.Key)
-	if err != nil {
-		return fmt.Errorf("child: proving key: %w", err)
-	}
-	defer pk.Close()
-	be, whyNotCUDA, err := openBackend(spec)
-	if err != nil {
-		return fmt.Errorf("child: backend: %w", err)
-	}
-	defer be.Close()
-	if err := be.Load(ctx, pk); err != nil {
-		return fmt.Errorf("child: load key on %s: %w", be.Name(), err)
-	}
 
 	// Proofs are verified after the run, outside the measured time: a
 	// pairing check per partition is not part of what the pipeline costs.
 	var proofs []provedPartition
 	var proofsMu sync.Mutex
-	opts := pipeline.Options{Backend: be, Workload: spec.Workload, Config: spec.Pipeline}
-	if spec.Verify && vk != nil {
+	var opts pipeline.Options
+	if spec.Verify {
 		opts.Verify = func(public []fr.Element, p *groth16.Proof) error {
 			proofsMu.Lock()
 			proofs = append(proofs, provedPartition{append([]fr.Element(nil), public...), *p})
@@ -83,17 +70,29 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 			return nil
 		}
 	}
-	engine, err := pipeline.New(opts)
+	pr, err := prepareProver(ctx, &spec, job.CacheDir, opts)
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
+	defer pr.Close()
+	pk, vk, be, engine := pr.pk, pr.vk, pr.be, pr.engine
+	energy := openEnergyMeter(be)
+	defer energy.close()
 
 	tr := engine.Tracker()
 	keyAddr, _ := pk.MappingAddr()
 	gomem := newGoMemory(keyAddr, job.HeapProfile != "")
 	names := append(tr.Names(), seriesDeviceMemory, seriesDeviceQueued, seriesDeviceBusy, seriesDeviceSpan)
 	names = append(names, gomem.names()...)
+	pool, _ := be.(gpu.HostReserver)
+	if pool != nil && pool.HostPool().Bytes == 0 {
+		pool = nil // nothing reserved: no columns rather than zeros
+	}
+	if pool != nil {
+		names = append(names, seriesPinnedPool, seriesPinnedIdle)
+	}
 	busyBefore := deviceBusy(be)
+	energy.begin()
 	start := time.Now()
 	out.send(childMsg{Kind: msgReady, Names: names})
 
@@ -101,9 +100,10 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		streamSamples(tr, be, gomem, len(names), spec.SampleInterval, start, out, stop)
+		streamSamples(tr, be, gomem, pool, len(names), spec.SampleInterval, start, out, stop)
 	}()
 	report, runErr := engine.Run(ctx)
+	joules := energy.end()
 	close(stop)
 	<-sampled
 	if runErr != nil {
@@ -116,7 +116,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 	}
 	res := &childResult{
 		Backend:          be.Name(),
-		WhyNotCUDA:       whyNotCUDA,
+		WhyNotCUDA:       pr.whyNotCUDA,
 		Devices:          be.Devices(),
 		KeyKind:          string(pk.Kind),
 		Verifiable:       vk != nil && spec.Verify,
@@ -130,7 +130,19 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		PeakCounters:     map[string]int64{},
 		FinalCounters:    tr.Live(),
 		Stages:           map[string]results.StageSummary{},
+		Measure:          results.MeasureWarm,
+		SetupSecs:        pr.setup.Seconds(),
+		SetupStages:      pr.setupSeconds(),
+		EnergyJoules:     joules,
 	}
+	if spec.Cold() {
+		res.Measure = results.MeasureCold
+	}
+	if u, ok := be.(interface{ Unpooled() int64 }); ok && pool != nil {
+		n := u.Unpooled()
+		res.UnpooledBuffers = &n
+	}
+	res.FirstStartSecs = firstStart(report.Partitions)
 	for i := range report.Partitions {
 		if err := report.Partitions[i].Err; err != nil {
 			res.FirstError = err.Error()
@@ -148,6 +160,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 			P50Seconds: st.P50.Seconds(), P90Seconds: st.P90.Seconds(), MaxSeconds: st.Max.Seconds(),
 		}
 	}
+	res.DeviceSecsPerPartition, res.DeviceStageSecs = deviceTimes(res.Stages)
 	res.ProofsVerified, res.VerifyFailed = verifyProofs(vk, proofs, spec.Workload.Partitions)
 	if job.HeapProfile != "" && gomem.heap.Len() > 0 {
 		if err := results.WriteFile(job.HeapProfile, gomem.heap.Bytes()); err != nil {
@@ -214,14 +227,18 @@ func deviceBusy(be gpu.Backend) []time.Duration {
 // streamSamples sends the tracker's live counters and the devices' stats
 // (memory, queued, busy and span) and the Go runtime's memory every
 // interval until stop closes, then once more.
-func streamSamples(tr *pipeline.Tracker, be gpu.Backend, gomem *goMemory, n int, interval time.Duration, start time.Time, out *msgWriter, stop <-chan struct{}) {
+func streamSamples(tr *pipeline.Tracker, be gpu.Backend, gomem *goMemory, pool gpu.HostReserver, n int, interval time.Duration, start time.Time, out *msgWriter, stop <-chan struct{}) {
 	if interval <= 0 {
 		interval = 10 * time.Millisecond
 	}
 	var snap pipeline.Snapshot
 	values := make([]int64, n)
 	nrt := len(gomem.names())
-	dev := n - nrt - 4 // the device stats follow the tracker's counters
+	npool := 0
+	if pool != nil {
+		npool = 2
+	}
+	dev := n - npool - nrt - 4 // the device stats follow the tracker's counters
 	emit := func() {
 		now := time.Now()
 		t := now.Sub(start).Seconds()
@@ -237,7 +254,11 @@ func streamSamples(tr *pipeline.Tracker, be gpu.Backend, gomem *goMemory, n int,
 			span += st.Span
 		}
 		values[dev], values[dev+1], values[dev+2], values[dev+3] = mem, queued, busy.Microseconds(), span.Microseconds()
-		gomem.read(values[dev+4:], now, t)
+		gomem.read(values[dev+4:dev+4+nrt], now, t)
+		if pool != nil {
+			st := pool.HostPool()
+			values[n-2], values[n-1] = st.Bytes, st.IdleBytes
+		}
 		out.send(childMsg{Kind: msgSample, T: t, Values: values})
 	}
 	tick := time.NewTicker(interval)

@@ -9,20 +9,22 @@ import (
 	"time"
 
 	"github.com/provebench/provebench/bench/events"
-	"github.com/provebench/provebench/gpu/backends"
-	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/pipeline"
 )
 
 // EngineReport is what `provebench engine` prints when its run ends.
 type EngineReport struct {
-	Name             string           `json:"name"`
-	Backend          string           `json:"backend"`
-	WallSeconds      float64          `json:"wall_seconds"`
-	PartitionsDone   int              `json:"partitions_done"`
-	PartitionsFailed int              `json:"partitions_failed"`
-	ProofsDone       int              `json:"proofs_done"`
-	PeakCounters     map[string]int64 `json:"peak_counters"`
+	Name        string  `json:"name"`
+	Backend     string  `json:"backend"`
+	WallSeconds float64 `json:"wall_seconds"`
+	// SetupSeconds is the prover's setup before the run (key, device,
+	// warm-up), by stage in SetupStages: not in WallSeconds.
+	SetupSeconds     float64            `json:"setup_seconds"`
+	SetupStages      map[string]float64 `json:"setup_stages,omitempty"`
+	PartitionsDone   int                `json:"partitions_done"`
+	PartitionsFailed int                `json:"partitions_failed"`
+	ProofsDone       int                `json:"proofs_done"`
+	PeakCounters     map[string]int64   `json:"peak_counters"`
 }
 
 // RunEngine runs one configuration's pipeline in this process, as a prover
@@ -34,40 +36,35 @@ type EngineReport struct {
 // the NTT and the MSMs' launch, the engine's on_gpu counter). The job id is
 // the proof, the detail the partition.
 func RunEngine(ctx context.Context, spec *Spec, cacheDir string, timeline io.Writer) (*EngineReport, error) {
-	pk, _, err := groth16.Cache{Dir: cacheDir}.Get(ctx, spec.Workload.Circuit(), spec.Key)
-	if err != nil {
-		return nil, fmt.Errorf("engine: proving key: %w", err)
-	}
-	defer pk.Close()
-	be, err := backends.Open(spec.Backend, backends.Options{Devices: spec.Devices})
-	if err != nil {
-		return nil, fmt.Errorf("engine: backend: %w", err)
-	}
-	defer be.Close()
-	if err := be.Load(ctx, pk); err != nil {
-		return nil, fmt.Errorf("engine: load key on %s: %w", be.Name(), err)
-	}
-	opts := pipeline.Options{Backend: be, Workload: spec.Workload, Config: spec.Pipeline}
+	var opts pipeline.Options
+	var tw *timelineWriter
 	if timeline != nil {
-		tw := &timelineWriter{w: timeline, start: time.Now()}
+		tw = &timelineWriter{w: timeline}
 		opts.Observe = tw.event
 	}
-	engine, err := pipeline.New(opts)
+	// A daemon is warm before work arrives (spec.Measure): the TIMELINE's
+	// clock, like a repetition's, starts once the prover is ready.
+	pr, err := prepareProver(ctx, spec, cacheDir, opts)
 	if err != nil {
 		return nil, fmt.Errorf("engine: %w", err)
 	}
-	report, err := engine.Run(ctx)
+	defer pr.Close()
+	if tw != nil {
+		tw.start = time.Now()
+	}
+	report, err := pr.engine.Run(ctx)
 	if err != nil {
 		return nil, fmt.Errorf("engine: pipeline: %w", err)
 	}
 	var snap pipeline.Snapshot
-	engine.Tracker().Snapshot(&snap)
+	pr.engine.Tracker().Snapshot(&snap)
 	peaks := make(map[string]int64)
-	for i, name := range engine.Tracker().Names() {
+	for i, name := range pr.engine.Tracker().Names() {
 		peaks[name] = snap.Peaks[i]
 	}
 	return &EngineReport{
-		Name: spec.Name, Backend: be.Name(), WallSeconds: report.Wall.Seconds(),
+		Name: spec.Name, Backend: pr.be.Name(), WallSeconds: report.Wall.Seconds(),
+		SetupSeconds: pr.setup.Seconds(), SetupStages: pr.setupSeconds(),
 		PartitionsDone: report.PartitionsDone, PartitionsFailed: report.PartitionsFailed,
 		ProofsDone: report.ProofsDone, PeakCounters: peaks,
 	}, nil

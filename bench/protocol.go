@@ -83,6 +83,23 @@ type childResult struct {
 	// HeapProfileSecs is when the heap profile was taken (seconds since
 	// the pipeline's start); nil when none was written.
 	HeapProfileSecs *float64 `json:"heap_profile_seconds,omitempty"`
+
+	// Measure, SetupSecs and SetupStages: how the clock started and what
+	// the prover's setup took before it (results.Repetition's fields).
+	Measure     string             `json:"measure"`
+	SetupSecs   float64            `json:"setup_seconds"`
+	SetupStages map[string]float64 `json:"setup_stages,omitempty"`
+	// DeviceSecsPerPartition and DeviceStageSecs: device time per
+	// partition, on the device's clock (deviceTimes).
+	DeviceSecsPerPartition *float64           `json:"device_seconds_per_partition,omitempty"`
+	DeviceStageSecs        map[string]float64 `json:"device_stage_seconds,omitempty"`
+	// FirstStartSecs is the first partition's Start (firstStart).
+	FirstStartSecs *float64 `json:"first_start_seconds,omitempty"`
+	// UnpooledBuffers counts dataset buffers a warm start's page-locked
+	// pool could not serve (nil without a pool).
+	UnpooledBuffers *int64 `json:"unpooled_buffers,omitempty"`
+	// EnergyJoules is the GPUs' energy over the run (NVML); nil without.
+	EnergyJoules *float64 `json:"energy_joules,omitempty"`
 }
 
 // Series names the child adds to the pipeline's counters: the backend's

@@ -307,6 +307,7 @@ func fillFromChild(rep *results.Repetition, res *childResult) {
 	if res.VmHWM > 0 && (rep.PeakRSSSource != results.PeakFromSampledVmHWM || res.VmHWM >= rep.PeakRSSBytes) {
 		rep.PeakRSSBytes, rep.PeakRSSSource = res.VmHWM, results.PeakFromVmHWM
 	}
+	fillProverFigures(rep, res)
 }
 
 func describeExit(ps *os.ProcessState) string {

@@ -48,6 +48,13 @@ type Spec struct {
 	Timeout        time.Duration `json:"timeout"`
 	// MemoryLimit stops a repetition whose RSS exceeds it; 0 means none.
 	MemoryLimit int64 `json:"memory_limit"`
+	// Measure is when a repetition's clock starts: MeasureWarm (the
+	// default, "" too) once the prover is ready, as in a daemon: key on
+	// the device, page-locked memory reserved, one warm-up partition
+	// proved on every device; MeasureCold right after the key is loaded,
+	// so the first partitions pay the device's first use. Setup is timed
+	// apart either way.
+	Measure string `json:"measure,omitempty"`
 
 	// Vars are the user's variables (vars: in the scenario), which matrix
 	// axes sweep like any field and exec templates read as .Vars.
@@ -67,6 +74,16 @@ type SimulateSpec struct {
 	Stages sim.Stages `json:"stages,omitzero"`
 	Host   sim.Host   `json:"host,omitzero"`
 }
+
+// Values of Spec.Measure (the results' Repetition.Measure spells them the
+// same way).
+const (
+	MeasureWarm = "warm"
+	MeasureCold = "cold"
+)
+
+// Cold reports whether the spec measures a cold start.
+func (s *Spec) Cold() bool { return s.Measure == MeasureCold }
 
 // IsExec reports whether the spec runs an external command (the exec
 // driver) rather than the built-in pipeline.

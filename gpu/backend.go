@@ -47,6 +47,31 @@ type HostPinner interface {
 	HostPinner() hostmem.Pinner
 }
 
+// HostAllocator is implemented by backends that supply the memory datasets
+// are synthesized into: a pool of page-locked memory reserved ahead of the
+// work (HostReserver). A nil Allocator means none: fresh memory.
+type HostAllocator interface {
+	HostAllocator() dataset.Allocator
+}
+
+// HostReserver is implemented by backends that can lock host memory for
+// datasets before the work arrives, as a warm daemon holds its pinned
+// buffers: count buffers of each size, locked once and reused. Once memory
+// is reserved, the backend's HostPinner returns nil (nothing is locked per
+// dataset) and its HostAllocator serves the pool, and ordinary memory when
+// the pool is empty.
+type HostReserver interface {
+	ReserveHost(count int, sizes ...int64) error
+	HostPool() hostmem.PoolStats
+}
+
+// SetupReporter is implemented by backends that time the steps of their
+// start-up (opening the device, uploading the key, precomputing): what a
+// repetition reports as its setup, apart from the measured work.
+type SetupReporter interface {
+	SetupStages() []Stage
+}
+
 // Job is a partition whose MSMs are queued or running.
 type Job interface {
 	// Wait blocks until the job no longer uses any of the dataset (done,

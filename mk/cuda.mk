@@ -33,7 +33,8 @@ JOBS ?= $(shell nproc 2>/dev/null || echo 2)
 # ICICLE's sources: the icicle/ folder of the icicle-gnark module go.mod
 # pins (read-only in the module cache: every build is out of source).
 ICICLE_MODULE ?= github.com/ingonyama-zk/icicle-gnark/v3
-ICICLE_SRC ?= $(shell $(GO) list -m -f '{{.Dir}}' $(ICICLE_MODULE))/icicle
+# (downloaded first: a fresh module cache has no copy, and list then prints nothing)
+ICICLE_SRC ?= $(shell $(GO) mod download $(ICICLE_MODULE) >/dev/null 2>&1; $(GO) list -m -f '{{.Dir}}' $(ICICLE_MODULE))/icicle
 
 ICICLE_BUILD ?= $(CURDIR)/.icicle/build
 ICICLE_INSTALL ?= $(CURDIR)/.icicle/install

@@ -20,7 +20,27 @@ type Workload struct {
 	// batch additions and the rest full MSMs.
 	BitFraction float64 `json:"bit_fraction,omitempty"`
 	Seed        uint64  `json:"seed"`
+	// Synthesis is how a partition's dataset is made: SynthesisCompute
+	// (the default, "" too) runs the circuit's synthesis; SynthesisCached
+	// copies a witness synthesized once before the run into the
+	// partition's freshly allocated dataset (the same allocations,
+	// page-locking, sizes and lifetimes, none of the arithmetic), so that
+	// synthesis outruns the GPU: the GPU-bound regime of cuzk's hosts on a
+	// host whose CPUs are slower than its GPU.
+	Synthesis string `json:"synthesis,omitempty"`
 }
+
+// Synthesis modes (Workload.Synthesis).
+const (
+	SynthesisCompute = "compute"
+	SynthesisCached  = "cached"
+)
+
+// SynthesisModes lists the valid Workload.Synthesis values.
+var SynthesisModes = []string{SynthesisCompute, SynthesisCached}
+
+// Cached reports whether partitions are filled from a cached witness.
+func (w Workload) Cached() bool { return w.Synthesis == SynthesisCached }
 
 // Circuit is the member of the circuit family each partition proves (a bit
 // fraction out of range, which Validate reports, gives Params that do not

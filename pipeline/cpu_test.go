@@ -70,6 +70,41 @@ func TestCPUBackendEndToEnd(t *testing.T) {
 			}
 		})
 	}
+	// The GPU-bound regime's synthesis: every partition a copy of one
+	// cached witness, in its own dataset, counted as a computed one; the
+	// proofs still verify. The warm-up partition before the run leaves
+	// no trace in the counters.
+	t.Run("cached-witness", func(t *testing.T) {
+		e, err := New(Options{
+			Backend:  b,
+			Workload: Workload{Constraints: constraints, Partitions: 3, Proofs: 2, Concurrency: 2, SynthesisRounds: 1, Seed: 7, Synthesis: SynthesisCached},
+			Config:   Config{Strategy: Release, PartitionWorkers: 3, ChannelCapacity: 1, GPUWorkers: 1},
+			Verify:   func(public []fr.Element, p *groth16.Proof) error { return groth16.Verify(vk, public, p) },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer e.Close()
+		if err := e.WarmUp(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if p := peak(t, e.Tracker(), CounterABCBytes); p != 0 {
+			t.Fatalf("the warm-up counted %d abc bytes", p)
+		}
+		rep, err := e.Run(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkBalanced(t, e.Tracker())
+		checkCounts(t, rep, e.Tracker())
+		if rep.ProofsVerified != 2 || rep.PartitionsVerified != 6 {
+			t.Fatalf("%d proofs / %d partitions verified, want 2 / 6", rep.ProofsVerified, rep.PartitionsVerified)
+		}
+		abc, _ := DatasetBytes(e.opts.Workload)
+		if p := peak(t, e.Tracker(), CounterABCBytes); p < abc {
+			t.Fatalf("peak abc_bytes %d: the copies were not counted as datasets (%d each)", p, abc)
+		}
+	})
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()

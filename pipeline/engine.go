@@ -15,7 +15,6 @@ import (
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
-	"github.com/provebench/provebench/gpu/hostmem"
 )
 
 // Options configure one run of the engine.
@@ -43,6 +42,8 @@ type Engine struct {
 	opts    Options
 	tracker *Tracker
 	ran     atomic.Bool
+	// witness is the cached synthesis's witness (Prepare), nil otherwise.
+	witness *dataset.Dataset
 }
 
 // New validates opts and returns an engine ready to Run. Configuration
@@ -59,18 +60,96 @@ func New(opts Options) (*Engine, error) {
 	if err := errors.Join(opts.Workload.Validate(), opts.Config.Validate(opts.Workload)); err != nil {
 		return nil, err
 	}
-	if opts.Synthesize == nil {
-		w := opts.Workload
-		params := w.Circuit()
-		var pin hostmem.Pinner
-		if hp, ok := opts.Backend.(gpu.HostPinner); ok {
-			pin = hp.HostPinner()
+	e := &Engine{opts: opts, tracker: NewTracker()}
+	if e.opts.Synthesize == nil {
+		e.opts.Synthesize = e.synthesize
+	}
+	return e, nil
+}
+
+// memory is where the default synthesis puts datasets: the backend's
+// memory (a reserved pool of page-locked memory), locked per dataset when
+// the backend asks for that instead.
+func (e *Engine) memory() circuit.Memory {
+	var mem circuit.Memory
+	if ha, ok := e.opts.Backend.(gpu.HostAllocator); ok {
+		mem.Alloc = ha.HostAllocator()
+	}
+	if hp, ok := e.opts.Backend.(gpu.HostPinner); ok {
+		mem.Pin = hp.HostPinner()
+	}
+	return mem
+}
+
+// synthesize is the default Options.Synthesize: the circuit's synthesis,
+// or with Workload.Synthesis "cached" a copy of the witness Prepare made.
+func (e *Engine) synthesize(ctx context.Context, proof, partition int) (*dataset.Dataset, error) {
+	w := e.opts.Workload
+	params := w.Circuit()
+	if !w.Cached() {
+		return circuit.SynthesizeInto(ctx, params, circuit.Seed(w.Seed, proof, partition), proof, partition, e.memory())
+	}
+	if e.witness == nil {
+		return nil, errors.New("pipeline: cached synthesis before Prepare")
+	}
+	ds, err := circuit.NewDataset(params, proof, partition, e.memory())
+	if err != nil {
+		return nil, err
+	}
+	if err := ds.CopyFrom(e.witness); err != nil {
+		ds.Free()
+		return nil, err
+	}
+	return ds, nil
+}
+
+// Prepare does what must happen before the measured run: with cached
+// synthesis, it synthesizes the witness every partition copies (in
+// ordinary memory, resident until Close). Run calls it if nobody did.
+func (e *Engine) Prepare(ctx context.Context) error {
+	if !e.opts.Workload.Cached() || e.witness != nil {
+		return nil
+	}
+	w := e.opts.Workload
+	ds, err := circuit.Synthesize(ctx, w.Circuit(), circuit.Seed(w.Seed, 0, 0), 0, 0)
+	if err != nil {
+		return fmt.Errorf("pipeline: cached witness: %w", err)
+	}
+	e.witness = ds
+	return nil
+}
+
+// WarmUp proves one partition on every device outside the run, as a
+// daemon that has served work before would have: the device's kernels
+// loaded, its memory pools grown, the key's pages touched. The partition
+// is not counted anywhere.
+func (e *Engine) WarmUp(ctx context.Context) error {
+	if err := e.Prepare(ctx); err != nil {
+		return err
+	}
+	for dev := range e.opts.Backend.Devices() {
+		ds, err := e.opts.Synthesize(ctx, -1, dev)
+		if err != nil {
+			return fmt.Errorf("pipeline: warm-up partition: %w", err)
 		}
-		opts.Synthesize = func(ctx context.Context, proof, partition int) (*dataset.Dataset, error) {
-			return circuit.SynthesizePinned(ctx, params, circuit.Seed(w.Seed, proof, partition), proof, partition, pin)
+		job, err := e.opts.Backend.Start(ctx, dev, ds)
+		if err == nil {
+			_, err = job.Wait()
+		}
+		ds.Free()
+		if err != nil {
+			return fmt.Errorf("pipeline: warm-up partition on device %d: %w", dev, err)
 		}
 	}
-	return &Engine{opts: opts, tracker: NewTracker()}, nil
+	return nil
+}
+
+// Close releases what Prepare made.
+func (e *Engine) Close() {
+	if e.witness != nil {
+		e.witness.Free()
+		e.witness = nil
+	}
 }
 
 // Config is the configuration the engine runs, defaults resolved.
@@ -87,6 +166,9 @@ func (e *Engine) Tracker() *Tracker { return e.tracker }
 func (e *Engine) Run(ctx context.Context) (*Report, error) {
 	if !e.ran.CompareAndSwap(false, true) {
 		return nil, errors.New("pipeline: an Engine runs once; make a new one for another run")
+	}
+	if err := e.Prepare(ctx); err != nil {
+		return nil, err
 	}
 	r := newRun(e.opts, e.tracker)
 	r.execute(ctx)

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"runtime"
+	"slices"
+	"strings"
 
 	"github.com/provebench/provebench/gpu/circuit"
 )
@@ -50,6 +52,9 @@ func (w Workload) Validate() error {
 		if _, err := circuit.BitsPerMilleFor(w.BitFraction); err != nil {
 			errs.add("workload.bit_fraction", "%v", err)
 		}
+	}
+	if w.Synthesis != "" && !slices.Contains(SynthesisModes, w.Synthesis) {
+		errs.add("workload.synthesis", "%q is not one of %s", w.Synthesis, strings.Join(SynthesisModes, ", "))
 	}
 	errs.atLeast("workload.partitions", w.Partitions, 1, "")
 	errs.atLeast("workload.proofs", w.Proofs, 1, "")

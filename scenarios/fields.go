@@ -134,6 +134,13 @@ var fields = []*field{
 		set: func(s *bench.Spec, v any) { s.MemoryLimit = v.(int64) },
 		get: func(s *bench.Spec) any { return int64(s.MemoryLimit) },
 	},
+	{
+		path: "measure", kind: kindEnum, def: bench.MeasureWarm,
+		enum: []string{bench.MeasureWarm, bench.MeasureCold},
+		doc: "When a repetition's clock starts. warm (the default): once the prover is ready, as in a proving daemon: key resident on the device, page-locked dataset memory reserved, one warm-up partition proved on every device. cold: right after the key is loaded, so the first partitions pay the device's first use and per-dataset page-locking. Setup is timed apart either way (setup_seconds).",
+		set: func(s *bench.Spec, v any) { s.Measure = v.(string) },
+		get: func(s *bench.Spec) any { return s.Measure },
+	},
 
 	{
 		path: "workload.constraints", kind: kindConstraints, def: "2^14",
@@ -172,6 +179,12 @@ var fields = []*field{
 		doc: "Share of the private wires that are bits (PoRep circuits are bit-heavy). Provers sum the bits' points as batch additions and run full MSMs over the rest only, so it sets the MSM mix; B has terms only for bits.",
 		set: func(s *bench.Spec, v any) { s.Workload.BitFraction = v.(float64) },
 		get: func(s *bench.Spec) any { return float64(s.Workload.BitFraction) },
+	},
+	{
+		path: "workload.synthesis", kind: kindEnum, def: pipeline.SynthesisCompute, enum: pipeline.SynthesisModes,
+		doc: "How partitions are synthesized. compute (the default): the circuit's synthesis, whose cost synthesis_rounds sets. cached: one witness is synthesized before the run and every partition copies it into its own freshly allocated dataset (same allocations, page-locking, sizes and lifetimes, none of the arithmetic), so synthesis outruns the GPU: the GPU-bound regime, on a host whose CPUs would otherwise hold the GPU back.",
+		set: func(s *bench.Spec, v any) { s.Workload.Synthesis = v.(string) },
+		get: func(s *bench.Spec) any { return s.Workload.Synthesis },
 	},
 	{
 		path: "workload.seed", kind: kindUint, def: "1",

@@ -304,6 +304,7 @@ func TestBuiltinDefaults(t *testing.T) {
 		File:   "test",
 		Workload: pipeline.Workload{
 			Constraints: 1 << 14, Partitions: 4, Proofs: 2, Concurrency: 1, SynthesisRounds: 4, BitFraction: 0.5, Seed: 1,
+			Synthesis: pipeline.SynthesisCompute,
 		},
 		Pipeline: pipeline.Config{
 			Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1,
@@ -311,6 +312,7 @@ func TestBuiltinDefaults(t *testing.T) {
 		},
 		Backend: "cpu", Key: groth16.KindSetup, Verify: true,
 		Repeats: 5, Warmups: 1, SampleInterval: 10 * time.Millisecond, Timeout: 10 * time.Minute,
+		Measure: bench.MeasureWarm,
 	}
 	if !reflect.DeepEqual(specs, []bench.Spec{want}) {
 		t.Errorf("got  %+v\nwant %+v", specs, []bench.Spec{want})

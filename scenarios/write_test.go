@@ -52,8 +52,9 @@ scenarios:
     sample_interval: 20ms
     timeout: 7m30s
     memory_limit: 48GiB
+    measure: cold
     vars: {who: "12", tag: x y}
-    workload: {constraints: 2^22, partitions: 10, proofs: 3, concurrency: 2, synthesis_rounds: 7, bit_fraction: 0.75, seed: 18446744073709551615}
+    workload: {constraints: 2^22, partitions: 10, proofs: 3, concurrency: 2, synthesis_rounds: 7, bit_fraction: 0.75, seed: 18446744073709551615, synthesis: cached}
     pipeline:
       strategy: hold+budget+pacer
       partition_workers: 6

@@ -251,6 +251,16 @@ type Repetition struct {
 	// by stage (seconds). Absent for the exec driver and old documents.
 	SetupSeconds *float64           `json:"setup_seconds,omitempty"`
 	SetupStages  map[string]float64 `json:"setup_stages,omitempty"`
+	// FirstStartSeconds is how long the backend's Start took for the
+	// first partition a GPU worker took (upload and the NTT region's
+	// launch): a device still starting up shows here. Absent when no
+	// partition reached a GPU worker.
+	FirstStartSeconds *float64 `json:"first_start_seconds,omitempty"`
+	// UnpooledBuffers counts the dataset buffers that a warm start's
+	// page-locked pool could not serve (more datasets alive than it
+	// reserved: a pile-up); they were synthesized into ordinary memory.
+	// Absent without a pool (the CPU backend, a cold start).
+	UnpooledBuffers *int64 `json:"unpooled_buffers,omitempty"`
 
 	// EnergyJoules is the GPUs' energy over the measured window, from
 	// NVML's total energy counter (summed over the devices the run used);

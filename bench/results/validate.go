@@ -80,7 +80,8 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 	}
 	for name, v := range map[string]*float64{
 		"device_seconds_per_partition": rep.DeviceSecondsPerPartition, "setup_seconds": rep.SetupSeconds,
-		"energy_joules": rep.EnergyJoules, "joules_per_proof": rep.JoulesPerProof,
+		"first_start_seconds": rep.FirstStartSeconds,
+		"energy_joules":       rep.EnergyJoules, "joules_per_proof": rep.JoulesPerProof,
 	} {
 		if v != nil && (*v < 0 || math.IsInf(*v, 0) || math.IsNaN(*v)) {
 			add(path+"."+name, "%v is not a figure (negative or not finite)", *v)

@@ -283,18 +283,45 @@ func Synthesize(ctx context.Context, p Params, seed uint64, proof, partition int
 // and the locking is paid here, on the synthesis worker, not on the GPU's
 // path.
 func SynthesizePinned(ctx context.Context, p Params, seed uint64, proof, partition int, pin hostmem.Pinner) (*dataset.Dataset, error) {
+	return SynthesizeInto(ctx, p, seed, proof, partition, Memory{Pin: pin})
+}
+
+// Memory says where synthesis puts a dataset.
+type Memory struct {
+	// Alloc supplies the buffers (a GPU backend's pool of page-locked
+	// memory, say); fresh anonymous memory when nil.
+	Alloc dataset.Allocator
+	// Pin, when set, page-locks the buffers before they are written.
+	Pin hostmem.Pinner
+}
+
+// NewDataset allocates a dataset of p's shape in mem, not yet written.
+func NewDataset(p Params, proof, partition int, mem Memory) (*dataset.Dataset, error) {
 	if err := p.Validate(); err != nil {
 		return nil, err
 	}
-	ds, err := dataset.New(proof, partition, p.Constraints, p.NumWires(), NumPublic)
+	alloc := mem.Alloc
+	if alloc == nil {
+		alloc = hostmem.Alloc
+	}
+	ds, err := dataset.NewWith(alloc, proof, partition, p.Constraints, p.NumWires(), NumPublic)
 	if err != nil {
 		return nil, err
 	}
-	if pin != nil {
-		if err := ds.Pin(pin); err != nil {
+	if mem.Pin != nil {
+		if err := ds.Pin(mem.Pin); err != nil {
 			ds.Free()
 			return nil, err
 		}
+	}
+	return ds, nil
+}
+
+// SynthesizeInto is Synthesize into the memory mem says.
+func SynthesizeInto(ctx context.Context, p Params, seed uint64, proof, partition int, mem Memory) (*dataset.Dataset, error) {
+	ds, err := NewDataset(p, proof, partition, mem)
+	if err != nil {
+		return nil, err
 	}
 	if err := fill(ctx, p, seed, ds); err != nil {
 		ds.Free()

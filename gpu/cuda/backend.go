@@ -14,12 +14,15 @@ import (
 	"slices"
 	"strconv"
 	"sync"
+	"sync/atomic"
+	"time"
 	"unsafe"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	icicle "github.com/ingonyama-zk/icicle-gnark/v3/wrappers/golang/runtime"
 
 	"github.com/provebench/provebench/gpu"
+	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/gpu/hostmem"
 )
@@ -95,6 +98,15 @@ type Backend struct {
 	precompute int
 	// pinner page-locks datasets (Options.PinDatasets).
 	pinner *pinner
+	// pool is the page-locked memory reserved for datasets (ReserveHost);
+	// nil until then. unpooled counts the buffers served from ordinary
+	// memory because the pool was empty.
+	pool     *hostmem.Pool
+	unpooled atomic.Int64
+
+	// setup times the steps of New and Load (SetupStages).
+	setupMu sync.Mutex
+	setup   []gpu.Stage
 
 	randMu sync.Mutex
 	rand   io.Reader
@@ -120,9 +132,71 @@ type keyInfo struct {
 }
 
 var (
-	_ gpu.Backend    = (*Backend)(nil)
-	_ gpu.HostPinner = (*Backend)(nil)
+	_ gpu.Backend       = (*Backend)(nil)
+	_ gpu.HostPinner    = (*Backend)(nil)
+	_ gpu.HostAllocator = (*Backend)(nil)
+	_ gpu.HostReserver  = (*Backend)(nil)
+	_ gpu.SetupReporter = (*Backend)(nil)
 )
+
+// timed runs fn and records its duration as a setup stage.
+func (b *Backend) timed(name string, fn func() error) error {
+	t := time.Now()
+	err := fn()
+	b.setupMu.Lock()
+	b.setup = append(b.setup, gpu.Stage{Name: name, Duration: time.Since(t)})
+	b.setupMu.Unlock()
+	return err
+}
+
+// SetupStages implements gpu.SetupReporter: the backend's start-up, step by
+// step: loading ICICLE's CUDA libraries, opening the driver, starting each
+// device (context, streams, a self-test MSM in G1 and G2: the first kernel
+// launches), then Load's NTT domain, key upload, precomputation and the
+// wait for the device to finish them.
+func (b *Backend) SetupStages() []gpu.Stage {
+	b.setupMu.Lock()
+	defer b.setupMu.Unlock()
+	return slices.Clone(b.setup)
+}
+
+// ReserveHost implements gpu.HostReserver: it page-locks count buffers of
+// each size for datasets, before the work, so that no page is locked
+// beside a working device. Without page-locked datasets (PinDatasets off,
+// or ICICLE's CPU device) there is nothing to reserve.
+func (b *Backend) ReserveHost(count int, sizes ...int64) error {
+	if b.pinner == nil || count <= 0 {
+		return nil
+	}
+	if b.pool == nil {
+		b.pool = hostmem.NewPool(b.pinner)
+	}
+	return b.pool.Reserve(count, sizes...)
+}
+
+// HostPool implements gpu.HostReserver.
+func (b *Backend) HostPool() hostmem.PoolStats { return b.pool.Stats() }
+
+// HostAllocator implements gpu.HostAllocator: once memory is reserved,
+// datasets come from the pool, and from ordinary (pageable) memory when it
+// is empty: a partition beyond the reserve uploads through the driver's
+// staging buffer rather than lock pages beside a working device.
+func (b *Backend) HostAllocator() dataset.Allocator {
+	if b.pool == nil {
+		return nil
+	}
+	return func(size int64) (*hostmem.Buffer, error) {
+		if buf, ok := b.pool.Get(size); ok {
+			return buf, nil
+		}
+		b.unpooled.Add(1)
+		return hostmem.Alloc(size)
+	}
+}
+
+// Unpooled is how many dataset buffers came from ordinary memory because
+// the reserved pool was empty.
+func (b *Backend) Unpooled() int64 { return b.unpooled.Load() }
 
 // New loads ICICLE's device backend and starts the devices.
 func New(opts Options) (*Backend, error) {
@@ -154,14 +228,13 @@ func New(opts Options) (*Backend, error) {
 		if dir == "" {
 			dir = backendDir()
 		}
-		if err := loadBackend(dir); err != nil {
+		if err := b.timed("icicle_load_backend", func() error { return loadBackend(dir) }); err != nil {
 			return nil, fmt.Errorf("cuda backend: %w", err)
 		}
-		drv, err := openDriver()
+		err := b.timed("cuda_driver_init", func() (err error) { b.drv, err = openDriver(); return err })
 		if err != nil {
 			return nil, fmt.Errorf("cuda backend: %w", err)
 		}
-		b.drv = drv
 	}
 	ids, err := deviceIDs(typ, opts.Devices)
 	if err != nil {
@@ -169,7 +242,11 @@ func New(opts Options) (*Backend, error) {
 		return nil, fmt.Errorf("cuda backend: %w", err)
 	}
 	for _, id := range ids {
-		d, err := startDevice(typ, id, clock{drv: b.drv}, opts.QueueDepth)
+		var d *device
+		err := b.timed(fmt.Sprintf("device%d_start", id), func() (err error) {
+			d, err = startDevice(typ, id, clock{drv: b.drv}, opts.QueueDepth)
+			return err
+		})
 		if err != nil {
 			_ = b.Close()
 			return nil, fmt.Errorf("cuda backend: %s device %d: %w", typ, id, err)
@@ -191,7 +268,7 @@ func New(opts Options) (*Backend, error) {
 // HostPinner implements gpu.HostPinner: with Options.PinDatasets, the
 // pipeline synthesizes into memory this backend page-locked.
 func (b *Backend) HostPinner() hostmem.Pinner {
-	if b.pinner == nil {
+	if b.pinner == nil || b.pool != nil {
 		return nil
 	}
 	return b.pinner
@@ -299,7 +376,7 @@ func (b *Backend) Load(ctx context.Context, pk *groth16.ProvingKey) error {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			errs[i] = d.launch.do(func() error { return d.loadKey(ctx, pk, &ki.cosetGen, b.precompute) })
+			errs[i] = d.launch.do(func() error { return d.loadKey(ctx, pk, &ki.cosetGen, b.precompute, b.timed) })
 		}()
 	}
 	wg.Wait()
@@ -397,6 +474,11 @@ func (b *Backend) Close() error {
 	for _, d := range b.devs {
 		if err := d.close(); err != nil {
 			errs = append(errs, fmt.Errorf("cuda backend: close device %d: %w", d.id, err))
+		}
+	}
+	if b.pool != nil {
+		if err := b.pool.Close(); err != nil {
+			errs = append(errs, fmt.Errorf("cuda backend: release the page-locked pool: %w", err))
 		}
 	}
 	b.drv.close()

@@ -209,9 +209,13 @@ func (d *device) selectDevice() error {
 
 // loadKey runs on the launch thread: it builds the NTT domain and uploads
 // the key's vectors.
-func (d *device) loadKey(ctx context.Context, pk *groth16.ProvingKey, root *fr.Element, precompute int) error {
+func (d *device) loadKey(ctx context.Context, pk *groth16.ProvingKey, root *fr.Element, precompute int, timed func(string, func() error) error) error {
+	name := func(step string) string { return fmt.Sprintf("device%d_%s", d.id, step) }
 	before, memErr := freeMemory()
-	if err := check("init NTT domain", ntt.InitDomain(scalarField(root), core.GetDefaultNTTInitDomainConfig())); err != nil {
+	err := timed(name("ntt_domain"), func() error {
+		return check("init NTT domain", ntt.InitDomain(scalarField(root), core.GetDefaultNTTInitDomainConfig()))
+	})
+	if err != nil {
 		return err
 	}
 	d.key.domain = true
@@ -219,6 +223,24 @@ func (d *device) loadKey(ctx context.Context, pk *groth16.ProvingKey, root *fr.E
 		d.key.domainBytes = int64(before - after)
 		d.mem.Add(d.key.domainBytes)
 	}
+	if err := timed(name("key_upload"), func() error { return d.uploadKey(ctx, pk) }); err != nil {
+		return err
+	}
+	if err := timed(name("precompute"), func() error { return d.fullBases(ctx, pk, precompute) }); err != nil {
+		return err
+	}
+	// Load returns with the key ready: without this the precomputation of
+	// the bases may still run on the device when the first partition
+	// arrives, and its uploads wait for it (the H200 runs showed the first
+	// Start returning ~8 s into the pipeline at 2^24 in every strategy).
+	return timed(name("sync"), func() error {
+		return check("synchronize the device after loading the key", icicle.DeviceSynchronize())
+	})
+}
+
+// uploadKey copies the key's vectors to the device and converts them out
+// of Montgomery form there.
+func (d *device) uploadKey(ctx context.Context, pk *groth16.ProvingKey) error {
 	g1s := []struct {
 		dst  *core.DeviceSlice
 		host []bls12381.G1Affine
@@ -241,17 +263,7 @@ func (d *device) loadKey(ctx context.Context, pk *groth16.ProvingKey, root *fr.E
 	if err := uploadKeyVector(d, &d.key.b2, pk.B2); err != nil {
 		return err
 	}
-	if err := check("key to canonical form", icicleg2.G2AffineFromMontgomery(d.key.b2)); err != nil {
-		return err
-	}
-	if err := d.fullBases(ctx, pk, precompute); err != nil {
-		return err
-	}
-	// Load returns with the key ready: without this the precomputation of
-	// the bases may still run on the device when the first partition
-	// arrives, and its uploads wait for it (the H200 runs showed the first
-	// Start returning ~8 s into the pipeline at 2^24 in every strategy).
-	return check("synchronize the device after loading the key", icicle.DeviceSynchronize())
+	return check("key to canonical form", icicleg2.G2AffineFromMontgomery(d.key.b2))
 }
 
 // fullBases sets the bases of the full-width MSMs: views of the key, or

@@ -36,29 +36,86 @@ type Dataset struct {
 	a, b, c, wireVals []fr.Element
 }
 
-// New allocates a dataset for a domain of n and numWires wires. The memory
-// is committed as it is written.
+// New allocates a dataset for a domain of n and numWires wires in fresh
+// anonymous memory. The memory is committed as it is written.
 func New(proof, partition, n, numWires, numPublic int) (*Dataset, error) {
+	return NewWith(hostmem.Alloc, proof, partition, n, numWires, numPublic)
+}
+
+// Allocator supplies a dataset's buffers: hostmem.Alloc, or a GPU
+// backend's pool of page-locked memory (whose contents are not zeroed: the
+// synthesis writes every element).
+type Allocator func(size int64) (*hostmem.Buffer, error)
+
+// NewWith is New with the buffers from alloc.
+func NewWith(alloc Allocator, proof, partition, n, numWires, numPublic int) (*Dataset, error) {
 	if n <= 0 || numWires <= numPublic {
 		return nil, fmt.Errorf("dataset: invalid shape n=%d wires=%d public=%d", n, numWires, numPublic)
 	}
 	d := &Dataset{Proof: proof, Partition: partition, N: n, NumPublic: numPublic}
 	vecs := [3]*[]fr.Element{&d.a, &d.b, &d.c}
 	for i := range d.abc {
-		buf, s, err := hostmem.AllocSlice[fr.Element](n)
+		buf, s, err := allocSlice(alloc, n)
 		if err != nil {
 			d.Free()
 			return nil, fmt.Errorf("dataset: allocate %c: %w", "abc"[i], err)
 		}
 		d.abc[i], *vecs[i] = buf, s
 	}
-	buf, s, err := hostmem.AllocSlice[fr.Element](numWires)
+	buf, s, err := allocSlice(alloc, numWires)
 	if err != nil {
 		d.Free()
 		return nil, fmt.Errorf("dataset: allocate wires: %w", err)
 	}
 	d.wires, d.wireVals = buf, s
 	return d, nil
+}
+
+func allocSlice(alloc Allocator, n int) (*hostmem.Buffer, []fr.Element, error) {
+	b, err := alloc(int64(n) * ElementBytes)
+	if err != nil {
+		return nil, nil, err
+	}
+	s, err := hostmem.Slice[fr.Element](b)
+	if err != nil {
+		_, _ = b.Free()
+		return nil, nil, err
+	}
+	return b, s, nil
+}
+
+// CopyFrom overwrites the dataset's vectors with src's, which must have the
+// same shape: the cached-witness synthesis fills a partition this way, with
+// the same allocations and lifetimes as a computed one and none of the
+// arithmetic.
+func (d *Dataset) CopyFrom(src *Dataset) error {
+	if d == src {
+		return nil
+	}
+	sa, sb, sc, err := src.ABC()
+	if err != nil {
+		return fmt.Errorf("dataset: copy: source: %w", err)
+	}
+	sw, err := src.Wires()
+	if err != nil {
+		return fmt.Errorf("dataset: copy: source: %w", err)
+	}
+	a, b, c, err := d.ABC()
+	if err != nil {
+		return fmt.Errorf("dataset: copy: %w", err)
+	}
+	w, err := d.Wires()
+	if err != nil {
+		return fmt.Errorf("dataset: copy: %w", err)
+	}
+	if len(a) != len(sa) || len(w) != len(sw) || d.NumPublic != src.NumPublic {
+		return fmt.Errorf("dataset: copy: shape n=%d wires=%d from n=%d wires=%d", len(a), len(w), len(sa), len(sw))
+	}
+	copy(a, sa)
+	copy(b, sb)
+	copy(c, sc)
+	copy(w, sw)
+	return nil
 }
 
 // ABCBytes is the size of the a, b and c vectors together for a domain of n.

@@ -29,6 +29,10 @@ type Buffer struct {
 	size   int64
 	file   bool   // mapping of a file (read-only), not anonymous memory
 	pinner Pinner // set while the pages are page-locked
+	// pool lent this handle the memory of its own buffer own: Free ends
+	// the handle and gives the memory back, locked.
+	pool *Pool
+	own  *Buffer
 }
 
 // Pinner page-locks host memory for a device's copy engines (CUDA's
@@ -48,7 +52,7 @@ func (b *Buffer) Pin(p Pinner) error {
 	switch {
 	case b.mem == nil:
 		return ErrFreed
-	case b.pinner != nil:
+	case b.pinner != nil, b.pool != nil:
 		return nil
 	}
 	if err := p.Pin(b.mem); err != nil {
@@ -65,7 +69,7 @@ func (b *Buffer) Pinned() bool {
 	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
-	return b.pinner != nil
+	return b.pinner != nil || (b.pool != nil && b.mem != nil)
 }
 
 // Alloc maps size bytes of zeroed anonymous memory. Pages are committed by
@@ -148,6 +152,10 @@ func (b *Buffer) Free() (int64, error) {
 	defer b.mu.Unlock()
 	if b.mem == nil {
 		return 0, nil
+	}
+	if b.pool != nil {
+		b.mem = nil
+		return b.size, b.pool.giveBack(b.own)
 	}
 	var unpinErr error
 	if b.pinner != nil {

@@ -267,3 +267,36 @@ func (n *NVML) processes(i int) ([]process, error) {
 	}
 	return out, nil
 }
+
+// EnergyMillijoules reads the total energy each listed device (NVML
+// indexes; every device when nil) has consumed since the driver loaded,
+// from NVML's counter (nvmlDeviceGetTotalEnergyConsumption, Volta and
+// later), summed. The difference of two reads is the energy between them.
+// It fails with ErrUnavailable where a device does not count energy.
+func (n *NVML) EnergyMillijoules(devices []int) (uint64, error) {
+	n.mu.RLock()
+	defer n.mu.RUnlock()
+	if n.closed {
+		return 0, errors.New("nvml: closed")
+	}
+	if devices == nil {
+		for i := range n.dev {
+			devices = append(devices, i)
+		}
+	}
+	var total uint64
+	for _, i := range devices {
+		if i < 0 || i >= len(n.dev) {
+			return 0, fmt.Errorf("nvml: device %d of %d", i, len(n.dev))
+		}
+		mj, ret := n.dev[i].h.GetTotalEnergyConsumption()
+		if unsupported(ret) {
+			return 0, fmt.Errorf("%w: device %d does not count energy: %w", ErrUnavailable, i, ret)
+		}
+		if ret != gonvml.SUCCESS {
+			return 0, fmt.Errorf("nvml: device %d energy: %w", i, ret)
+		}
+		total += mj
+	}
+	return total, nil
+}

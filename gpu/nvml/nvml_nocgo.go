@@ -29,3 +29,6 @@ func (n *NVML) DriverVersion() string { return "" }
 func (n *NVML) Sample(pid int, dst *GPUSample) error { return ErrUnavailable }
 
 func (n *NVML) processes(int) ([]process, error) { return nil, errors.ErrUnsupported }
+
+// EnergyMillijoules fails: there is no session.
+func (n *NVML) EnergyMillijoules([]int) (uint64, error) { return 0, ErrUnavailable }
