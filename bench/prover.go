@@ -81,7 +81,7 @@ func prepareProver(ctx context.Context, spec *Spec, cacheDir string, opts pipeli
 		}
 	}
 	if !spec.Cold() {
-		if r, ok := p.be.(gpu.HostReserver); ok {
+		if r, ok := p.be.(gpu.HostReserver); ok && locksHost(p.be) {
 			abc, wires := pipeline.DatasetBytes(spec.Workload)
 			n := int(reservedDatasets(spec))
 			err := step(SetupPinPool, func() error { return r.ReserveHost(n, abc/3, abc/3, abc/3, wires) })
@@ -136,4 +136,11 @@ func (p *prover) Close() {
 	if p.pk != nil {
 		_ = p.pk.Close()
 	}
+}
+
+// locksHost reports whether a backend locks dataset memory (a HostPinner
+// that returns a Pinner): only then is there anything to reserve.
+func locksHost(be gpu.Backend) bool {
+	hp, ok := be.(gpu.HostPinner)
+	return ok && hp.HostPinner() != nil
 }

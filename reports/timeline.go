@@ -225,7 +225,7 @@ func timelineFigure(name, title string, sub timelineSubject, live map[string]boo
 
 	xlabel := "time since pipeline start (s)"
 	if ax.tmin < 0 {
-		xlabel += "; grey dashes: pipeline start, key loaded before it"
+		xlabel += "; shaded: setup before the clock started (key, device, warm-up)"
 	}
 	tl.plots[len(tl.plots)-1].X.Label.Text = xlabel
 	grid := make([][]*plot.Plot, len(tl.plots))
@@ -252,6 +252,18 @@ func (tl *timeline) newPanel(ylabel string, ymax float64) (*plot.Plot, *sideLege
 	p := newPlot("", "", ylabel)
 	p.X.Min, p.X.Max = tl.ax.tmin, tl.ax.tmax
 	p.Y.Min, p.Y.Max = 0, math.Max(ymax*1.04, 1)
+	if tl.ax.tmin < 0 {
+		// The setup before the clock started (key, device, warm-up),
+		// shaded under everything drawn later: measured apart, not part
+		// of the run's figures.
+		if shade, err := plotter.NewPolygon(plotter.XYs{
+			{X: tl.ax.tmin, Y: p.Y.Min}, {X: 0, Y: p.Y.Min}, {X: 0, Y: p.Y.Max}, {X: tl.ax.tmin, Y: p.Y.Max},
+		}); err == nil {
+			shade.Color = color.Gray{Y: 236}
+			shade.LineStyle.Width = 0
+			p.Add(shade)
+		}
+	}
 	return p, newSideLegend(vg.Points(9))
 }
 
