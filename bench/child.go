@@ -143,10 +143,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		res.PeakCounters[name] = snap.Peaks[i]
 	}
 	for name, st := range pipeline.Summarize(report.Partitions) {
-		res.Stages[name] = results.StageSummary{
-			Count: st.Count, TotalSeconds: st.Total.Seconds(), MeanSeconds: st.Mean.Seconds(),
-			P50Seconds: st.P50.Seconds(), P90Seconds: st.P90.Seconds(), MaxSeconds: st.Max.Seconds(),
-		}
+		res.Stages[name] = StageSummary(st)
 	}
 	res.ProofsVerified, res.VerifyFailed = verifyProofs(vk, proofs, spec.Workload.Partitions)
 	if job.HeapProfile != "" && gomem.heap.Len() > 0 {

@@ -7,9 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/perf/benchmath"
-
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/internal/stats"
 )
 
 // spread is a figure over a scenario's measured repetitions: its median
@@ -29,9 +28,8 @@ func spreadOf(vals []float64) spread {
 	if len(vals) == 0 {
 		return spread{}
 	}
-	sample := benchmath.NewSample(slices.Clone(vals), &benchmath.DefaultThresholds)
-	sum := benchmath.AssumeNothing.Summary(sample, 0.95)
-	return spread{Median: sum.Center, Min: sample.Values[0], Max: sample.Values[len(sample.Values)-1], N: len(vals), Values: sample.Values}
+	sorted := slices.Sorted(slices.Values(vals))
+	return spread{Median: stats.Median(sorted), Min: sorted[0], Max: sorted[len(sorted)-1], N: len(vals), Values: sorted}
 }
 
 // scenarioSummary is what the report says about one configuration.

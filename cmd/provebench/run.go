@@ -19,6 +19,7 @@ import (
 	"github.com/provebench/provebench/bench/shard"
 	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/scenarios"
 )
@@ -411,10 +412,7 @@ func spreadText(v []float64, format func(float64) string) string {
 		return "-"
 	}
 	slices.Sort(v)
-	med := v[len(v)/2]
-	if len(v)%2 == 0 {
-		med = (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
+	med := stats.Median(v)
 	if len(v) == 1 {
 		return format(med)
 	}
