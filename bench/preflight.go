@@ -56,7 +56,7 @@ func EstimateSpec(s *Spec) Estimate {
 		tighter(int64(c.PartitionWorkers+c.ChannelCapacity)+gpuSide, "held permits + channel + GPU workers")
 	}
 	if c.Strategy.Has(pipeline.Budget) && one > 0 {
-		tighter(c.BudgetBytes/one, "the byte budget")
+		tighter(c.Budget/one, "the byte budget")
 	}
 	if c.Strategy.Has(pipeline.Pacer) {
 		tighter(int64(c.Pacer.MaxInFlight+c.ChannelCapacity)+gpuSide, "max_in_flight + channel + GPU workers")

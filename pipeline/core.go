@@ -33,7 +33,7 @@ func NewCore(c Config, tr *Tracker, abcBytes, wireBytes int64) *Core {
 		k.gates = append(k.gates, newPermitGate(tr, c.PartitionWorkers, true))
 	}
 	if c.Strategy.Has(Budget) {
-		k.gates = append(k.gates, newBudgetGate(tr, c.BudgetBytes, abcBytes, wireBytes))
+		k.gates = append(k.gates, newBudgetGate(tr, c.Budget, abcBytes, wireBytes))
 	}
 	if c.Strategy.Has(Pacer) {
 		k.pacer = newPacer(c.Pacer, c.SynthesisWorkers, tr)

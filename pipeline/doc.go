@@ -62,7 +62,7 @@
 //     send. With C=1 the permit holders idle while the GPU is busy; C=pw
 //     restores release's throughput with hold's bound.
 //   - budget: admission reserves the dataset's bytes (a/b/c plus wires,
-//     circuit.Params.DatasetBytes) from BudgetBytes before synthesis; the
+//     circuit.Params.DatasetBytes) from Config.Budget before synthesis; the
 //     a/b/c bytes come back at the early free (or at dealloc without it),
 //     the wires' at dealloc. Live dataset bytes never exceed the budget. A
 //     budget smaller than one dataset is a validation error.

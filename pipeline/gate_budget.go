@@ -50,13 +50,13 @@ func (g *budgetGate) On(_ time.Duration, ev Event, hold *int64) {
 // abc and wires bytes, or, without a budget gate, is not negative.
 func validateBudget(c Config, abc, wires int64, errs *fieldErrors) {
 	if !c.Strategy.Has(Budget) {
-		if c.BudgetBytes < 0 {
-			errs.add("pipeline.budget_bytes", "must be >= 0 (got %d)", c.BudgetBytes)
+		if c.Budget < 0 {
+			errs.add("pipeline.budget", "must be >= 0 (got %d)", c.Budget)
 		}
 		return
 	}
-	if need := abc + wires; c.BudgetBytes < need {
-		errs.add("pipeline.budget_bytes", "%d bytes cannot hold one partition's dataset of %d bytes (a/b/c %d + wires %d) for strategy budget",
-			c.BudgetBytes, need, abc, wires)
+	if need := abc + wires; c.Budget < need {
+		errs.add("pipeline.budget", "%d bytes cannot hold one partition's dataset of %d bytes (a/b/c %d + wires %d) for strategy budget",
+			c.Budget, need, abc, wires)
 	}
 }

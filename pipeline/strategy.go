@@ -24,7 +24,7 @@ const (
 	Hold Strategy = "hold"
 	// Budget: admission reserves the dataset's bytes before synthesis; the
 	// a/b/c bytes come back at the early free (or at dealloc without it), the
-	// rest at dealloc. Live dataset bytes never exceed BudgetBytes.
+	// rest at dealloc. Live dataset bytes never exceed Config.Budget.
 	Budget Strategy = "budget"
 	// Pacer: admission is paced by a feedback controller that keeps the GPU
 	// queue (partitions synthesized and not yet taken by a GPU worker) at a

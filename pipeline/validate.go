@@ -9,8 +9,9 @@ import (
 )
 
 // FieldError is a problem with one configuration field. Field is the path
-// of the field as bench.Spec spells it in JSON and YAML ("workload.proofs",
-// "pipeline.pacer.kp"), so a loader can point at the line that set it.
+// of the field as a scenario file writes it ("workload.proofs",
+// "pipeline.pacer.kp", "pipeline.budget"), so a loader can point at the
+// line that set it.
 type FieldError struct {
 	Field   string
 	Problem string

@@ -219,8 +219,8 @@ var fields = []*field{
 	{
 		path: "pipeline.budget", kind: kindSize, def: "256MiB",
 		doc: "Byte budget of the budget strategy (such as 8GiB): live dataset bytes never exceed it. It must hold at least one partition's dataset.",
-		set: func(s *bench.Spec, v any) { s.Pipeline.BudgetBytes = v.(int64) },
-		get: func(s *bench.Spec) any { return int64(s.Pipeline.BudgetBytes) },
+		set: func(s *bench.Spec, v any) { s.Pipeline.Budget = v.(int64) },
+		get: func(s *bench.Spec) any { return int64(s.Pipeline.Budget) },
 	},
 	{
 		path: "pipeline.pacer.target_depth", kind: kindFloat, def: formatFloat(pipeline.DefaultTargetDepth), lo: greaterThan(0),

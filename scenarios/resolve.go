@@ -208,7 +208,7 @@ func (p *parser) check(pt *point, s *bench.Spec) {
 		abc, wires := params.DatasetBytes()
 		dataset := fmt.Sprintf("one partition's dataset at 2^%d constraints (%s: %s a/b/c + %s wires)",
 			params.LogConstraints(), formatBytes(abc+wires), formatBytes(abc), formatBytes(wires))
-		if valid("pipeline.strategy", "pipeline.budget") && c.Strategy.Has(pipeline.Budget) && c.BudgetBytes < abc+wires {
+		if valid("pipeline.strategy", "pipeline.budget") && c.Strategy.Has(pipeline.Budget) && c.Budget < abc+wires {
 			report("pipeline.budget", "%s is less than %s; admission could never start one", pt.values["pipeline.budget"].text, dataset)
 		}
 		if valid("memory_limit") && s.MemoryLimit > 0 && s.MemoryLimit < abc+wires {
@@ -230,9 +230,6 @@ func (p *parser) check(pt *point, s *bench.Spec) {
 			continue
 		}
 		path := fe.Field
-		if path == "pipeline.budget_bytes" { // the engine's name for pipeline.budget
-			path = "pipeline.budget"
-		}
 		if reported[path] {
 			continue
 		}
