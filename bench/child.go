@@ -167,7 +167,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 // why CUDA was not used.
 func openBackend(spec Spec) (gpu.Backend, string, error) {
 	opts := backends.Options{Devices: spec.Devices}
-	if spec.Backend != "auto" {
+	if spec.Backend != backends.Automatic {
 		be, err := backends.Open(spec.Backend, opts)
 		return be, "", err
 	}

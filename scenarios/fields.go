@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/pipeline"
@@ -76,9 +77,9 @@ var groupDocs = map[string]string{
 // bases, in the order the schema lists them.
 var fields = []*field{
 	{
-		path: "backend", kind: kindEnum, def: "cpu",
-		enum: []string{"cpu", "cuda", "auto"},
-		doc:  "Prover backend: cpu (gnark-crypto, runs anywhere), cuda (ICICLE on an NVIDIA GPU), or auto (cuda where a GPU and the CUDA build are present, else cpu).",
+		path: "backend", kind: kindEnum, def: backends.CPU,
+		enum: backends.Names(),
+		doc:  "Prover backend: " + backends.Doc() + ".",
 		set:  func(s *bench.Spec, v any) { s.Backend = v.(string) },
 		get:  func(s *bench.Spec) any { return string(s.Backend) },
 	},

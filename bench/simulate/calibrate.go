@@ -18,6 +18,7 @@ import (
 	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/gpu"
+	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/pipeline/sim"
@@ -173,7 +174,7 @@ func Calibrate(files []string) (*Model, error) {
 		return nil, errors.New("calibration: no measured repetition in " + strings.Join(files, ", "))
 	}
 	m.DeviceSerial = true
-	if m.Backend == "cuda" {
+	if m.Backend == backends.CUDA {
 		m.SubmitQueue = cudaQueueDepth
 	}
 	return m, m.fit()

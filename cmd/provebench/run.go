@@ -112,7 +112,7 @@ ab interleaves their repetitions in ABBA pairs and tests the difference.`,
 	}
 	fl := c.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "output directory (default out/run-<date>-<time>)")
-	fl.StringVar(&f.backend, "backend", "", "override every scenario's backend: cpu, cuda or auto")
+	fl.StringVar(&f.backend, "backend", "", "override every scenario's backend: "+backends.Doc())
 	fl.StringVar(&f.filter, "filter", "", "run only configurations whose name matches this regular expression")
 	fl.IntVar(&f.repeat, "repeat", 0, "override every scenario's repeats (>= 1)")
 	fl.IntVar(&f.warmups, "warmups", 0, "override every scenario's warm-ups (>= 0)")
@@ -182,12 +182,8 @@ func scenarioFiles(args []string) ([]results.ScenarioFile, error) {
 
 func applyRunFlags(specs []bench.Spec, f runFlags) ([]bench.Spec, error) {
 	if f.backend != "" {
-		ok := false
-		for _, n := range backends.Names {
-			ok = ok || n == f.backend
-		}
-		if !ok {
-			return nil, usagef("--backend: %q is not one of %s", f.backend, strings.Join(backends.Names, ", "))
+		if !slices.Contains(backends.Names(), f.backend) {
+			return nil, usagef("--backend: %q is not one of %s", f.backend, strings.Join(backends.Names(), ", "))
 		}
 	}
 	if f.set["repeat"] && f.repeat < 1 {
@@ -266,7 +262,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		}
 	}
 	for _, s := range specs {
-		if s.Backend == "cuda" && !backends.CUDABuilt {
+		if s.Backend == backends.CUDA && !backends.CUDABuilt {
 			return usageError{fmt.Errorf("%s (%s): %w", s.Name, s.Source, backends.ErrNoCUDA)}
 		}
 	}
