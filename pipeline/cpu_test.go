@@ -35,7 +35,7 @@ func TestCPUBackendEndToEnd(t *testing.T) {
 	if err := b.Load(ctx, pk); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range Strategies {
+	for _, s := range Registered().Names() {
 		t.Run(string(s), func(t *testing.T) {
 			e, err := New(Options{
 				Backend:  b,

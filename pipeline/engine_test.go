@@ -245,7 +245,7 @@ func TestFailuresFailTheirProofOnly(t *testing.T) {
 		{name: "start", start: failAt(1, 2), msg: "gpu start"},
 		{name: "wait", wait: failAt(1, 2), msg: "finalize"},
 	} {
-		for _, s := range Strategies {
+		for _, s := range Registered().Names() {
 			t.Run(tc.name+"/"+string(s), func(t *testing.T) {
 				cfg := Config{Strategy: s, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1,
 					Budget: 3 * datasetBytes(), EarlyFree: true}
@@ -285,7 +285,7 @@ func TestFailuresFailTheirProofOnly(t *testing.T) {
 // returns the context's error soon, with every buffer freed and no
 // goroutine left behind.
 func TestCancelStopsPromptly(t *testing.T) {
-	for _, s := range Strategies {
+	for _, s := range Registered().Names() {
 		t.Run(string(s), func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			fb := &fakeBackend{startDur: 20 * time.Millisecond, waitDur: 30 * time.Millisecond}

@@ -1,6 +1,37 @@
 package pipeline
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
+
+// releaseDef registers release: the permit comes back when synthesis
+// ends, so nothing but the batch bounds the finished partitions waiting
+// to send.
+func releaseDef() StrategyDef {
+	return StrategyDef{
+		Name: Release, Group: "permits", Colour: 0,
+		Doc:      "permit released after synthesis: finished partitions pile up on a full channel",
+		New:      func(c Config, tr *Tracker, _, _ int64) Gate { return newPermitGate(tr, c.PartitionWorkers, false) },
+		Validate: func(c Config, _, _ int64) error { return validatePermits(c) },
+		Bound:    func(Config, int64, int64) (int64, string, bool) { return 0, "", false },
+	}
+}
+
+// holdDef registers hold: the permit comes back when the channel has taken
+// the partition, so the permits, the channel and the GPU side bound the
+// live datasets.
+func holdDef() StrategyDef {
+	return StrategyDef{
+		Name: Hold, Group: "permits", Colour: 1,
+		Doc:      "permit held until the channel accepts",
+		New:      func(c Config, tr *Tracker, _, _ int64) Gate { return newPermitGate(tr, c.PartitionWorkers, true) },
+		Validate: func(c Config, _, _ int64) error { return validatePermits(c) },
+		Bound: func(c Config, _, gpuSide int64) (int64, string, bool) {
+			return int64(c.PartitionWorkers+c.ChannelCapacity) + gpuSide, "held permits + channel + GPU workers", true
+		},
+	}
+}
 
 // permitGate is cuzk's partition semaphore: pw permits, one taken per
 // partition before synthesis. Release gives it back when synthesis ends,
@@ -41,11 +72,11 @@ func (g *permitGate) On(_ time.Duration, ev Event, hold *int64) {
 	g.tr.dec(cPermitsHeld)
 }
 
-// validatePermits checks pw: at least 1 with a permit gate, never negative.
-func validatePermits(c Config, errs *fieldErrors) {
-	if c.Strategy.UsesPermits() {
-		errs.atLeast("pipeline.partition_workers", c.PartitionWorkers, 1, " for strategy "+string(c.Strategy))
-	} else {
-		errs.atLeast("pipeline.partition_workers", c.PartitionWorkers, 0, "")
+// validatePermits checks pw for a strategy with a permit gate: at least 1.
+func validatePermits(c Config) error {
+	if c.PartitionWorkers < 1 {
+		return &FieldError{Field: "pipeline.partition_workers",
+			Problem: fmt.Sprintf("%d is too few: the %s strategy needs at least 1 partition permit", c.PartitionWorkers, c.Strategy)}
 	}
+	return nil
 }

@@ -76,14 +76,23 @@ func (c Config) ValidateFor(abc, wires int64) error {
 	errs.atLeast("pipeline.channel_capacity", c.ChannelCapacity, 1, "")
 	errs.atLeast("pipeline.gpu_workers", c.GPUWorkers, 1, "")
 	errs.atLeast("pipeline.synthesis_workers", c.SynthesisWorkers, 0, "")
-	// Each gate checks its own fields (gate_permits.go, gate_budget.go,
-	// pacer.go).
-	validatePermits(c, &errs)
-	validateBudget(c, abc, wires, &errs)
-	if c.Strategy.Has(Pacer) {
-		c.Pacer.validate(&errs)
+	// Each gate of the strategy checks its own fields (its StrategyDef);
+	// the fields of the gates it lacks must at least not be negative.
+	errs = append(errs, Registered().Validate(c, abc, wires)...)
+	if !errs.has("pipeline.partition_workers") {
+		errs.atLeast("pipeline.partition_workers", c.PartitionWorkers, 0, "")
+	}
+	if !errs.has("pipeline.budget") && c.Budget < 0 {
+		errs.add("pipeline.budget", "must be >= 0 (got %d)", c.Budget)
 	}
 	return errs.join()
+}
+
+// ValidateWritten checks c as a scenario wrote it, before Resolved: the
+// rules of its gates that the defaults would hide (a pacer written with kp
+// and ki both 0). The error joins one *FieldError per problem.
+func (c Config) ValidateWritten() error {
+	return errors.Join(Registered().ValidateWritten(c)...)
 }
 
 // fieldErrors collects the problems of one validation.
@@ -100,3 +109,13 @@ func (e *fieldErrors) atLeast(field string, v, min int, context string) {
 }
 
 func (e fieldErrors) join() error { return errors.Join(e...) }
+
+// has reports whether a problem with field was already found.
+func (e fieldErrors) has(field string) bool {
+	for _, err := range e {
+		if fe, ok := err.(*FieldError); ok && fe.Field == field {
+			return true
+		}
+	}
+	return false
+}

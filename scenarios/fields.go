@@ -183,7 +183,8 @@ var fields = []*field{
 
 	{
 		path: "pipeline.strategy", kind: kindEnum, def: string(pipeline.Release), enum: pipeline.StrategyNames(),
-		doc: "Admission strategy: the gates a partition passes before synthesis, joined by + (such as budget+pacer, as cuzk's final engine). Gates: release (permit released after synthesis: finished partitions pile up on a full channel), hold (permit held until the channel accepts), budget (admission reserves the dataset's bytes), pacer (admission paced to hold the GPU queue at a target depth); synthesis_workers caps synthesis under every strategy.",
+		doc: "Admission strategy: the gates a partition passes before synthesis, joined by + (such as budget+pacer, as cuzk's final engine). Gates: " +
+			pipeline.Registered().Doc() + "; synthesis_workers caps synthesis under every strategy.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.Strategy = pipeline.Strategy(v.(string)) },
 		get: func(s *bench.Spec) any { return string(s.Pipeline.Strategy) },
 	},
