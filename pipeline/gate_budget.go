@@ -65,11 +65,9 @@ func (g *budgetGate) On(_ time.Duration, ev Event, hold *int64) {
 
 // validateBudget checks that the budget holds one partition's dataset of
 // abc and wires bytes.
-func validateBudget(c Config, abc, wires int64) error {
-	var errs fieldErrors
+func validateBudget(c Config, abc, wires int64, errs *fieldErrors) {
 	if need := abc + wires; c.Budget < need {
 		errs.add("pipeline.budget", "%d bytes cannot hold one partition's dataset of %d bytes (a/b/c %d + wires %d) for strategy budget",
 			c.Budget, need, abc, wires)
 	}
-	return errs.join()
 }

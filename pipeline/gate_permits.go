@@ -1,35 +1,34 @@
 package pipeline
 
-import (
-	"fmt"
-	"time"
-)
+import "time"
 
 // releaseDef registers release: the permit comes back when synthesis
 // ends, so nothing but the batch bounds the finished partitions waiting
 // to send.
 func releaseDef() StrategyDef {
-	return StrategyDef{
-		Name: Release, Group: "permits", Colour: 0,
-		Doc:      "permit released after synthesis: finished partitions pile up on a full channel",
-		New:      func(c Config, tr *Tracker, _, _ int64) Gate { return newPermitGate(tr, c.PartitionWorkers, false) },
-		Validate: func(c Config, _, _ int64) error { return validatePermits(c) },
-		Bound:    func(Config, int64, int64) (int64, string, bool) { return 0, "", false },
-	}
+	d := permitDef(Release, 0, false, "permit released after synthesis: finished partitions pile up on a full channel")
+	d.Bound = func(Config, int64, int64) (int64, string, bool) { return 0, "", false }
+	return d
 }
 
 // holdDef registers hold: the permit comes back when the channel has taken
 // the partition, so the permits, the channel and the GPU side bound the
 // live datasets.
 func holdDef() StrategyDef {
+	d := permitDef(Hold, 1, true, "permit held until the channel accepts")
+	d.Bound = func(c Config, _, gpuSide int64) (int64, string, bool) {
+		return int64(c.PartitionWorkers+c.ChannelCapacity) + gpuSide, "held permits + channel + GPU workers", true
+	}
+	return d
+}
+
+// permitDef is what release and hold share: the permits group, the gate
+// (returning its permit at Sent for hold) and the check of pw.
+func permitDef(name Strategy, colour int, hold bool, doc string) StrategyDef {
 	return StrategyDef{
-		Name: Hold, Group: "permits", Colour: 1,
-		Doc:      "permit held until the channel accepts",
-		New:      func(c Config, tr *Tracker, _, _ int64) Gate { return newPermitGate(tr, c.PartitionWorkers, true) },
-		Validate: func(c Config, _, _ int64) error { return validatePermits(c) },
-		Bound: func(c Config, _, gpuSide int64) (int64, string, bool) {
-			return int64(c.PartitionWorkers+c.ChannelCapacity) + gpuSide, "held permits + channel + GPU workers", true
-		},
+		Name: name, Group: "permits", Colour: colour, Doc: doc,
+		New:      func(c Config, tr *Tracker, _, _ int64) Gate { return newPermitGate(tr, c.PartitionWorkers, hold) },
+		Validate: validatePermits,
 	}
 }
 
@@ -73,10 +72,8 @@ func (g *permitGate) On(_ time.Duration, ev Event, hold *int64) {
 }
 
 // validatePermits checks pw for a strategy with a permit gate: at least 1.
-func validatePermits(c Config) error {
+func validatePermits(c Config, _, _ int64, errs *fieldErrors) {
 	if c.PartitionWorkers < 1 {
-		return &FieldError{Field: "pipeline.partition_workers",
-			Problem: fmt.Sprintf("%d is too few: the %s strategy needs at least 1 partition permit", c.PartitionWorkers, c.Strategy)}
+		errs.add("pipeline.partition_workers", "%d is too few: the %s strategy needs at least 1 partition permit", c.PartitionWorkers, c.Strategy)
 	}
-	return nil
 }

@@ -53,12 +53,12 @@ type StrategyDef struct {
 	// New makes the gate for configuration c (resolved and valid), counting
 	// into tr; abc and wires are one partition's dataset bytes.
 	New func(c Config, tr *Tracker, abc, wires int64) Gate
-	// Validate checks the fields the gate uses, for a strategy that has it
-	// and partitions of abc and wires bytes; nil or *FieldErrors joined.
-	Validate func(c Config, abc, wires int64) error
+	// Validate adds to errs the problems with the fields the gate uses,
+	// for a strategy that has it and partitions of abc and wires bytes.
+	Validate func(c Config, abc, wires int64, errs *fieldErrors)
 	// ValidateWritten, where set, checks c as a scenario wrote it, before
 	// Resolved fills in defaults that would hide a mistake.
-	ValidateWritten func(c Config) error
+	ValidateWritten func(c Config, errs *fieldErrors)
 	// Bound is the most partitions' datasets the gate lets live at once
 	// and what limits them, for datasets of dataset bytes and gpuSide
 	// partitions on the GPU side (in Start or finalizing); ok is false for
@@ -152,26 +152,22 @@ func (r Registry) In(s Strategy) []StrategyDef {
 	return in
 }
 
-// Validate checks the fields of every gate of c.Strategy, for partitions
+// validate checks the fields of every gate of c.Strategy, for partitions
 // of abc and wires bytes.
-func (r Registry) Validate(c Config, abc, wires int64) []error {
-	var errs []error
+func (r Registry) validate(c Config, abc, wires int64, errs *fieldErrors) {
 	for _, d := range r.In(c.Strategy) {
-		errs = append(errs, unjoin(d.Validate(c, abc, wires))...)
+		d.Validate(c, abc, wires, errs)
 	}
-	return errs
 }
 
-// ValidateWritten runs the ValidateWritten rules of c.Strategy's gates on
+// validateWritten runs the ValidateWritten rules of c.Strategy's gates on
 // c as written (before Resolved).
-func (r Registry) ValidateWritten(c Config) []error {
-	var errs []error
+func (r Registry) validateWritten(c Config, errs *fieldErrors) {
 	for _, d := range r.In(c.Strategy) {
 		if d.ValidateWritten != nil {
-			errs = append(errs, unjoin(d.ValidateWritten(c))...)
+			d.ValidateWritten(c, errs)
 		}
 	}
-	return errs
 }
 
 // Bound is the tightest of the bounds of c.Strategy's gates on the
@@ -214,19 +210,3 @@ func (s Strategy) Has(g Strategy) bool {
 
 // UsesPermits reports whether s has a permit gate (release or hold).
 func (s Strategy) UsesPermits() bool { return s.Has(Release) || s.Has(Hold) }
-
-// unjoin lists the errors joined in err (errors.Join nests).
-func unjoin(err error) []error {
-	if err == nil {
-		return nil
-	}
-	j, ok := err.(interface{ Unwrap() []error })
-	if !ok {
-		return []error{err}
-	}
-	var out []error
-	for _, e := range j.Unwrap() {
-		out = append(out, unjoin(e)...)
-	}
-	return out
-}

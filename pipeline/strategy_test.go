@@ -63,11 +63,10 @@ func TestRegisteredDoubleAppearsEverywhere(t *testing.T) {
 	reg := append(Registered(), StrategyDef{
 		Name: double, Doc: "a test double", Colour: 9,
 		New: func(Config, *Tracker, int64, int64) Gate { return doubleGate{} },
-		Validate: func(c Config, _, _ int64) error {
+		Validate: func(c Config, _, _ int64, errs *fieldErrors) {
 			if c.ChannelCapacity%2 != 0 {
-				return &FieldError{Field: "pipeline.channel_capacity", Problem: "odd for the double"}
+				errs.add("pipeline.channel_capacity", "odd for the double")
 			}
-			return nil
 		},
 		Bound: func(c Config, _, _ int64) (int64, string, bool) { return 3, "the double", true },
 	})
@@ -79,7 +78,8 @@ func TestRegisteredDoubleAppearsEverywhere(t *testing.T) {
 	}
 	c := Config{Strategy: "hold+double", PartitionWorkers: 8, ChannelCapacity: 1, GPUWorkers: 1}
 	var fe *FieldError
-	if errs := reg.Validate(c, 1, 1); len(errs) != 1 || !errors.As(errs[0], &fe) || fe.Problem != "odd for the double" {
+	var errs fieldErrors
+	if reg.validate(c, 1, 1, &errs); len(errs) != 1 || !errors.As(errs[0], &fe) || fe.Problem != "odd for the double" {
 		t.Errorf("Validate = %v, want the double's problem", errs)
 	}
 	if n, why, ok := reg.Bound(c, 1, 2); !ok || n != 3 || why != "the double" {

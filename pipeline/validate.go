@@ -78,7 +78,7 @@ func (c Config) ValidateFor(abc, wires int64) error {
 	errs.atLeast("pipeline.synthesis_workers", c.SynthesisWorkers, 0, "")
 	// Each gate of the strategy checks its own fields (its StrategyDef);
 	// the fields of the gates it lacks must at least not be negative.
-	errs = append(errs, Registered().Validate(c, abc, wires)...)
+	Registered().validate(c, abc, wires, &errs)
 	if !errs.has("pipeline.partition_workers") {
 		errs.atLeast("pipeline.partition_workers", c.PartitionWorkers, 0, "")
 	}
@@ -92,7 +92,9 @@ func (c Config) ValidateFor(abc, wires int64) error {
 // rules of its gates that the defaults would hide (a pacer written with kp
 // and ki both 0). The error joins one *FieldError per problem.
 func (c Config) ValidateWritten() error {
-	return errors.Join(Registered().ValidateWritten(c)...)
+	var errs fieldErrors
+	Registered().validateWritten(c, &errs)
+	return errs.join()
 }
 
 // fieldErrors collects the problems of one validation.

@@ -51,29 +51,21 @@ func TestMedianIsBenchmathCentre(t *testing.T) {
 }
 
 func TestPercentile(t *testing.T) {
-	ms := func(n ...int) []time.Duration {
-		out := make([]time.Duration, len(n))
-		for i, v := range n {
-			out[i] = time.Duration(v) * time.Millisecond
-		}
-		return out
-	}
-	ten := ms(1, 2, 3, 4, 5, 6, 7, 8, 9, 10)
+	ten := []int{1, 2, 3, 4, 5, 6, 7, 8, 9, 10}
 	for _, tc := range []struct {
-		in   []time.Duration
-		p    int
-		want time.Duration
+		in      []int
+		p, want int
 	}{
-		{ms(5), 50, ms(5)[0]},
-		{ms(5), 90, ms(5)[0]},
-		{ms(10, 1, 3, 2), 50, ms(2)[0]}, // the lower middle: nearest rank, not the mean
-		{ms(10, 1, 3, 2), 90, ms(10)[0]},
-		{ten, 50, ms(5)[0]},
-		{ten, 90, ms(9)[0]}, // exactly the 9th: integer rank
-		{ten, 91, ms(10)[0]},
-		{ten, 100, ms(10)[0]},
-		{ten, 1, ms(1)[0]},
-		{ten, 0, ms(1)[0]},
+		{[]int{5}, 50, 5},
+		{[]int{5}, 90, 5},
+		{[]int{10, 1, 3, 2}, 50, 2}, // the lower middle: nearest rank, not the mean
+		{[]int{10, 1, 3, 2}, 90, 10},
+		{ten, 50, 5},
+		{ten, 90, 9}, // exactly the 9th: integer rank
+		{ten, 91, 10},
+		{ten, 100, 10},
+		{ten, 1, 1},
+		{ten, 0, 1},
 	} {
 		in := slices.Clone(tc.in)
 		if got := Percentile(in, tc.p); got != tc.want {
@@ -83,7 +75,7 @@ func TestPercentile(t *testing.T) {
 			t.Errorf("Percentile(%v) reordered its argument", tc.in)
 		}
 	}
-	if got := Percentile([]float64{0.5, 0.25, 1}, 50); got != 0.5 {
-		t.Errorf("float percentile: %v", got)
+	if got := Percentile([]time.Duration{3 * time.Second, time.Second, 2 * time.Second}, 50); got != 2*time.Second {
+		t.Errorf("duration percentile: %v", got)
 	}
 }
