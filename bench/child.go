@@ -166,12 +166,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 // openBackend opens the spec's backend; for auto on the CPU, it also says
 // why CUDA was not used.
 func openBackend(spec Spec) (gpu.Backend, string, error) {
-	opts := backends.Options{Devices: spec.Devices}
-	if spec.Backend != backends.Automatic {
-		be, err := backends.Open(spec.Backend, opts)
-		return be, "", err
-	}
-	be, why, err := backends.Auto(opts)
+	be, why, err := backends.OpenExplained(spec.Backend, backends.Options{Devices: spec.Devices})
 	if why != nil {
 		return be, why.Error(), err
 	}

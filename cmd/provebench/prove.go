@@ -165,10 +165,7 @@ func ms(d time.Duration) string {
 // openProveBackend opens the named backend; for auto on the CPU it says
 // why CUDA was not used, on stderr.
 func openProveBackend(name string) (gpu.Backend, error) {
-	if name != backends.Automatic {
-		return backends.Open(name, backends.Options{})
-	}
-	be, why, err := backends.Auto(backends.Options{})
+	be, why, err := backends.OpenExplained(name, backends.Options{})
 	if err == nil && why != nil {
 		fmt.Fprintf(os.Stderr, "provebench: warning: backend auto: CUDA not used, running on the CPU: %v\n", why)
 	}

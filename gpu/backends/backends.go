@@ -68,6 +68,17 @@ func Auto(opts Options) (b gpu.Backend, whyNotCUDA error, err error) {
 	return b, whyNotCUDA, err
 }
 
+// OpenExplained is Open that, for Automatic (or ""), also says why it
+// did not use CUDA: whyNotCUDA is nil when it did, and for every other
+// name.
+func OpenExplained(name string, opts Options) (b gpu.Backend, whyNotCUDA error, err error) {
+	if name == Automatic || name == "" {
+		return Auto(opts)
+	}
+	b, err = Open(name, opts)
+	return b, nil, err
+}
+
 // Open returns the named backend: CPU, CUDA, or Automatic (CUDA when this
 // binary has it and a GPU answers, else CPU; also for "").
 func Open(name string, opts Options) (gpu.Backend, error) {

@@ -59,3 +59,21 @@ func TestNames(t *testing.T) {
 		t.Errorf("Open(tpu): %v, want the list of names", err)
 	}
 }
+
+// OpenExplained says why only for auto: a backend asked for by name was
+// not a fallback.
+func TestOpenExplained(t *testing.T) {
+	b, why, err := OpenExplained(CPU, Options{})
+	if err != nil || why != nil {
+		t.Fatalf("cpu: why %v, err %v", why, err)
+	}
+	b.Close()
+	b, why, err = OpenExplained(Automatic, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer b.Close()
+	if b.Name() == CPU && why == nil {
+		t.Error("auto fell back to the CPU without a reason")
+	}
+}
