@@ -70,15 +70,19 @@ func (c Config) Validate(w Workload) error {
 // bytes (the simulator's, which need not be the built-in circuit's).
 func (c Config) ValidateFor(abc, wires int64) error {
 	var errs fieldErrors
-	if _, err := c.Strategy.Gates(); err != nil {
+	_, err := c.Strategy.Gates()
+	if err != nil {
 		errs.add("pipeline.strategy", "%v", err)
 	}
 	errs.atLeast("pipeline.channel_capacity", c.ChannelCapacity, 1, "")
 	errs.atLeast("pipeline.gpu_workers", c.GPUWorkers, 1, "")
 	errs.atLeast("pipeline.synthesis_workers", c.SynthesisWorkers, 0, "")
-	// Each gate of the strategy checks its own fields (its StrategyDef);
-	// the fields of the gates it lacks must at least not be negative.
-	Registered().validate(c, abc, wires, &errs)
+	// Each gate of a valid strategy checks its own fields (its
+	// StrategyDef); the fields of the gates it lacks must at least not be
+	// negative.
+	if err == nil {
+		Registered().validate(c, abc, wires, &errs)
+	}
 	if !errs.has("pipeline.partition_workers") {
 		errs.atLeast("pipeline.partition_workers", c.PartitionWorkers, 0, "")
 	}

@@ -126,3 +126,22 @@ func TestBudgetNames(t *testing.T) {
 		t.Errorf("budget error %v names %v, want pipeline.budget", err, fe)
 	}
 }
+
+// An invalid composition is one problem, not one per gate it names.
+func TestInvalidStrategyOneProblem(t *testing.T) {
+	err := Config{Strategy: "release+hold", ChannelCapacity: 1, GPUWorkers: 1}.ValidateFor(1, 1)
+	joined, _ := err.(interface{ Unwrap() []error })
+	if joined == nil {
+		t.Fatalf("ValidateFor = %v, want joined field errors", err)
+	}
+	var fields []string
+	for _, e := range joined.Unwrap() {
+		var fe *FieldError
+		if errors.As(e, &fe) {
+			fields = append(fields, fe.Field)
+		}
+	}
+	if len(fields) != 1 || fields[0] != "pipeline.strategy" {
+		t.Errorf("release+hold with pw 0: problems with %v, want pipeline.strategy alone", fields)
+	}
+}
