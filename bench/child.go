@@ -155,10 +155,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		res.PeakCounters[name] = snap.Peaks[i]
 	}
 	for name, st := range pipeline.Summarize(report.Partitions) {
-		res.Stages[name] = results.StageSummary{
-			Count: st.Count, TotalSeconds: st.Total.Seconds(), MeanSeconds: st.Mean.Seconds(),
-			P50Seconds: st.P50.Seconds(), P90Seconds: st.P90.Seconds(), MaxSeconds: st.Max.Seconds(),
-		}
+		res.Stages[name] = StageSummary(st)
 	}
 	res.DeviceSecsPerPartition, res.DeviceStageSecs = deviceTimes(res.Stages)
 	res.ProofsVerified, res.VerifyFailed = verifyProofs(vk, proofs, spec.Workload.Partitions)
@@ -182,12 +179,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 // openBackend opens the spec's backend; for auto on the CPU, it also says
 // why CUDA was not used.
 func openBackend(spec Spec) (gpu.Backend, string, error) {
-	opts := backends.Options{Devices: spec.Devices}
-	if spec.Backend != "auto" {
-		be, err := backends.Open(spec.Backend, opts)
-		return be, "", err
-	}
-	be, why, err := backends.Auto(opts)
+	be, why, err := backends.OpenExplained(spec.Backend, backends.Options{Devices: spec.Devices})
 	if why != nil {
 		return be, why.Error(), err
 	}

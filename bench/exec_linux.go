@@ -14,7 +14,6 @@ import (
 	"path/filepath"
 	"regexp"
 	"slices"
-	"sort"
 	"strconv"
 	"strings"
 	"sync"
@@ -570,23 +569,5 @@ func (x *execRun) status(rep *results.Repetition, s *sampled, res *shimResult, p
 		rep.Error = "command exited with status " + strconv.Itoa(res.ExitCode) + tail
 	default:
 		rep.Status = results.StatusOK
-	}
-}
-
-// summarize summarises a stage's durations.
-func summarize(ds []time.Duration) results.StageSummary {
-	if len(ds) == 0 {
-		return results.StageSummary{}
-	}
-	s := slices.Clone(ds)
-	sort.Slice(s, func(i, j int) bool { return s[i] < s[j] })
-	var total time.Duration
-	for _, d := range s {
-		total += d
-	}
-	q := func(p float64) time.Duration { return s[min(len(s)-1, int(p*float64(len(s))))] }
-	return results.StageSummary{
-		Count: len(s), TotalSeconds: total.Seconds(), MeanSeconds: total.Seconds() / float64(len(s)),
-		P50Seconds: q(0.5).Seconds(), P90Seconds: q(0.9).Seconds(), MaxSeconds: s[len(s)-1].Seconds(),
 	}
 }

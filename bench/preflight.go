@@ -47,19 +47,8 @@ func EstimateSpec(s *Spec) Estimate {
 	devices := int64(max(s.Devices, 1))
 	gpuSide := 2 * int64(c.GPUWorkers) * devices
 	e := Estimate{KeyBytes: groth16.KeyBytes(p), Dataset: one, Datasets: int64(w.Concurrency) * int64(w.Partitions), Bound: "the partitions of the proofs in flight"}
-	tighter := func(n int64, why string) {
-		if n < e.Datasets {
-			e.Datasets, e.Bound = n, why
-		}
-	}
-	if c.Strategy.Has(pipeline.Hold) {
-		tighter(int64(c.PartitionWorkers+c.ChannelCapacity)+gpuSide, "held permits + channel + GPU workers")
-	}
-	if c.Strategy.Has(pipeline.Budget) && one > 0 {
-		tighter(c.BudgetBytes/one, "the byte budget")
-	}
-	if c.Strategy.Has(pipeline.Pacer) {
-		tighter(int64(c.Pacer.MaxInFlight+c.ChannelCapacity)+gpuSide, "max_in_flight + channel + GPU workers")
+	if n, why, ok := pipeline.Registered().Bound(c, one, gpuSide); ok && n < e.Datasets {
+		e.Datasets, e.Bound = n, why
 	}
 	e.PeakRSS = runtimeBytes + e.KeyBytes + e.Datasets*one
 	return e

@@ -22,7 +22,7 @@ func TestEstimateTakesTheTightestGate(t *testing.T) {
 	}{
 		{pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}, 20},
 		{pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 4, ChannelCapacity: 2, GPUWorkers: 1}, 4 + 2 + 2},
-		{pipeline.Config{Strategy: "hold+budget", PartitionWorkers: 8, ChannelCapacity: 8, GPUWorkers: 1, BudgetBytes: 3 * one}, 3},
+		{pipeline.Config{Strategy: "hold+budget", PartitionWorkers: 8, ChannelCapacity: 8, GPUWorkers: 1, Budget: 3 * one}, 3},
 	} {
 		s := base
 		s.Pipeline = tc.cfg

@@ -72,9 +72,11 @@ type Config struct {
 	// the admission strategy. 0 means PartitionWorkers for release and
 	// hold, GOMAXPROCS for budget and pacer.
 	SynthesisWorkers int `json:"synthesis_workers"`
-	// BudgetBytes is the byte budget of the budget strategy; it must hold
-	// at least one partition's dataset (a/b/c and wires).
-	BudgetBytes int64 `json:"budget_bytes"`
+	// Budget is the byte budget of the budget strategy, in bytes; it must
+	// hold at least one partition's dataset (a/b/c and wires). Scenarios
+	// write it pipeline.budget, as validation errors name it; the JSON key
+	// stays budget_bytes, which results documents have always used.
+	Budget int64 `json:"budget_bytes"`
 	// Pacer configures the pacer strategy.
 	Pacer PacerConfig `json:"pacer"`
 }

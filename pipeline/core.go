@@ -26,19 +26,15 @@ type Core struct {
 // the budget gate.
 func NewCore(c Config, tr *Tracker, abcBytes, wireBytes int64) *Core {
 	k := &Core{tr: tr, changed: make(chan struct{})}
-	switch {
-	case c.Strategy.Has(Release):
-		k.gates = append(k.gates, newPermitGate(tr, c.PartitionWorkers, false))
-	case c.Strategy.Has(Hold):
-		k.gates = append(k.gates, newPermitGate(tr, c.PartitionWorkers, true))
-	}
-	if c.Strategy.Has(Budget) {
-		k.gates = append(k.gates, newBudgetGate(tr, c.BudgetBytes, abcBytes, wireBytes))
-	}
-	if c.Strategy.Has(Pacer) {
-		k.pacer = newPacer(c.Pacer, c.SynthesisWorkers, tr)
-		k.gates = append(k.gates, k.pacer)
-		k.tickers = append(k.tickers, k.pacer)
+	for _, d := range Registered().In(c.Strategy) {
+		g := d.New(c, tr, abcBytes, wireBytes)
+		k.gates = append(k.gates, g)
+		if tk, ok := g.(ticker); ok {
+			k.tickers = append(k.tickers, tk)
+		}
+		if p, ok := g.(*pacer); ok {
+			k.pacer = p
+		}
 	}
 	k.gates = append(k.gates, &synthesisGate{slots: int64(c.SynthesisWorkers)})
 	return k

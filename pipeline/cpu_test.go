@@ -35,13 +35,13 @@ func TestCPUBackendEndToEnd(t *testing.T) {
 	if err := b.Load(ctx, pk); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range Strategies {
+	for _, s := range Registered().Names() {
 		t.Run(string(s), func(t *testing.T) {
 			e, err := New(Options{
 				Backend:  b,
 				Workload: Workload{Constraints: constraints, Partitions: 2, Proofs: 2, Concurrency: 2, SynthesisRounds: 1, Seed: 7},
 				Config: Config{Strategy: s, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1, EarlyFree: s != Hold,
-					BudgetBytes: 1 << 20},
+					Budget: 1 << 20},
 				Verify: func(public []fr.Element, p *groth16.Proof) error { return groth16.Verify(vk, public, p) },
 			})
 			if err != nil {

@@ -45,7 +45,10 @@
 // (synthesized, sent, taken, started, a/b/c freed, deallocated, ended).
 // Core holds the gates and the counters; the engine drives it in real time
 // and the simulator (package pipeline/sim) in virtual time, so a strategy
-// is written once. A strategy names its gates joined by "+" (at most one
+// is written once. Beside each gate, its StrategyDef (listed by
+// Registered) says everything else about it: its validation, its bound on
+// live datasets for the pre-flight check, its description for the
+// scenario schema and its colour in reports. A strategy names its gates joined by "+" (at most one
 // permit gate, then budget, then pacer: "budget+pacer" is cuzk's final
 // engine); the synthesis cap (SynthesisWorkers, cuzk's
 // max_parallel_synthesis) is a gate of every strategy. The four single
@@ -62,7 +65,7 @@
 //     send. With C=1 the permit holders idle while the GPU is busy; C=pw
 //     restores release's throughput with hold's bound.
 //   - budget: admission reserves the dataset's bytes (a/b/c plus wires,
-//     circuit.Params.DatasetBytes) from BudgetBytes before synthesis; the
+//     circuit.Params.DatasetBytes) from Config.Budget before synthesis; the
 //     a/b/c bytes come back at the early free (or at dealloc without it),
 //     the wires' at dealloc. Live dataset bytes never exceed the budget. A
 //     budget smaller than one dataset is a validation error.

@@ -114,7 +114,7 @@ func TestBudgetNeverExceeded(t *testing.T) {
 		rep, tr, err := runChecked(t, context.Background(), Options{
 			Backend:  &fakeBackend{startDur: 3 * time.Millisecond, waitDur: 40 * time.Millisecond},
 			Workload: tinyWorkload(3, 6, 3),
-			Config: Config{Strategy: Budget, BudgetBytes: budget, ChannelCapacity: 2, GPUWorkers: 1,
+			Config: Config{Strategy: Budget, Budget: budget, ChannelCapacity: 2, GPUWorkers: 1,
 				SynthesisWorkers: 4, EarlyFree: early},
 			Synthesize: fakeSynth(time.Millisecond, nil),
 		}, nil)
@@ -190,7 +190,7 @@ func TestKnobsAreIndependent(t *testing.T) {
 	for _, cfg := range []Config{
 		{Strategy: Release, PartitionWorkers: 3, SynthesisWorkers: 2, ChannelCapacity: 2, GPUWorkers: 2, EarlyFree: true},
 		{Strategy: Hold, PartitionWorkers: 3, ChannelCapacity: 3, GPUWorkers: 1},
-		{Strategy: Budget, BudgetBytes: 4 * one, SynthesisWorkers: 2, ChannelCapacity: 1, GPUWorkers: 2},
+		{Strategy: Budget, Budget: 4 * one, SynthesisWorkers: 2, ChannelCapacity: 1, GPUWorkers: 2},
 		{Strategy: Pacer, SynthesisWorkers: 3, ChannelCapacity: 4, GPUWorkers: 2, EarlyFree: true,
 			Pacer: PacerConfig{TargetDepth: 1, Kp: 0.2, Ki: 0.02, Interval: time.Millisecond, MaxInFlight: 5}},
 	} {
@@ -245,10 +245,10 @@ func TestFailuresFailTheirProofOnly(t *testing.T) {
 		{name: "start", start: failAt(1, 2), msg: "gpu start"},
 		{name: "wait", wait: failAt(1, 2), msg: "finalize"},
 	} {
-		for _, s := range Strategies {
+		for _, s := range Registered().Names() {
 			t.Run(tc.name+"/"+string(s), func(t *testing.T) {
 				cfg := Config{Strategy: s, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1,
-					BudgetBytes: 3 * datasetBytes(), EarlyFree: true}
+					Budget: 3 * datasetBytes(), EarlyFree: true}
 				rep, _, err := runChecked(t, context.Background(), Options{
 					Backend: &fakeBackend{startDur: time.Millisecond, waitDur: 2 * time.Millisecond,
 						failStart: tc.start, failWait: tc.wait},
@@ -285,7 +285,7 @@ func TestFailuresFailTheirProofOnly(t *testing.T) {
 // returns the context's error soon, with every buffer freed and no
 // goroutine left behind.
 func TestCancelStopsPromptly(t *testing.T) {
-	for _, s := range Strategies {
+	for _, s := range Registered().Names() {
 		t.Run(string(s), func(t *testing.T) {
 			ctx, cancel := context.WithCancel(context.Background())
 			fb := &fakeBackend{startDur: 20 * time.Millisecond, waitDur: 30 * time.Millisecond}
@@ -295,7 +295,7 @@ func TestCancelStopsPromptly(t *testing.T) {
 				Backend:  fb,
 				Workload: tinyWorkload(20, 4, 3),
 				Config: Config{Strategy: s, PartitionWorkers: 3, ChannelCapacity: 1, GPUWorkers: 1,
-					BudgetBytes: 4 * datasetBytes()},
+					Budget: 4 * datasetBytes()},
 				Synthesize: fakeSynth(10*time.Millisecond, nil),
 			}, nil)
 			took := time.Since(start)
@@ -424,7 +424,7 @@ func TestEngineRunsOnce(t *testing.T) {
 // holds at once.
 func TestComposedGatesAllHold(t *testing.T) {
 	one := datasetBytes()
-	cfg := Config{Strategy: "hold+budget+pacer", PartitionWorkers: 3, BudgetBytes: 2 * one, SynthesisWorkers: 2,
+	cfg := Config{Strategy: "hold+budget+pacer", PartitionWorkers: 3, Budget: 2 * one, SynthesisWorkers: 2,
 		ChannelCapacity: 2, GPUWorkers: 1,
 		Pacer: PacerConfig{TargetDepth: 1, Kp: 0.2, Ki: 0.02, Interval: time.Millisecond, MaxInFlight: 3}}
 	fb := &fakeBackend{startDur: time.Millisecond, waitDur: 2 * time.Millisecond}

@@ -2,6 +2,23 @@ package pipeline
 
 import "time"
 
+// budgetDef registers the byte budget: it bounds the live datasets by
+// itself, whatever the other gates do.
+func budgetDef() StrategyDef {
+	return StrategyDef{
+		Name: Budget, Colour: 2,
+		Doc:      "admission reserves the dataset's bytes",
+		New:      func(c Config, tr *Tracker, abc, wires int64) Gate { return newBudgetGate(tr, c.Budget, abc, wires) },
+		Validate: validateBudget,
+		Bound: func(c Config, dataset, _ int64) (int64, string, bool) {
+			if dataset <= 0 {
+				return 0, "", false
+			}
+			return c.Budget / dataset, "the byte budget", true
+		},
+	}
+}
+
 // budgetGate is cuzk's byte budget: admission reserves a partition's
 // a/b/c and wire bytes; the a/b/c share comes back when a/b/c are freed
 // (early, at the end of the NTT region, or at dealloc), the wires' share at
@@ -47,16 +64,10 @@ func (g *budgetGate) On(_ time.Duration, ev Event, hold *int64) {
 }
 
 // validateBudget checks that the budget holds one partition's dataset of
-// abc and wires bytes, or, without a budget gate, is not negative.
+// abc and wires bytes.
 func validateBudget(c Config, abc, wires int64, errs *fieldErrors) {
-	if !c.Strategy.Has(Budget) {
-		if c.BudgetBytes < 0 {
-			errs.add("pipeline.budget_bytes", "must be >= 0 (got %d)", c.BudgetBytes)
-		}
-		return
-	}
-	if need := abc + wires; c.BudgetBytes < need {
-		errs.add("pipeline.budget_bytes", "%d bytes cannot hold one partition's dataset of %d bytes (a/b/c %d + wires %d) for strategy budget",
-			c.BudgetBytes, need, abc, wires)
+	if need := abc + wires; c.Budget < need {
+		errs.add("pipeline.budget", "%d bytes cannot hold one partition's dataset of %d bytes (a/b/c %d + wires %d) for strategy budget",
+			c.Budget, need, abc, wires)
 	}
 }

@@ -5,6 +5,27 @@ import (
 	"time"
 )
 
+// pacerDef registers the pacer: MaxInFlight caps what it admits ahead of
+// the GPU, so that cap, the channel and the GPU side bound the live
+// datasets.
+func pacerDef() StrategyDef {
+	return StrategyDef{
+		Name: Pacer, Colour: 3,
+		Doc:      "admission paced to hold the GPU queue at a target depth",
+		New:      func(c Config, tr *Tracker, _, _ int64) Gate { return newPacer(c.Pacer, c.SynthesisWorkers, tr) },
+		Validate: func(c Config, _, _ int64, errs *fieldErrors) { c.Pacer.validate(errs) },
+		ValidateWritten: func(c Config, errs *fieldErrors) {
+			if c.Pacer.Kp == 0 && c.Pacer.Ki == 0 {
+				// Resolved would take both zeros for "the defaults".
+				errs.add("pipeline.pacer.kp", "kp and ki are both 0: a controller without feedback cannot hold its target")
+			}
+		},
+		Bound: func(c Config, _, gpuSide int64) (int64, string, bool) {
+			return int64(c.Pacer.MaxInFlight+c.ChannelCapacity) + gpuSide, "max_in_flight + channel + GPU workers", true
+		},
+	}
+}
+
 // Pacer constants that are not configuration: they shape the estimate of
 // the GPU's rate and bound the controller's output (see the package
 // documentation).

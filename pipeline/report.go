@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/provebench/provebench/gpu"
+	"github.com/provebench/provebench/internal/stats"
 )
 
 // Outcome is how a partition or a proof ended.
@@ -195,15 +196,8 @@ func SummarizeDurations(ds []time.Duration) StageStats {
 		Count: len(ds),
 		Total: total,
 		Mean:  total / time.Duration(len(ds)),
-		P50:   nearestRank(ds, 50),
-		P90:   nearestRank(ds, 90),
+		P50:   stats.Percentile(ds, 50),
+		P90:   stats.Percentile(ds, 90),
 		Max:   ds[len(ds)-1],
 	}
-}
-
-// nearestRank is the p-th percentile of sorted ds by the nearest-rank
-// method: the smallest value with at least p% of the values at or below it.
-func nearestRank(sorted []time.Duration, p int) time.Duration {
-	rank := (p*len(sorted) + 99) / 100 // ceil(p/100 * n)
-	return sorted[max(rank, 1)-1]
 }

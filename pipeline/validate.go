@@ -11,8 +11,9 @@ import (
 )
 
 // FieldError is a problem with one configuration field. Field is the path
-// of the field as bench.Spec spells it in JSON and YAML ("workload.proofs",
-// "pipeline.pacer.kp"), so a loader can point at the line that set it.
+// of the field as a scenario file writes it ("workload.proofs",
+// "pipeline.pacer.kp", "pipeline.budget"), so a loader can point at the
+// line that set it.
 type FieldError struct {
 	Field   string
 	Problem string
@@ -74,19 +75,34 @@ func (c Config) Validate(w Workload) error {
 // bytes (the simulator's, which need not be the built-in circuit's).
 func (c Config) ValidateFor(abc, wires int64) error {
 	var errs fieldErrors
-	if _, err := c.Strategy.Gates(); err != nil {
+	_, err := c.Strategy.Gates()
+	if err != nil {
 		errs.add("pipeline.strategy", "%v", err)
 	}
 	errs.atLeast("pipeline.channel_capacity", c.ChannelCapacity, 1, "")
 	errs.atLeast("pipeline.gpu_workers", c.GPUWorkers, 1, "")
 	errs.atLeast("pipeline.synthesis_workers", c.SynthesisWorkers, 0, "")
-	// Each gate checks its own fields (gate_permits.go, gate_budget.go,
-	// pacer.go).
-	validatePermits(c, &errs)
-	validateBudget(c, abc, wires, &errs)
-	if c.Strategy.Has(Pacer) {
-		c.Pacer.validate(&errs)
+	// Each gate of a valid strategy checks its own fields (its
+	// StrategyDef); the fields of the gates it lacks must at least not be
+	// negative.
+	if err == nil {
+		Registered().validate(c, abc, wires, &errs)
 	}
+	if !errs.has("pipeline.partition_workers") {
+		errs.atLeast("pipeline.partition_workers", c.PartitionWorkers, 0, "")
+	}
+	if !errs.has("pipeline.budget") && c.Budget < 0 {
+		errs.add("pipeline.budget", "must be >= 0 (got %d)", c.Budget)
+	}
+	return errs.join()
+}
+
+// ValidateWritten checks c as a scenario wrote it, before Resolved: the
+// rules of its gates that the defaults would hide (a pacer written with kp
+// and ki both 0). The error joins one *FieldError per problem.
+func (c Config) ValidateWritten() error {
+	var errs fieldErrors
+	Registered().validateWritten(c, &errs)
 	return errs.join()
 }
 
@@ -104,3 +120,13 @@ func (e *fieldErrors) atLeast(field string, v, min int, context string) {
 }
 
 func (e fieldErrors) join() error { return errors.Join(e...) }
+
+// has reports whether a problem with field was already found.
+func (e fieldErrors) has(field string) bool {
+	for _, err := range e {
+		if fe, ok := err.(*FieldError); ok && fe.Field == field {
+			return true
+		}
+	}
+	return false
+}

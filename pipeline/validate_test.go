@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"encoding/json"
 	"errors"
 	"strings"
 	"testing"
@@ -23,13 +24,13 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 		{"proofs", func(w *Workload) { w.Proofs = -3 }, nil, "workload.proofs", ">= 1"},
 		{"concurrency", func(w *Workload) { w.Concurrency = 0 }, nil, "workload.concurrency", ">= 1"},
 		{"strategy", nil, func(c *Config) { c.Strategy = "fifo" }, "pipeline.strategy", `"fifo" is not one of release, hold, budget, pacer`},
-		{"pw hold", nil, func(c *Config) { c.PartitionWorkers = 0 }, "pipeline.partition_workers", "must be >= 1 for strategy hold"},
-		{"pw release", nil, func(c *Config) { c.Strategy, c.PartitionWorkers = Release, 0 }, "pipeline.partition_workers", "for strategy release"},
+		{"pw hold", nil, func(c *Config) { c.PartitionWorkers = 0 }, "pipeline.partition_workers", "0 is too few: the hold strategy needs at least 1 partition permit"},
+		{"pw release", nil, func(c *Config) { c.Strategy, c.PartitionWorkers = Release, 0 }, "pipeline.partition_workers", "the release strategy needs at least 1"},
 		{"channel", nil, func(c *Config) { c.ChannelCapacity = 0 }, "pipeline.channel_capacity", ">= 1"},
 		{"gpu workers", nil, func(c *Config) { c.GPUWorkers = 0 }, "pipeline.gpu_workers", ">= 1"},
 		{"synthesis workers", nil, func(c *Config) { c.SynthesisWorkers = -1 }, "pipeline.synthesis_workers", ">= 0"},
-		{"budget too small", nil, func(c *Config) { c.Strategy, c.BudgetBytes = Budget, datasetBytes()-1 }, "pipeline.budget_bytes", "cannot hold one partition's dataset"},
-		{"budget negative", nil, func(c *Config) { c.BudgetBytes = -1 }, "pipeline.budget_bytes", ">= 0"},
+		{"budget too small", nil, func(c *Config) { c.Strategy, c.Budget = Budget, datasetBytes()-1 }, "pipeline.budget", "cannot hold one partition's dataset"},
+		{"budget negative", nil, func(c *Config) { c.Budget = -1 }, "pipeline.budget", ">= 0"},
 		{"pacer target", nil, func(c *Config) { c.Strategy, c.Pacer.TargetDepth = Pacer, -1 }, "pipeline.pacer.target_depth", "> 0"},
 		{"pacer kp", nil, func(c *Config) { c.Strategy, c.Pacer.Kp = Pacer, -0.5 }, "pipeline.pacer.kp", ">= 0"},
 		{"pacer interval", nil, func(c *Config) { c.Strategy, c.Pacer.Interval = Pacer, time.Microsecond }, "pipeline.pacer.interval", ">= 1ms"},
@@ -102,5 +103,45 @@ func TestResolvedDefaults(t *testing.T) {
 	p = Config{Strategy: Pacer, Pacer: PacerConfig{Kp: 0.3}}.Resolved()
 	if p.Pacer.Kp != 0.3 || p.Pacer.Ki != 0 {
 		t.Errorf("gains %v/%v, want 0.3/0", p.Pacer.Kp, p.Pacer.Ki)
+	}
+}
+
+// The budget has one name in Go and in errors (pipeline.budget, as
+// scenarios write it), and keeps its JSON key budget_bytes, which results
+// documents have always carried.
+func TestBudgetNames(t *testing.T) {
+	b, err := json.Marshal(Config{Budget: 5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(b), `"budget_bytes":5`) {
+		t.Errorf("JSON %s lacks budget_bytes", b)
+	}
+	var c Config
+	if err := json.Unmarshal([]byte(`{"budget_bytes": 7}`), &c); err != nil || c.Budget != 7 {
+		t.Errorf("budget_bytes read as %d (%v)", c.Budget, err)
+	}
+	var fe *FieldError
+	if err := (Config{Strategy: Budget, Budget: 1, ChannelCapacity: 1, GPUWorkers: 1}).Resolved().ValidateFor(10, 10); !errors.As(err, &fe) || fe.Field != "pipeline.budget" {
+		t.Errorf("budget error %v names %v, want pipeline.budget", err, fe)
+	}
+}
+
+// An invalid composition is one problem, not one per gate it names.
+func TestInvalidStrategyOneProblem(t *testing.T) {
+	err := Config{Strategy: "release+hold", ChannelCapacity: 1, GPUWorkers: 1}.ValidateFor(1, 1)
+	joined, _ := err.(interface{ Unwrap() []error })
+	if joined == nil {
+		t.Fatalf("ValidateFor = %v, want joined field errors", err)
+	}
+	var fields []string
+	for _, e := range joined.Unwrap() {
+		var fe *FieldError
+		if errors.As(e, &fe) {
+			fields = append(fields, fe.Field)
+		}
+	}
+	if len(fields) != 1 || fields[0] != "pipeline.strategy" {
+		t.Errorf("release+hold with pw 0: problems with %v, want pipeline.strategy alone", fields)
 	}
 }

@@ -109,7 +109,7 @@ var (
 // repetitions, colour and marker by strategy, a label beside each point,
 // and the Pareto set (see paretoSet) ringed and joined by a dashed line.
 // An axis zoomed to the data says where it starts.
-func throughputFigure(title string, sums []*scenarioSummary, axis memoryAxis) (figure, bool) {
+func throughputFigure(title string, sums []*scenarioSummary, order []string, axis memoryAxis) (figure, bool) {
 	var pts []*scenarioSummary
 	for _, s := range sums {
 		if s.pps.ok() && axis.get(s).ok() {
@@ -128,7 +128,7 @@ func throughputFigure(title string, sums []*scenarioSummary, axis memoryAxis) (f
 
 	p := newPlot("", fmt.Sprintf("%s (%s)", axis.title, sc.unit), "throughput (partitions/s)")
 	legend := newSideLegend(vg.Points(10))
-	names := addMedianPoints(p, legend, pts, strategyOrder(sums), axis, sc, labels)
+	names := addMedianPoints(p, legend, pts, order, axis, sc, labels)
 	addParetoSet(p, legend, pts, axis, sc)
 	if l, err := plotter.NewLabels(names); err == nil {
 		for i := range l.TextStyle {
@@ -327,7 +327,7 @@ func (n shortNames) addKey(l *sideLegend) {
 // GPU memory when NVML saw it), one row per configuration, grouped and
 // coloured by strategy, each repetition a dot on its bar (a strip plot,
 // as criterion draws the samples beside the estimate).
-func strategiesFigure(title string, sums []*scenarioSummary) (figure, bool) {
+func strategiesFigure(title string, sums []*scenarioSummary, order []string) (figure, bool) {
 	var rows []*scenarioSummary
 	for _, s := range sums {
 		if s.pps.ok() {
@@ -337,7 +337,6 @@ func strategiesFigure(title string, sums []*scenarioSummary) (figure, bool) {
 	if len(rows) == 0 {
 		return figure{}, false
 	}
-	order := strategyOrder(sums)
 	slices.SortStableFunc(rows, func(a, b *scenarioSummary) int {
 		// Top to bottom on the plot is high to low row index.
 		if c := cmp.Compare(slices.Index(order, b.sc.Strategy), slices.Index(order, a.sc.Strategy)); c != 0 {

@@ -30,6 +30,11 @@ type Options struct {
 	Formats []string
 	// Title heads the report and the plots; empty means "provebench report".
 	Title string
+	// StrategyColours fixes the palette index of the strategies it names
+	// (provebench passes pipeline.Registered().Colours()), so that a
+	// strategy keeps its colour whatever else a run holds; the run's other
+	// strategies follow, sorted.
+	StrategyColours map[string]int
 }
 
 // Report file names inside the output directory.
@@ -71,16 +76,17 @@ func Generate(run *results.Run, dir string, opts Options) ([]string, error) {
 	// Figures, each rendered in every format asked for, and always in SVG
 	// for the HTML page.
 	var figs []figure
-	if f, ok := throughputFigure(plotTitle, sums, rssAxis); ok {
+	order := strategyOrder(sums, opts.StrategyColours)
+	if f, ok := throughputFigure(plotTitle, sums, order, rssAxis); ok {
 		figs = append(figs, f)
 	}
-	if f, ok := throughputFigure(plotTitle, sums, gpuAxis); ok {
+	if f, ok := throughputFigure(plotTitle, sums, order, gpuAxis); ok {
 		figs = append(figs, f)
 	}
-	if f, ok := throughputFigure(plotTitle, sums, datasetAxis); ok {
+	if f, ok := throughputFigure(plotTitle, sums, order, datasetAxis); ok {
 		figs = append(figs, f)
 	}
-	if f, ok := strategiesFigure(plotTitle, sums); ok {
+	if f, ok := strategiesFigure(plotTitle, sums, order); ok {
 		figs = append(figs, f)
 	}
 	timelineFiles := timelineNames(sums)

@@ -7,9 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"golang.org/x/perf/benchmath"
-
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/internal/stats"
 )
 
 // spread is a figure over a scenario's measured repetitions: its median
@@ -29,9 +28,8 @@ func spreadOf(vals []float64) spread {
 	if len(vals) == 0 {
 		return spread{}
 	}
-	sample := benchmath.NewSample(slices.Clone(vals), &benchmath.DefaultThresholds)
-	sum := benchmath.AssumeNothing.Summary(sample, 0.95)
-	return spread{Median: sum.Center, Min: sample.Values[0], Max: sample.Values[len(sample.Values)-1], N: len(vals), Values: sample.Values}
+	sorted := slices.Sorted(slices.Values(vals))
+	return spread{Median: stats.Median(sorted), Min: sorted[0], Max: sorted[len(sorted)-1], N: len(vals), Values: sorted}
 }
 
 // scenarioSummary is what the report says about one configuration.
@@ -231,31 +229,21 @@ func statusText(counts map[results.Status]int, warmups int) string {
 	return s
 }
 
-// knownStrategies fixes the colour of the pipeline's strategies, in the
-// order the engine defines them; any other strategy follows, sorted.
-var knownStrategies = []string{"release", "hold", "budget", "pacer"}
-
-// strategyOrder returns the run's strategies in colour order.
-func strategyOrder(sums []*scenarioSummary) []string {
-	seen := map[string]bool{}
+// strategyOrder lists the strategies in palette order: those colours
+// fixes, by their index (whether or not the run holds them, so each keeps
+// its colour), then the run's others, sorted.
+func strategyOrder(sums []*scenarioSummary, colours map[string]int) []string {
+	out := slices.SortedFunc(maps.Keys(colours), func(a, b string) int { return cmp.Compare(colours[a], colours[b]) })
+	others := map[string]bool{}
 	for _, s := range sums {
-		seen[s.sc.Strategy] = true
-	}
-	var out []string
-	for _, k := range knownStrategies {
-		if seen[k] {
-			out = append(out, k)
-			delete(seen, k)
+		if _, ok := colours[s.sc.Strategy]; !ok {
+			others[s.sc.Strategy] = true
 		}
 	}
-	return append(out, slices.Sorted(maps.Keys(seen))...)
+	return append(out, slices.Sorted(maps.Keys(others))...)
 }
 
-// strategyIndex gives a strategy a stable palette index: a known
-// strategy keeps its colour whatever else the run holds.
+// strategyIndex is a strategy's palette index: its place in order.
 func strategyIndex(strategy string, order []string) int {
-	if i := slices.Index(knownStrategies, strategy); i >= 0 {
-		return i
-	}
-	return len(knownStrategies) + slices.Index(order, strategy)
+	return slices.Index(order, strategy)
 }

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/pipeline"
@@ -76,9 +77,9 @@ var groupDocs = map[string]string{
 // bases, in the order the schema lists them.
 var fields = []*field{
 	{
-		path: "backend", kind: kindEnum, def: "cpu",
-		enum: []string{"cpu", "cuda", "auto"},
-		doc:  "Prover backend: cpu (gnark-crypto, runs anywhere), cuda (ICICLE on an NVIDIA GPU), or auto (cuda where a GPU and the CUDA build are present, else cpu).",
+		path: "backend", kind: kindEnum, def: backends.CPU,
+		enum: backends.Names(),
+		doc:  "Prover backend: " + backends.Doc() + ".",
 		set:  func(s *bench.Spec, v any) { s.Backend = v.(string) },
 		get:  func(s *bench.Spec) any { return string(s.Backend) },
 	},
@@ -195,7 +196,8 @@ var fields = []*field{
 
 	{
 		path: "pipeline.strategy", kind: kindEnum, def: string(pipeline.Release), enum: pipeline.StrategyNames(),
-		doc: "Admission strategy: the gates a partition passes before synthesis, joined by + (such as budget+pacer, as cuzk's final engine). Gates: release (permit released after synthesis: finished partitions pile up on a full channel), hold (permit held until the channel accepts), budget (admission reserves the dataset's bytes), pacer (admission paced to hold the GPU queue at a target depth); synthesis_workers caps synthesis under every strategy.",
+		doc: "Admission strategy: the gates a partition passes before synthesis, joined by + (such as budget+pacer, as cuzk's final engine). Gates: " +
+			pipeline.Registered().Doc() + "; synthesis_workers caps synthesis under every strategy.",
 		set: func(s *bench.Spec, v any) { s.Pipeline.Strategy = pipeline.Strategy(v.(string)) },
 		get: func(s *bench.Spec) any { return string(s.Pipeline.Strategy) },
 	},
@@ -232,8 +234,8 @@ var fields = []*field{
 	{
 		path: "pipeline.budget", kind: kindSize, def: "256MiB",
 		doc: "Byte budget of the budget strategy (such as 8GiB): live dataset bytes never exceed it. It must hold at least one partition's dataset.",
-		set: func(s *bench.Spec, v any) { s.Pipeline.BudgetBytes = v.(int64) },
-		get: func(s *bench.Spec) any { return int64(s.Pipeline.BudgetBytes) },
+		set: func(s *bench.Spec, v any) { s.Pipeline.Budget = v.(int64) },
+		get: func(s *bench.Spec) any { return int64(s.Pipeline.Budget) },
 	},
 	{
 		path: "pipeline.pacer.target_depth", kind: kindFloat, def: formatFloat(pipeline.DefaultTargetDepth), lo: greaterThan(0),

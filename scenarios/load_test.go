@@ -308,7 +308,7 @@ func TestBuiltinDefaults(t *testing.T) {
 		},
 		Pipeline: pipeline.Config{
 			Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1,
-			BudgetBytes: 256 << 20, Pacer: pipeline.DefaultPacerConfig(),
+			Budget: 256 << 20, Pacer: pipeline.DefaultPacerConfig(),
 		},
 		Backend: "cpu", Key: groth16.KindSetup, Verify: true,
 		Repeats: 5, Warmups: 1, SampleInterval: 10 * time.Millisecond, Timeout: 10 * time.Minute,
@@ -616,7 +616,7 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 		return m
 	}
 	// budgetHolds is how many whole datasets a budget admits at once.
-	budgetHolds := func(s bench.Spec) int64 { return s.Pipeline.BudgetBytes / datasetBytes(s) }
+	budgetHolds := func(s bench.Spec) int64 { return s.Pipeline.Budget / datasetBytes(s) }
 
 	t.Run("quickstart", func(t *testing.T) {
 		specs := byName("quickstart")

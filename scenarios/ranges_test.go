@@ -77,7 +77,7 @@ matrix:
 			t.Errorf("point %d: range gives %s %+v, list %s %+v", i, r.Name, r.Pipeline, l.Name, l.Pipeline)
 		}
 	}
-	if ranged[8].Pipeline.BudgetBytes != 256<<20 || ranged[8].Pipeline.SynthesisWorkers != 6 {
+	if ranged[8].Pipeline.Budget != 256<<20 || ranged[8].Pipeline.SynthesisWorkers != 6 {
 		t.Errorf("last point %+v", ranged[8].Pipeline)
 	}
 }

@@ -192,14 +192,6 @@ func (p *parser) check(pt *point, s *bench.Spec) {
 	w, c := s.Workload, s.Pipeline
 	params := w.Circuit()
 
-	if valid("pipeline.strategy", "pipeline.partition_workers") &&
-		c.Strategy.UsesPermits() && c.PartitionWorkers < 1 {
-		report("pipeline.partition_workers", "%d is too few: the %s strategy needs at least 1 partition permit", c.PartitionWorkers, c.Strategy)
-	}
-	if valid("pipeline.strategy", "pipeline.pacer.kp", "pipeline.pacer.ki") &&
-		c.Strategy.Has(pipeline.Pacer) && c.Pacer.Kp == 0 && c.Pacer.Ki == 0 {
-		report("pipeline.pacer.kp", "kp and ki are both 0: a controller without feedback cannot hold its target")
-	}
 	if valid("sample_interval", "timeout") && s.SampleInterval > s.Timeout {
 		report("sample_interval", "%s is longer than the timeout of %s: no sample would be taken before the repetition is stopped",
 			pt.values["sample_interval"].text, pt.values["timeout"].text)
@@ -208,7 +200,8 @@ func (p *parser) check(pt *point, s *bench.Spec) {
 		abc, wires := params.DatasetBytes()
 		dataset := fmt.Sprintf("one partition's dataset at 2^%d constraints (%s: %s a/b/c + %s wires)",
 			params.LogConstraints(), formatBytes(abc+wires), formatBytes(abc), formatBytes(wires))
-		if valid("pipeline.strategy", "pipeline.budget") && c.Strategy.Has(pipeline.Budget) && c.BudgetBytes < abc+wires {
+		// The budget gate's own check, worded with the value as written.
+		if valid("pipeline.strategy", "pipeline.budget") && c.Strategy.Has(pipeline.Budget) && c.Budget < abc+wires {
 			report("pipeline.budget", "%s is less than %s; admission could never start one", pt.values["pipeline.budget"].text, dataset)
 		}
 		if valid("memory_limit") && s.MemoryLimit > 0 && s.MemoryLimit < abc+wires {
@@ -220,20 +213,19 @@ func (p *parser) check(pt *point, s *bench.Spec) {
 		}
 	}
 
-	if !complete {
-		return
-	}
-	for _, err := range flatten(errors.Join(w.Validate(), c.Resolved().Validate(w))) {
+	// Each gate of the strategy checks its fields (pipeline.Registered).
+	// A field that did not parse is zero here: while there is one, only
+	// the problems of fields that parsed are reported.
+	for _, err := range flatten(errors.Join(w.Validate(), c.ValidateWritten(), c.Resolved().Validate(w))) {
 		var fe *pipeline.FieldError
 		if !errors.As(err, &fe) {
-			p.pointError(pt, "", err.Error())
+			if complete {
+				p.pointError(pt, "", err.Error())
+			}
 			continue
 		}
 		path := fe.Field
-		if path == "pipeline.budget_bytes" { // the engine's name for pipeline.budget
-			path = "pipeline.budget"
-		}
-		if reported[path] {
+		if l := pt.values[path]; reported[path] || (!complete && (l == nil || l.val == nil)) {
 			continue
 		}
 		if pt.values[path] == nil {

@@ -38,6 +38,7 @@ import (
 	"golang.org/x/perf/benchmath"
 
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/internal/stats"
 )
 
 // Confidence is the level of the median's confidence interval reported
@@ -616,10 +617,10 @@ func judge(change float64, better Direction, threshold float64) Verdict {
 func noData(m *MetricResult, base, cur []float64, bwhy, nwhy string) {
 	m.Verdict = NoData
 	if bwhy == "" && len(base) > 0 {
-		m.Base = &Summary{Center: median(base), N: len(base)}
+		m.Base = &Summary{Center: stats.Median(base), N: len(base)}
 	}
 	if nwhy == "" && len(cur) > 0 {
-		m.New = &Summary{Center: median(cur), N: len(cur)}
+		m.New = &Summary{Center: stats.Median(cur), N: len(cur)}
 	}
 	switch {
 	case bwhy == nwhy:
@@ -631,10 +632,6 @@ func noData(m *MetricResult, base, cur []float64, bwhy, nwhy string) {
 	default:
 		m.Note = "baseline: " + bwhy + "; new run: " + nwhy
 	}
-}
-
-func median(vals []float64) float64 {
-	return benchmath.AssumeNothing.Summary(benchmath.NewSample(slices.Clone(vals), &benchmath.DefaultThresholds), Confidence).Center
 }
 
 // relChange is cur/base - 1, with a zero base giving ±Inf (or 0).

@@ -2,7 +2,8 @@ package compare
 
 import (
 	"math"
-	"slices"
+
+	"github.com/provebench/provebench/internal/stats"
 )
 
 // OutlierZ is the modified Z-score beyond which a repetition is flagged as
@@ -17,14 +18,12 @@ func outliers(vals []float64) (idx []int, z []float64) {
 	if len(vals) < 3 {
 		return nil, nil
 	}
-	sorted := slices.Sorted(slices.Values(vals))
-	med := medianSorted(sorted)
+	med := stats.Median(vals)
 	dev := make([]float64, len(vals))
 	for i, v := range vals {
 		dev[i] = math.Abs(v - med)
 	}
-	slices.Sort(dev)
-	mad := medianSorted(dev)
+	mad := stats.Median(dev)
 	if mad == 0 {
 		return nil, nil
 	}

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/internal/stats"
 )
 
 // pairs returns the measured repetitions of both sides that form pairs:
@@ -74,7 +75,7 @@ func pairedVerdict(m *MetricResult, base, cur []float64) {
 // (the verdict rests on the pairs, not on these).
 func rangeSummary(v []float64) *Summary {
 	sorted := slices.Sorted(slices.Values(v))
-	med := medianSorted(sorted)
+	med := stats.Median(sorted)
 	return &Summary{Center: med, Lo: math.Inf(-1), Hi: math.Inf(1), Min: sorted[0], Max: sorted[len(sorted)-1], N: len(v)}
 }
 
@@ -198,8 +199,7 @@ func oversubscription(runs ...*results.Run) string {
 		if len(loads) == 0 || cpus == 0 {
 			continue
 		}
-		slices.Sort(loads)
-		if med := medianSorted(loads); med > OversubscribedLoad*float64(cpus) {
+		if med := stats.Median(loads); med > OversubscribedLoad*float64(cpus) {
 			return fmt.Sprintf("the host was oversubscribed (median load average %.1f on %d CPUs, over %g per CPU)", med, cpus, OversubscribedLoad)
 		}
 	}

@@ -3,6 +3,8 @@ package compare
 import (
 	"math"
 	"slices"
+
+	"github.com/provebench/provebench/internal/stats"
 )
 
 // Paired statistics for ab: the new/base ratio of a metric from repetitions
@@ -43,7 +45,7 @@ func pairedInterval(d []float64, conf float64) (est, lo, hi, level float64, ok b
 		}
 	}
 	slices.Sort(walsh)
-	est = medianSorted(walsh)
+	est = stats.Median(walsh)
 	c, tail := signedRankCritical(n, (1-conf)/2)
 	if c == 0 {
 		return est, math.Inf(-1), math.Inf(1), 0, false
@@ -78,12 +80,4 @@ func signedRankCritical(n int, alpha float64) (c int, tail float64) {
 		tail += p[c]
 	}
 	return c, tail
-}
-
-func medianSorted(v []float64) float64 {
-	n := len(v)
-	if n%2 == 1 {
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
 }

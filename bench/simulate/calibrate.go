@@ -18,6 +18,8 @@ import (
 	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/gpu"
+	"github.com/provebench/provebench/gpu/backends"
+	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/pipeline/sim"
 )
@@ -172,7 +174,7 @@ func Calibrate(files []string) (*Model, error) {
 		return nil, errors.New("calibration: no measured repetition in " + strings.Join(files, ", "))
 	}
 	m.DeviceSerial = true
-	if m.Backend == "cuda" {
+	if m.Backend == backends.CUDA {
 		m.SubmitQueue = cudaQueueDepth
 	}
 	return m, m.fit()
@@ -219,8 +221,8 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 	}
 	// Medians: one repetition slowed by the host (a VM's stolen time
 	// reached 38% in one here) moves them least.
-	p.Synthesis, p.GPUStart, p.Upload = median(reps.synthesis), median(reps.gpuStart), median(reps.upload)
-	p.Finalize, p.PeakRSS, p.SecondsPerProof = median(reps.finalize), median(reps.peakRSS), median(reps.secondsPerProof)
+	p.Synthesis, p.GPUStart, p.Upload = stats.Median(reps.synthesis), stats.Median(reps.gpuStart), stats.Median(reps.upload)
+	p.Finalize, p.PeakRSS, p.SecondsPerProof = stats.Median(reps.finalize), stats.Median(reps.peakRSS), stats.Median(reps.secondsPerProof)
 	if len(base) > 0 {
 		p.Baseline = mean(base)
 	}

@@ -99,10 +99,7 @@ func repetition(res *sim.Result, at time.Time) results.Repetition {
 		r.PeakCounters[name] = snap.Peaks[i]
 	}
 	for name, st := range pipeline.Summarize(rep.Partitions) {
-		r.Stages[name] = results.StageSummary{
-			Count: st.Count, TotalSeconds: st.Total.Seconds(), MeanSeconds: st.Mean.Seconds(),
-			P50Seconds: st.P50.Seconds(), P90Seconds: st.P90.Seconds(), MaxSeconds: st.Max.Seconds(),
-		}
+		r.Stages[name] = bench.StageSummary(st)
 	}
 	if o := res.OOM; o != nil {
 		r.Status = results.StatusMemoryLimit

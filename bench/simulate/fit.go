@@ -3,7 +3,6 @@ package simulate
 import (
 	"fmt"
 	"math"
-	"slices"
 )
 
 // PowerLaw is y = A·x^B, fitted by least squares on logarithms: stage
@@ -71,20 +70,6 @@ func fitLinear(xs, ys []float64) Linear {
 	}
 	d := sxy / sxx
 	return Linear{C: my - d*mx, D: d}
-}
-
-// median is the middle value (the mean of the middle two for an even
-// count); v is not modified.
-func median(v []float64) float64 {
-	s := slices.Sorted(slices.Values(v))
-	n := len(s)
-	if n == 0 {
-		return math.NaN()
-	}
-	if n%2 == 1 {
-		return s[n/2]
-	}
-	return (s[n/2-1] + s[n/2]) / 2
 }
 
 func mean(v []float64) float64 {

@@ -59,11 +59,7 @@ absent in results).`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
-			fmt.Fprintf(w, "backends: cpu")
-			if backends.CUDABuilt {
-				fmt.Fprint(w, ", cuda")
-			}
-			fmt.Fprintln(w)
+			fmt.Fprintln(w, "backends: "+strings.Join(backends.Built(), ", "))
 			if err := nvml.Describe(w); err != nil {
 				if errors.Is(err, nvml.ErrUnavailable) {
 					// The error reads "NVML unavailable: why"; the line

@@ -54,7 +54,7 @@ proofs that cannot verify.`,
 	fl.Float64Var(&f.bitFraction, "bit-fraction", 0.5, "share of the private wires that are bits")
 	fl.Uint64Var(&f.seed, "seed", 1, "witness seed")
 	fl.StringVar(&f.out, "out", "", "directory for proof.json, public.json, verification_key.json (created if missing)")
-	fl.StringVar(&f.backend, "backend", "cpu", "prover backend: cpu, cuda or auto")
+	fl.StringVar(&f.backend, "backend", backends.CPU, "prover backend: "+backends.Doc())
 	fl.StringVar(&f.key, "key", "auto", "proving key: setup (real, verifiable), random (benchmark) or auto (setup up to 2^16)")
 	fl.StringVar(&f.cacheDir, "cache", groth16.DefaultCacheDir(), "key cache directory")
 	return c
@@ -165,10 +165,7 @@ func ms(d time.Duration) string {
 // openProveBackend opens the named backend; for auto on the CPU it says
 // why CUDA was not used, on stderr.
 func openProveBackend(name string) (gpu.Backend, error) {
-	if name != "auto" {
-		return backends.Open(name, backends.Options{})
-	}
-	be, why, err := backends.Auto(backends.Options{})
+	be, why, err := backends.OpenExplained(name, backends.Options{})
 	if err == nil && why != nil {
 		fmt.Fprintf(os.Stderr, "provebench: warning: backend auto: CUDA not used, running on the CPU: %v\n", why)
 	}

@@ -13,13 +13,14 @@ import (
 	"github.com/provebench/provebench/bench/compare"
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/internal/atomicfile"
+	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/reports"
 	"github.com/provebench/provebench/reports/export"
 )
 
 // generateReport writes the report and plots of a run into dir.
 func generateReport(doc *results.Run, dir string) ([]string, error) {
-	return reports.Generate(doc, dir, reports.Options{})
+	return reports.Generate(doc, dir, reports.Options{StrategyColours: pipeline.Registered().Colours()})
 }
 
 func newReportCmd() *cobra.Command {
@@ -64,7 +65,7 @@ Metric Format JSON). Repeatable.`,
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return usagef("--out: %v", err)
 			}
-			files, err := reports.Generate(doc, out, reports.Options{Formats: formats, Title: title})
+			files, err := reports.Generate(doc, out, reports.Options{Formats: formats, Title: title, StrategyColours: pipeline.Registered().Colours()})
 			if err != nil {
 				return err
 			}

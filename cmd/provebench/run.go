@@ -19,6 +19,7 @@ import (
 	"github.com/provebench/provebench/bench/shard"
 	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/scenarios"
 )
@@ -111,7 +112,7 @@ ab interleaves their repetitions in ABBA pairs and tests the difference.`,
 	}
 	fl := c.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "output directory (default out/run-<date>-<time>)")
-	fl.StringVar(&f.backend, "backend", "", "override every scenario's backend: cpu, cuda or auto")
+	fl.StringVar(&f.backend, "backend", "", "override every scenario's backend: "+backends.Doc())
 	fl.StringVar(&f.filter, "filter", "", "run only configurations whose name matches this regular expression")
 	fl.IntVar(&f.repeat, "repeat", 0, "override every scenario's repeats (>= 1)")
 	fl.IntVar(&f.warmups, "warmups", 0, "override every scenario's warm-ups (>= 0)")
@@ -181,12 +182,8 @@ func scenarioFiles(args []string) ([]results.ScenarioFile, error) {
 
 func applyRunFlags(specs []bench.Spec, f runFlags) ([]bench.Spec, error) {
 	if f.backend != "" {
-		ok := false
-		for _, n := range backends.Names {
-			ok = ok || n == f.backend
-		}
-		if !ok {
-			return nil, usagef("--backend: %q is not one of %s", f.backend, strings.Join(backends.Names, ", "))
+		if !slices.Contains(backends.Names(), f.backend) {
+			return nil, usagef("--backend: %q is not one of %s", f.backend, strings.Join(backends.Names(), ", "))
 		}
 	}
 	if f.set["repeat"] && f.repeat < 1 {
@@ -265,7 +262,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		}
 	}
 	for _, s := range specs {
-		if s.Backend == "cuda" && !backends.CUDABuilt {
+		if s.Backend == backends.CUDA && !backends.CUDABuilt {
 			return usageError{fmt.Errorf("%s (%s): %w", s.Name, s.Source, backends.ErrNoCUDA)}
 		}
 	}
@@ -411,10 +408,7 @@ func spreadText(v []float64, format func(float64) string) string {
 		return "-"
 	}
 	slices.Sort(v)
-	med := v[len(v)/2]
-	if len(v)%2 == 0 {
-		med = (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
+	med := stats.Median(v)
 	if len(v) == 1 {
 		return format(med)
 	}

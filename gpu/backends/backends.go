@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/cpu"
@@ -15,8 +16,34 @@ import (
 // ErrNoCUDA is returned for the cuda backend by a binary built without it.
 var ErrNoCUDA = errors.New("this provebench was built without the CUDA backend: build it with `make build-cuda` on a host with ICICLE (see docs/gpu.md)")
 
-// Names lists the backend names Open accepts.
-var Names = []string{"cpu", "cuda", "auto"}
+// The names Open accepts: every other package (scenario validation and
+// schema, flags and their help, the calibration) takes them from here.
+const (
+	CPU  = "cpu"
+	CUDA = "cuda"
+	// Automatic is CUDA where this binary has it and a GPU answers, else
+	// CPU.
+	Automatic = "auto"
+)
+
+// Names lists the backend names Open accepts, in the order help texts
+// give them.
+func Names() []string { return []string{CPU, CUDA, Automatic} }
+
+// Doc says what each name runs, for help texts and the scenario schema:
+// "cpu (gnark-crypto, runs anywhere), cuda (...), or auto (...)".
+func Doc() string {
+	return CPU + " (gnark-crypto, runs anywhere), " + CUDA + " (ICICLE on an NVIDIA GPU), or " +
+		Automatic + " (" + CUDA + " where a GPU and the CUDA build are present, else " + CPU + ")"
+}
+
+// Built lists the backends this binary contains (Automatic aside).
+func Built() []string {
+	if CUDABuilt {
+		return []string{CPU, CUDA}
+	}
+	return []string{CPU}
+}
 
 // Options are the settings common to every backend.
 type Options struct {
@@ -41,18 +68,29 @@ func Auto(opts Options) (b gpu.Backend, whyNotCUDA error, err error) {
 	return b, whyNotCUDA, err
 }
 
-// Open returns the named backend: "cpu", "cuda", or "auto" (CUDA when this
-// binary has it and a GPU answers, else CPU).
+// OpenExplained is Open that, for Automatic (or ""), also says why it
+// did not use CUDA: whyNotCUDA is nil when it did, and for every other
+// name.
+func OpenExplained(name string, opts Options) (b gpu.Backend, whyNotCUDA error, err error) {
+	if name == Automatic || name == "" {
+		return Auto(opts)
+	}
+	b, err = Open(name, opts)
+	return b, nil, err
+}
+
+// Open returns the named backend: CPU, CUDA, or Automatic (CUDA when this
+// binary has it and a GPU answers, else CPU; also for "").
 func Open(name string, opts Options) (gpu.Backend, error) {
 	switch name {
-	case "cpu":
+	case CPU:
 		return cpu.New(cpu.Options{Devices: opts.Devices, Rand: opts.Rand})
-	case "cuda":
+	case CUDA:
 		return openCUDA(opts)
-	case "auto", "":
+	case Automatic, "":
 		b, _, err := Auto(opts)
 		return b, err
 	default:
-		return nil, fmt.Errorf("unknown backend %q (want cpu, cuda or auto)", name)
+		return nil, fmt.Errorf("unknown backend %q (want one of %s)", name, strings.Join(Names(), ", "))
 	}
 }

@@ -6,10 +6,19 @@ import (
 	"os"
 	"strconv"
 	"strings"
-	"testing"
 
 	"github.com/provebench/provebench/gpu/circuit"
 )
+
+// TB is what these helpers need of a benchmark: *testing.B (any
+// testing.TB) satisfies it. An interface of their own keeps this package,
+// which is not a test file, from importing testing and so from linking
+// testing's flags into anything that imports it.
+type TB interface {
+	Helper()
+	Logf(format string, args ...any)
+	Fatalf(format string, args ...any)
+}
 
 // Revision is the commit a benchmark binary was built from, set by the
 // linker (mk/cuda.mk: -X ...benchenv.Revision=...), since test binaries do
@@ -18,7 +27,8 @@ var Revision string
 
 // LogRevision logs the commit the benchmark binary was built from, so a
 // committed benchmark log says what it measured.
-func LogRevision(tb testing.TB) {
+func LogRevision(tb TB) {
+	tb.Helper()
 	r := Revision
 	if r == "" {
 		r = "unknown (built without mk/cuda.mk's -X benchenv.Revision)"
@@ -28,7 +38,8 @@ func LogRevision(tb testing.TB) {
 
 // LogSizes returns the log2 partition sizes in PROVEBENCH_BENCH_LOG
 // ("12,14,16"), or def when it is unset; a bad value fails the benchmark.
-func LogSizes(tb testing.TB, def string) []int {
+func LogSizes(tb TB, def string) []int {
+	tb.Helper()
 	spec := os.Getenv("PROVEBENCH_BENCH_LOG")
 	if spec == "" {
 		spec = def

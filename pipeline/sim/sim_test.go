@@ -76,11 +76,11 @@ func TestSimulatorMatchesEngine(t *testing.T) {
 		{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 2, GPUWorkers: 1, EarlyFree: true},
 		{Strategy: pipeline.Hold, PartitionWorkers: 3, ChannelCapacity: 1, GPUWorkers: 1},
 		{Strategy: pipeline.Hold, PartitionWorkers: 3, ChannelCapacity: 3, GPUWorkers: 2},
-		{Strategy: pipeline.Budget, BudgetBytes: 3 * one, SynthesisWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1},
-		{Strategy: pipeline.Budget, BudgetBytes: 3 * one, SynthesisWorkers: 2, ChannelCapacity: 2, GPUWorkers: 1, EarlyFree: true},
+		{Strategy: pipeline.Budget, Budget: 3 * one, SynthesisWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1},
+		{Strategy: pipeline.Budget, Budget: 3 * one, SynthesisWorkers: 2, ChannelCapacity: 2, GPUWorkers: 1, EarlyFree: true},
 		{Strategy: pipeline.Pacer, SynthesisWorkers: 3, ChannelCapacity: 2, GPUWorkers: 1,
 			Pacer: pipeline.PacerConfig{TargetDepth: 1, Kp: 0.1, Ki: 0.01, Interval: 250 * time.Millisecond, MaxInFlight: 4}},
-		{Strategy: "hold+budget", PartitionWorkers: 4, BudgetBytes: 3 * one, ChannelCapacity: 1, GPUWorkers: 1, EarlyFree: true},
+		{Strategy: "hold+budget", PartitionWorkers: 4, Budget: 3 * one, ChannelCapacity: 1, GPUWorkers: 1, EarlyFree: true},
 	}
 	w := pipeline.Workload{Constraints: tiny, Partitions: 4, Proofs: 2, Concurrency: 1, Seed: 1}
 	for _, cfg := range cases {

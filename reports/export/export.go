@@ -14,6 +14,7 @@ import (
 	"slices"
 
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/internal/stats"
 )
 
 // Exporter writes a run in one format.
@@ -72,9 +73,5 @@ func summarize(sc *results.Scenario, m measure) (figure, bool) {
 		return figure{}, false
 	}
 	slices.Sort(v)
-	med := v[len(v)/2]
-	if len(v)%2 == 0 {
-		med = (v[len(v)/2-1] + v[len(v)/2]) / 2
-	}
-	return figure{median: med, min: v[0], max: v[len(v)-1], n: len(v)}, true
+	return figure{median: stats.Median(v), min: v[0], max: v[len(v)-1], n: len(v)}, true
 }

@@ -1,0 +1,23 @@
+package bench
+
+import (
+	"slices"
+	"time"
+
+	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/pipeline"
+)
+
+// StageSummary is a stage's figures as a results document records them.
+func StageSummary(st pipeline.StageStats) results.StageSummary {
+	return results.StageSummary{
+		Count: st.Count, TotalSeconds: st.Total.Seconds(), MeanSeconds: st.Mean.Seconds(),
+		P50Seconds: st.P50.Seconds(), P90Seconds: st.P90.Seconds(), MaxSeconds: st.Max.Seconds(),
+	}
+}
+
+// summarize summarises an exec stage's durations as the built-in
+// pipeline's are: the same nearest-rank percentiles.
+func summarize(ds []time.Duration) results.StageSummary {
+	return StageSummary(pipeline.SummarizeDurations(slices.Clone(ds)))
+}

@@ -1,0 +1,150 @@
+package docs
+
+import (
+	"go/ast"
+	"go/parser"
+	"go/token"
+	"io/fs"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"testing"
+)
+
+// module is the import path of this repository's root.
+const module = "github.com/provebench/provebench/"
+
+// imports maps each package folder of the repository (relative, with
+// slashes) to the imports of its non-test files, whatever their build tags.
+func imports(t *testing.T) map[string]map[string]bool {
+	t.Helper()
+	out := map[string]map[string]bool{}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != ".." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "out") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
+		if err != nil {
+			return err
+		}
+		rel, err := filepath.Rel("..", filepath.Dir(path))
+		if err != nil {
+			return err
+		}
+		pkg := filepath.ToSlash(rel)
+		if out[pkg] == nil {
+			out[pkg] = map[string]bool{}
+		}
+		for _, im := range f.Imports {
+			p, err := strconv.Unquote(im.Path.Value)
+			if err != nil {
+				return err
+			}
+			out[pkg][p] = true
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// under reports whether pkg is dir or a package below it.
+func under(pkg, dir string) bool { return pkg == dir || strings.HasPrefix(pkg, dir+"/") }
+
+// TestNoTestingOutsideTests: only test files import testing, so no binary
+// links testing's flags and helpers (architecture.md, "Rules").
+func TestNoTestingOutsideTests(t *testing.T) {
+	for pkg, ims := range imports(t) {
+		if ims["testing"] {
+			t.Errorf("%s: a non-test file imports testing", pkg)
+		}
+	}
+}
+
+// TestLayers checks the direction of the arrows in architecture.md:
+// scenarios -> bench -> pipeline -> gpu, reports reading results only.
+func TestLayers(t *testing.T) {
+	// forbidden lists, for packages under a folder, the folders of this
+	// module they must not import.
+	forbidden := []struct {
+		pkg  string
+		not  []string
+		only []string // when set: the only folders of this module allowed
+	}{
+		{pkg: "gpu", not: []string{"pipeline", "bench", "scenarios", "reports", "cmd"}},
+		{pkg: "pipeline", not: []string{"bench", "scenarios", "reports", "cmd"}},
+		{pkg: "bench", not: []string{"scenarios", "reports", "cmd"}},
+		{pkg: "scenarios", not: []string{"reports", "cmd"}},
+		{pkg: "internal", not: []string{"gpu/cpu", "gpu/cuda", "pipeline", "bench", "scenarios", "reports", "cmd"}},
+		{pkg: "reports", only: []string{"bench/results", "internal", "reports"}},
+	}
+	for pkg, ims := range imports(t) {
+		for _, rule := range forbidden {
+			if !under(pkg, rule.pkg) {
+				continue
+			}
+			for im := range ims {
+				dep, ok := strings.CutPrefix(im, module)
+				if !ok {
+					continue
+				}
+				for _, not := range rule.not {
+					if under(dep, not) {
+						t.Errorf("%s imports %s: %s must not depend on %s", pkg, dep, rule.pkg, not)
+					}
+				}
+				if rule.only == nil {
+					continue
+				}
+				allowed := false
+				for _, o := range rule.only {
+					allowed = allowed || under(dep, o)
+				}
+				if !allowed {
+					t.Errorf("%s imports %s: %s reads only %s", pkg, dep, rule.pkg, strings.Join(rule.only, ", "))
+				}
+			}
+		}
+	}
+}
+
+// TestOneMedian: order statistics are written once, in internal/stats
+// (architecture.md, "Rules"); a function of that name elsewhere is a copy.
+func TestOneMedian(t *testing.T) {
+	copies := map[string]bool{"median": true, "mediansorted": true, "percentile": true, "nearestrank": true, "quantile": true}
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != ".." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
+			filepath.ToSlash(filepath.Dir(path)) == "../internal/stats" {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		for _, decl := range f.Decls {
+			if fn, ok := decl.(*ast.FuncDecl); ok && copies[strings.ToLower(fn.Name.Name)] {
+				t.Errorf("%s: func %s: use internal/stats", fset.Position(fn.Pos()), fn.Name.Name)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+}
