@@ -24,6 +24,7 @@ import (
 	"github.com/provebench/provebench/bench/events"
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/sample"
+	"github.com/provebench/provebench/bench/supervise"
 )
 
 // execDriver runs an external command under the supervisor (`provebench
@@ -370,72 +371,66 @@ func (d *execDriver) supervise(ctx context.Context, spec *Spec, x *execRun, job 
 
 // sampled is what the sampling loop gathered.
 type sampled struct {
-	rec        *recorder
-	tree       *sample.Tree
-	peakPSS    uint64
-	stopStatus results.Status
-	stopErr    error
-	end        time.Time
+	rec     *recorder
+	tree    *sample.Tree
+	peakPSS uint64
+	stopped supervise.Stopped
+	end     time.Time
+}
+
+// treeTarget is the supervisor and its tree as the supervising loop sees
+// them: samples are of the tree below the supervisor, and stopping asks
+// the supervisor (SIGTERM), which ends the tree itself.
+type treeTarget struct {
+	d     *execDriver
+	x     *execRun
+	cmd   *exec.Cmd
+	s     *sampled
+	grace time.Duration
+}
+
+func (t *treeTarget) Sample(at time.Time, detail bool) (uint64, bool) {
+	ts := t.s.tree.Sample(detail)
+	t.s.peakPSS = max(t.s.peakPSS, ts.PSSBytes)
+	var g *GPUReading
+	if t.d.r.GPU != nil {
+		g = treeGPU(t.d.r.GPU, ts.PIDs)
+	}
+	t.s.rec.add(at, ts.RSSBytes, g, t.x.sink.Values(t.x.names), 0)
+	return ts.RSSBytes, true
+}
+
+// Stop asks the supervisor to end the tree: SIGTERM, its grace, SIGKILL.
+// It gets twice the grace (the daemon's and the command's) and a margin
+// before it is killed itself.
+func (t *treeTarget) Stop(supervise.Reason) time.Duration {
+	_ = t.cmd.Process.Signal(syscall.SIGTERM)
+	return 2*t.grace + 5*time.Second
+}
+
+// Kill: the supervisor did not end in time: kill it and what it left.
+func (t *treeTarget) Kill() {
+	pids := t.s.tree.Descendants()
+	_ = t.cmd.Process.Kill()
+	signalAll(pids, syscall.SIGKILL)
 }
 
 func (d *execDriver) sample(ctx context.Context, spec *Spec, x *execRun, cmd *exec.Cmd, exited <-chan struct{}, grace time.Duration, spawned time.Time, progress Progress) *sampled {
 	interval := spec.SampleInterval
 	if interval <= 0 {
-		interval = 10 * time.Millisecond
+		interval = supervise.DefaultInterval
 	}
 	s := &sampled{rec: newRecorder(interval, d.r.GPU != nil), tree: sample.NewTree(cmd.Process.Pid)}
-	var deadline, killAt <-chan time.Time
-	if spec.Timeout > 0 {
-		t := time.NewTimer(spec.Timeout)
-		defer t.Stop()
-		deadline = t.C
-	}
-	stop := func(status results.Status, err error) {
-		if s.stopStatus != "" {
-			return
-		}
-		s.stopStatus, s.stopErr = status, err
-		_ = cmd.Process.Signal(syscall.SIGTERM) // the supervisor ends the tree
-		killAt = time.After(2*grace + 5*time.Second)
-	}
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	detailEvery := max(1, int(hwmInterval/interval))
-	interrupted := ctx.Done()
-	var lastProgress time.Time
-	for ticks := 0; ; ticks++ {
-		select {
-		case <-exited:
-			s.end = time.Now()
-			return s
-		case <-interrupted:
-			interrupted = nil
-			stop(results.StatusCancelled, ctx.Err())
-		case <-deadline:
-			stop(results.StatusTimeout, fmt.Errorf("ran past the scenario's timeout of %s", spec.Timeout))
-		case <-killAt:
-			// The supervisor did not end in time: kill it and what it left.
-			pids := s.tree.Descendants()
-			_ = cmd.Process.Kill()
-			signalAll(pids, syscall.SIGKILL)
-		case now := <-tick.C:
-			ts := s.tree.Sample(ticks%detailEvery == 0)
-			s.peakPSS = max(s.peakPSS, ts.PSSBytes)
-			var g *GPUReading
-			if d.r.GPU != nil {
-				g = treeGPU(d.r.GPU, ts.PIDs)
-			}
-			s.rec.add(now, ts.RSSBytes, g, x.sink.Values(x.names), 0)
-			if spec.MemoryLimit > 0 && ts.RSSBytes > uint64(spec.MemoryLimit) {
-				stop(results.StatusMemoryLimit, fmt.Errorf("RSS of the process tree, %d bytes, passed the scenario's memory limit of %d bytes", ts.RSSBytes, spec.MemoryLimit))
-			}
-			if now.Sub(lastProgress) >= 200*time.Millisecond {
-				lastProgress = now
-				done := x.sink.Finals()[events.CounterPartitionsDone]
-				progress.Tick(spec, now.Sub(spawned), int(done), ts.RSSBytes)
-			}
-		}
-	}
+	t := &treeTarget{d: d, x: x, cmd: cmd, s: s, grace: grace}
+	s.stopped, s.end = supervise.Watch(ctx, exited, t, supervise.Config{
+		Interval: interval, DetailInterval: hwmInterval, Timeout: spec.Timeout, MemoryLimit: spec.MemoryLimit,
+		What: "RSS of the process tree",
+		Progress: func(at time.Time, rss uint64) {
+			done := x.sink.Finals()[events.CounterPartitionsDone]
+			progress.Tick(spec, at.Sub(spawned), int(done), rss)
+		},
+	})
+	return s
 }
 
 // treeGPU sums the GPU memory of every process of the tree (absent when
@@ -551,17 +546,23 @@ func (x *execRun) status(rep *results.Repetition, s *sampled, res *shimResult, p
 	if rep.StderrTail != "" {
 		tail = ": " + lastLines(rep.StderrTail, 3)
 	}
+	// Every figure of the tree's peak is its own memory (the supervisor's
+	// is left out), and each is a lower bound of the tree's true peak, so
+	// any of them past the limit means the tree passed it.
+	overErr := supervise.OverLimit(x.spec.MemoryLimit, supervise.Peak{Bytes: rep.PeakRSSBytes, Source: rep.PeakRSSSource, Exact: true})
 	switch {
-	case s.stopStatus != "":
-		rep.Status, rep.Error = s.stopStatus, s.stopErr.Error()
+	case s.stopped.Status != "":
+		rep.Status, rep.Error = s.stopped.Status, s.stopped.Err.Error()
+	case res != nil && res.OOMKills > 0:
+		rep.Status = results.StatusMemoryLimit
+		rep.Error = fmt.Sprintf("the kernel killed %d processes for passing the cgroup's memory.max", res.OOMKills)
+	case overErr != nil:
+		rep.Status, rep.Error = results.StatusMemoryLimit, overErr.Error()
 	case res == nil:
 		rep.Status = results.StatusCrashed
 		rep.Error = fmt.Sprintf("exec supervisor %s without an account%s", describeExit(ps), tail)
 	case res.Error != "":
 		rep.Status, rep.Error = results.StatusFailed, "exec: "+res.Error+tail
-	case res.OOMKills > 0:
-		rep.Status = results.StatusMemoryLimit
-		rep.Error = fmt.Sprintf("the kernel killed %d processes for passing the cgroup's memory.max", res.OOMKills)
 	case res.Signal != "":
 		rep.Status = results.StatusCrashed
 		rep.Error = "command killed by signal " + res.Signal + tail
