@@ -20,9 +20,9 @@ const progressEvery = 200 * time.Millisecond
 type Reason int
 
 const (
-	Interrupt Reason = iota + 1 // the run's context ended
-	Timeout                     // the scenario's timeout passed
-	MemoryLimit                 // a sample passed the scenario's memory limit
+	Interrupt   Reason = iota + 1 // the run's context ended
+	Timeout                       // the scenario's timeout passed
+	MemoryLimit                   // a sample passed the scenario's memory limit
 )
 
 // A Target is one repetition's process (or process tree), as a driver
