@@ -3,8 +3,13 @@
 package bench
 
 import (
+	"context"
 	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -27,5 +32,117 @@ func TestExecMemoryLimitAgainstFinalPeak(t *testing.T) {
 	}
 	if rep.PeakRSSSource != results.PeakFromCgroup && !strings.Contains(rep.Error, "between samples") {
 		t.Errorf("error %q does not say the limit was passed between samples", rep.Error)
+	}
+}
+
+// testExecParentEnv makes the test binary a runner of one exec
+// configuration whose command (or setup, with the value "setup") starts an
+// escapee; testPIDFileEnv is where the escapee writes its pid.
+const testExecParentEnv = "PROVEBENCH_TEST_EXEC_PARENT"
+
+func runTestExecParent() {
+	exe, _ := os.Executable()
+	pidFile := os.Getenv(testPIDFileEnv)
+	spec := execSpec("orphan", &ExecSpec{Command: []string{exe, "exec-helper", "spawn-escapee-and-wait", pidFile}})
+	if os.Getenv(testExecParentEnv) == "setup" {
+		spec.Exec.Setup = [][]string{spec.Exec.Command}
+		spec.Exec.Command = []string{"true"}
+	}
+	r := &Runner{Exe: exe, OutDir: filepath.Join(filepath.Dir(pidFile), "out"), CacheDir: cacheDir}
+	_, _ = r.Run(context.Background(), []Spec{spec})
+	os.Exit(0)
+}
+
+// withMarker lists the running processes whose command line contains
+// marker.
+func withMarker(marker string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		if err == nil && strings.Contains(string(cmdline), marker) && alive(pid) {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// Issue 20 items 1 and 2: SIGKILL of the runner during an exec repetition,
+// or during an exec setup, leaves nothing of it running, not even a
+// process that left the session and ignores SIGTERM.
+func TestExecNothingOutlivesAKilledRunner(t *testing.T) {
+	for _, phase := range []string{"command", "setup"} {
+		t.Run(phase, func(t *testing.T) {
+			dir := t.TempDir()
+			pidFile := filepath.Join(dir, "escapee.pid")
+			exe, _ := os.Executable()
+			parent := exec.Command(exe, "-test.run", "^$")
+			parent.Env = append(os.Environ(), testExecParentEnv+"="+phase, testPIDFileEnv+"="+pidFile)
+			if err := parent.Start(); err != nil {
+				t.Fatal(err)
+			}
+			for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+				if _, err := os.Stat(pidFile); err == nil {
+					break
+				}
+				if time.Now().After(deadline) {
+					_ = parent.Process.Kill()
+					t.Fatal("the escapee never started")
+				}
+			}
+			if got := withMarker(dir); len(got) < 2 {
+				t.Fatalf("processes with the marker before the kill: %v, want the command and its escapee", got)
+			}
+			if err := parent.Process.Signal(syscall.SIGKILL); err != nil {
+				t.Fatal(err)
+			}
+			_ = parent.Wait()
+			// The supervisor gives SIGTERM its grace (200 ms), then SIGKILL.
+			for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+				left := withMarker(dir)
+				if len(left) == 0 {
+					break
+				}
+				if time.Now().After(deadline) {
+					for _, pid := range left {
+						_ = syscall.Kill(pid, syscall.SIGKILL)
+					}
+					t.Fatalf("pids %v outlived their runner", left)
+				}
+			}
+		})
+	}
+}
+
+// Issue 20 item 2: a setup command runs contained: what it leaves behind
+// ends with it, and a hung one is stopped at the scenario's timeout.
+func TestExecSetupContained(t *testing.T) {
+	exe, _ := os.Executable()
+	pidFile := filepath.Join(t.TempDir(), "escapee.pid")
+	left := execSpec("left", &ExecSpec{Command: []string{"true"}, Setup: [][]string{{exe, "exec-helper", "spawn-escapee", pidFile}}})
+	hung := execSpec("hung", &ExecSpec{Command: []string{"true"}, Setup: [][]string{{"sleep", "60"}}})
+	hung.Timeout = 300 * time.Millisecond
+	start := time.Now()
+	reps := runExec(t, left, hung)
+	if reps[0].Status != results.StatusOK {
+		t.Fatalf("left: status %s (%s)", reps[0].Status, reps[0].Error)
+	}
+	data, err := os.ReadFile(pidFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if pid, _ := strconv.Atoi(string(data)); alive(pid) {
+		_ = syscall.Kill(pid, syscall.SIGKILL)
+		t.Errorf("the setup's escapee (pid %d) outlived the setup", pid)
+	}
+	if reps[1].Status != results.StatusFailed || !strings.Contains(reps[1].Error, "timeout") {
+		t.Errorf("hung: status %s (%s), want failed at the timeout", reps[1].Status, reps[1].Error)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("took %s: the hung setup was not stopped at its timeout", d)
 	}
 }

@@ -7,12 +7,14 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"sort"
 	"strconv"
@@ -83,16 +85,80 @@ func (d *execDriver) prepare(ctx context.Context, spec *Spec, sc *results.Scenar
 		if d.r.Log != nil {
 			fmt.Fprintf(d.r.Log, "%s: setup: %s\n", spec.Name, strings.Join(argv, " "))
 		}
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		cmd.Dir, cmd.Env = e.Dir, execEnv(e.Env)
-		out := &tailBuffer{max: stderrKeep}
-		cmd.Stdout, cmd.Stderr = out, out
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("exec.setup[%d] (%s): %w: %s", i, strings.Join(argv, " "), err, lastLines(out.String(), 10))
+		out, err := d.setup(ctx, spec, e, argv)
+		if err != nil {
+			return fmt.Errorf("exec.setup[%d] (%s): %w: %s", i, strings.Join(argv, " "), err, lastLines(out, 10))
 		}
 	}
 	return nil
 }
+
+// setup runs one setup command under the supervisor, as a repetition's
+// command runs: what it leaves behind (a daemon in a session of its own, a
+// child holding its output) ends with it, and it is stopped at the
+// scenario's timeout or when the run is interrupted. It returns the tail
+// of the command's output.
+func (d *execDriver) setup(ctx context.Context, spec *Spec, e *ExecSpec, argv []string) (string, error) {
+	grace := e.StopGrace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	job, err := json.Marshal(shimJob{Command: argv, Env: execEnv(e.Env), Dir: e.Dir, Grace: grace, ParentPID: os.Getpid()})
+	if err != nil {
+		return "", err
+	}
+	runtime.LockOSThread() // see startShim
+	defer runtime.UnlockOSThread()
+	out := &tailBuffer{max: stderrKeep}
+	var res *shimResult
+	keep := func(r io.Reader) { _, _ = io.Copy(out, r) }
+	sp, err := startShim(d.r.Exe, job, keep, keep, func(r io.Reader) {
+		dec := json.NewDecoder(r)
+		for {
+			var m shimMsg
+			if dec.Decode(&m) != nil {
+				return
+			}
+			if m.Kind == shimDone {
+				res = m.Done
+			}
+		}
+	})
+	if err != nil {
+		return "", err
+	}
+	stopped, _ := supervise.Watch(ctx, sp.exited, &setupTarget{cmd: sp.cmd, grace: grace}, supervise.Config{Interval: time.Hour, Timeout: spec.Timeout})
+	sp.readers.Wait()
+	switch {
+	case stopped.Status != "":
+		return out.String(), stopped.Err
+	case res == nil:
+		return out.String(), fmt.Errorf("exec supervisor %s without an account", describeExit(sp.cmd.ProcessState))
+	case res.Error != "":
+		return out.String(), errors.New(res.Error)
+	case res.Signal != "":
+		return out.String(), fmt.Errorf("killed by signal %s", res.Signal)
+	case res.ExitCode != 0:
+		return out.String(), fmt.Errorf("exit status %d", res.ExitCode)
+	}
+	return out.String(), nil
+}
+
+// setupTarget is a setup command's supervisor for the supervising loop:
+// nothing is sampled, only the timeout and interrupts apply.
+type setupTarget struct {
+	cmd   *exec.Cmd
+	grace time.Duration
+}
+
+func (setupTarget) Sample(time.Time, bool) (uint64, bool) { return 0, false }
+
+func (t *setupTarget) Stop(supervise.Reason) time.Duration {
+	_ = t.cmd.Process.Signal(syscall.SIGTERM)
+	return t.grace + 5*time.Second
+}
+
+func (t *setupTarget) Kill() { _ = t.cmd.Process.Kill() }
 
 func writeFiles(files []ExecFile, dir string) error {
 	for _, f := range files {
@@ -190,6 +256,7 @@ func (d *execDriver) repetition(ctx context.Context, spec *Spec, idx int, warmup
 	job, err := json.Marshal(shimJob{
 		Command: e.Command, Env: execEnv(e.Env), Dir: e.Dir, Daemon: e.Daemon, Grace: grace,
 		Cgroup: fmt.Sprintf("provebench-%d-%d", os.Getpid(), time.Now().UnixNano()), MemoryMax: spec.MemoryLimit,
+		ParentPID: os.Getpid(),
 	})
 	if err != nil {
 		return fail(err)
@@ -330,43 +397,75 @@ func closeAll(fs []*os.File) {
 // supervise starts the supervisor and samples the tree until it has
 // exited.
 func (d *execDriver) supervise(ctx context.Context, spec *Spec, x *execRun, job []byte, grace time.Duration, rep results.Repetition, progress Progress) results.Repetition {
-	pr, pw, err := pipes(3) // stdout, stderr, stream
+	// The supervisor's parent-death signal goes when the thread that
+	// started it exits: this goroutine keeps its thread until the
+	// supervisor is gone.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	spawned := time.Now()
+	sp, err := startShim(d.r.Exe, job,
+		func(r io.Reader) { x.readLines(r, nil) },
+		func(r io.Reader) { x.readLines(r, x.stderr) },
+		x.readStream)
 	if err != nil {
 		rep.Status, rep.Error = results.StatusFailed, err.Error()
 		return rep
 	}
-	defer closeAll(pr)
-	cmd := exec.Command(d.r.Exe, "exec-shim")
-	cmd.Stdin = bytes.NewReader(job)
-	cmd.Stdout, cmd.Stderr = pw[0], pw[1]
-	cmd.ExtraFiles = []*os.File{pw[2]}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	spawned := time.Now()
-	err = cmd.Start()
-	closeAll(pw)
-	if err != nil {
-		rep.Status, rep.Error = results.StatusFailed, fmt.Sprintf("start exec supervisor: %v", err)
-		return rep
-	}
-	var readers sync.WaitGroup
-	readers.Add(3)
-	go func() { defer readers.Done(); x.readLines(pr[0], nil) }()
-	go func() { defer readers.Done(); x.readLines(pr[1], x.stderr) }()
-	go func() { defer readers.Done(); x.readStream(pr[2]) }()
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait() // the supervisor's account comes over its stream
-		close(exited)
-	}()
 	pctx, stopPolling := context.WithCancel(ctx)
 	var polls sync.WaitGroup
 	x.pollers(pctx, &polls)
 
-	s := d.sample(ctx, spec, x, cmd, exited, grace, spawned, progress)
+	s := d.sample(ctx, spec, x, sp.cmd, sp.exited, grace, spawned, progress)
 	stopPolling()
 	polls.Wait()
-	readers.Wait()
-	return x.record(rep, s, cmd.ProcessState, spawned)
+	sp.readers.Wait()
+	return x.record(rep, s, sp.cmd.ProcessState, spawned)
+}
+
+// shimProc is a started supervisor.
+type shimProc struct {
+	cmd     *exec.Cmd
+	exited  chan struct{} // closed once it has exited
+	readers sync.WaitGroup
+}
+
+// startShim starts the supervisor on job; stdout, stderr and stream read
+// what it and its processes write, each in a goroutine of its own, until
+// the end (every writer gone). The caller must keep its OS thread locked
+// until the supervisor has exited: the supervisor's parent-death signal
+// (SIGTERM: it then ends its tree, so nothing of it outlives the runner
+// however the runner dies) is sent when the thread that started it exits.
+func startShim(exe string, job []byte, stdout, stderr, stream func(io.Reader)) (*shimProc, error) {
+	pr, pw, err := pipes(3) // stdout, stderr, stream
+	if err != nil {
+		return nil, err
+	}
+	cmd := exec.Command(exe, "exec-shim")
+	cmd.Stdin = bytes.NewReader(job)
+	cmd.Stdout, cmd.Stderr = pw[0], pw[1]
+	cmd.ExtraFiles = []*os.File{pw[2]}
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGTERM}
+	err = cmd.Start()
+	closeAll(pw)
+	if err != nil {
+		closeAll(pr)
+		return nil, fmt.Errorf("start exec supervisor: %w", err)
+	}
+	sp := &shimProc{cmd: cmd, exited: make(chan struct{})}
+	sp.readers.Add(3)
+	for i, read := range []func(io.Reader){stdout, stderr, stream} {
+		go func() {
+			defer sp.readers.Done()
+			defer pr[i].Close()
+			read(pr[i])
+			_, _ = io.Copy(io.Discard, pr[i]) // a reader that stopped early must not block the writers
+		}()
+	}
+	go func() {
+		_ = cmd.Wait() // the supervisor's account comes over its stream
+		close(sp.exited)
+	}()
+	return sp, nil
 }
 
 // sampled is what the sampling loop gathered.

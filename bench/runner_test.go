@@ -30,6 +30,9 @@ func TestMain(m *testing.M) {
 		}
 		os.Exit(0)
 	}
+	if os.Getenv(testExecParentEnv) != "" && len(os.Args) > 1 && strings.HasPrefix(os.Args[1], "-test.") {
+		runTestExecParent() // the parent of TestExecNothingOutlivesAKilledRunner
+	}
 	if os.Getenv(testParentEnv) != "" && (len(os.Args) < 2 || os.Args[1] != "child") {
 		runTestParent() // the parent of TestChildDiesWithItsParent
 	}

@@ -30,6 +30,10 @@ import (
 // exits or the runner asks it to stop (SIGTERM), it terminates whatever is
 // left: SIGTERM, a grace period, then SIGKILL until no child remains. Only
 // then does it report and exit, so nothing of a repetition outlives it.
+// Its parent-death signal is SIGTERM too, not SIGKILL: a runner killed
+// with SIGKILL leaves the supervisor to end the tree (a SIGKILLed
+// supervisor would take only its own children along, and the processes
+// re-parented to it would go to init).
 
 // shimJob is what the runner asks of the supervisor, as JSON on its stdin.
 type shimJob struct {
@@ -42,6 +46,10 @@ type shimJob struct {
 	// MemoryMax is its memory.max (0 for none).
 	Cgroup    string `json:"cgroup,omitempty"`
 	MemoryMax int64  `json:"memory_max,omitempty"`
+	// ParentPID is the runner's pid: a supervisor whose parent is
+	// already another starts nothing (its parent-death signal was sent
+	// before it could catch it).
+	ParentPID int `json:"parent_pid,omitempty"`
 }
 
 // Messages of the supervisor on its stream (file descriptor 3).
@@ -94,8 +102,13 @@ func ShimMain(ctx context.Context, in io.Reader, stream io.Writer) error {
 	}
 	enc := json.NewEncoder(stream)
 	s := &shim{job: job, term: make(chan os.Signal, 1)}
+	// SIGTERM is both the runner's request to stop and the parent-death
+	// signal: either way the tree is ended before the supervisor exits.
 	signal.Notify(s.term, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(s.term)
+	if job.ParentPID != 0 && os.Getppid() != job.ParentPID {
+		return fmt.Errorf("exec-shim: the runner (pid %d) is gone", job.ParentPID)
+	}
 	if job.Cgroup != "" {
 		if cg, err := sample.NewCgroup(job.Cgroup, job.MemoryMax); err == nil {
 			s.cg = cg
