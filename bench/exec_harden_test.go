@@ -146,3 +146,20 @@ func TestExecSetupContained(t *testing.T) {
 		t.Errorf("took %s: the hung setup was not stopped at its timeout", d)
 	}
 }
+
+// Issue 20 item 15: the peak is the command's tree's, not the
+// supervisor's: a command that exits before any sample no longer measures
+// the supervisor's peak, which wait4 folds into its children's ru_maxrss.
+func TestExecPeakLeavesOutTheSupervisor(t *testing.T) {
+	spec := execSpec("true", &ExecSpec{Command: []string{"true"}})
+	spec.SampleInterval = 10 * time.Hour
+	rep := runExec(t, spec)[0]
+	if rep.Status != results.StatusOK {
+		t.Fatalf("status %s (%s)", rep.Status, rep.Error)
+	}
+	// true's own resident set is a few hundred KiB; the supervisor (this
+	// test binary) has tens of MiB.
+	if rep.PeakRSSSource != results.PeakFromCgroup && rep.PeakRSSBytes >= 4<<20 {
+		t.Errorf("peak %d KiB (%s) for true: the supervisor's memory counted as the command's", rep.PeakRSSBytes>>10, rep.PeakRSSSource)
+	}
+}

@@ -86,7 +86,8 @@ type shimResult struct {
 }
 
 type reapedProc struct {
-	PID    int    `json:"pid"`
+	PID int `json:"pid"`
+	// MaxRSS is 0 where wait4's figure would only be the supervisor's.
 	MaxRSS uint64 `json:"max_rss"`
 }
 
@@ -138,6 +139,10 @@ type shim struct {
 	term   chan os.Signal
 	reaped []reapedProc
 	status map[int]unix.WaitStatus
+	// started are the processes the supervisor started itself: their
+	// ru_maxrss includes the supervisor's own peak (they were forked
+	// from it), which is not the prover's memory.
+	started map[int]bool
 }
 
 // reapTick is how often the supervisor collects exited processes.
@@ -227,6 +232,10 @@ func (s *shim) start(argv []string) (int, error) {
 	}
 	pid := p.Pid
 	_ = p.Release() // reaped below, by wait4(-1)
+	if s.started == nil {
+		s.started = make(map[int]bool)
+	}
+	s.started[pid] = true
 	return pid, nil
 }
 
@@ -286,7 +295,15 @@ func (s *shim) reap() (none bool) {
 			return false
 		}
 		s.status[pid] = ws
-		s.reaped = append(s.reaped, reapedProc{PID: pid, MaxRSS: uint64(ru.Maxrss) << 10})
+		maxRSS := uint64(ru.Maxrss) << 10
+		if s.started[pid] && maxRSS <= sample.SelfPeak() {
+			// The supervisor's own peak, folded in at the fork: the
+			// process's own is unknown (at most this), so it is left
+			// out rather than counted as the prover's (`true` measured
+			// the supervisor's 23 MB).
+			maxRSS = 0
+		}
+		s.reaped = append(s.reaped, reapedProc{PID: pid, MaxRSS: maxRSS})
 	}
 }
 

@@ -201,7 +201,7 @@ func statusName(status []byte) (string, bool) {
 // command's) and the supervisor's peak before exec (see
 // Usage.PeakRSSBytes), so it is the upper bound of a short-lived process.
 func (t *Tree) Reaped(pid int, maxRSS uint64) {
-	if t.hwm[pid] {
+	if t.hwm[pid] || maxRSS == 0 { // 0: unknown
 		return
 	}
 	p := t.procs[pid]
@@ -228,4 +228,16 @@ func (t *Tree) Peaks() []ProcessPeak {
 		return a.PID - b.PID
 	})
 	return out
+}
+
+// SelfPeak is this process's own VmHWM (0 when unreadable). A child it
+// started folds this figure into its ru_maxrss (see Usage.PeakRSSBytes),
+// so a ru_maxrss that is not above it says nothing of the child's own.
+func SelfPeak() uint64 {
+	status, err := os.ReadFile("/proc/self/status")
+	if err != nil {
+		return 0
+	}
+	hwm, _ := kibField(status, "\nVmHWM:")
+	return hwm << 10
 }
