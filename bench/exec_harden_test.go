@@ -162,4 +162,8 @@ func TestExecPeakLeavesOutTheSupervisor(t *testing.T) {
 	if rep.PeakRSSSource != results.PeakFromCgroup && rep.PeakRSSBytes >= 4<<20 {
 		t.Errorf("peak %d KiB (%s) for true: the supervisor's memory counted as the command's", rep.PeakRSSBytes>>10, rep.PeakRSSSource)
 	}
+	// No backend reports a device's busy time: absent, not 0.
+	if rep.DeviceBusyFraction != nil {
+		t.Errorf("device busy fraction %v, want absent", *rep.DeviceBusyFraction)
+	}
 }

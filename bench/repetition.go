@@ -214,7 +214,8 @@ func fillFromChild(rep *results.Repetition, res *childResult) {
 		for _, b := range res.DeviceBusy {
 			sum += b
 		}
-		rep.DeviceBusyFraction = sum.Seconds() / span / float64(len(res.DeviceBusy))
+		f := sum.Seconds() / span / float64(len(res.DeviceBusy))
+		rep.DeviceBusyFraction = &f
 	}
 	// The child's VmHWM read as it finished and the parent's last sample
 	// of it are both the kernel's exact figure at their moment: the larger

@@ -220,8 +220,9 @@ type Repetition struct {
 	MeanGPUUtilization *float64 `json:"mean_gpu_utilization,omitempty"`
 	// DeviceBusyFraction is the backend's own busy time over the
 	// pipeline's wall time (WallSeconds), averaged over devices (CPU and
-	// CUDA backends alike).
-	DeviceBusyFraction float64 `json:"device_busy_fraction"`
+	// CUDA backends alike). Nil where no backend reports its busy time
+	// (the exec driver): absent, not 0.
+	DeviceBusyFraction *float64 `json:"device_busy_fraction,omitempty"`
 	// SteadyDeviceBusyFraction is the same over the steady state: the time
 	// between 10% and 90% of the partitions done, leaving out the ramp-up
 	// (first syntheses, nothing to prove yet) and the drain. Nil when the

@@ -71,7 +71,6 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 	for name, v := range map[string]float64{
 		"wall_seconds": rep.WallSeconds, "process_seconds": rep.ProcessSeconds,
 		"partitions_per_second": rep.PartitionsPerSecond, "seconds_per_proof": rep.SecondsPerProof,
-		"device_busy_fraction": rep.DeviceBusyFraction,
 		"cpu_user_seconds":     rep.CPUUserSeconds, "cpu_system_seconds": rep.CPUSystemSeconds,
 	} {
 		if v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
@@ -79,7 +78,7 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 		}
 	}
 	for name, v := range map[string]*float64{
-		"device_seconds_per_partition": rep.DeviceSecondsPerPartition, "setup_seconds": rep.SetupSeconds,
+		"device_busy_fraction": rep.DeviceBusyFraction, "device_seconds_per_partition": rep.DeviceSecondsPerPartition, "setup_seconds": rep.SetupSeconds,
 		"energy_joules": rep.EnergyJoules, "joules_per_proof": rep.JoulesPerProof,
 	} {
 		if v != nil && (*v < 0 || math.IsInf(*v, 0) || math.IsNaN(*v)) {
