@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/bench/ab"
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/shard"
 	"github.com/provebench/provebench/gpu/backends"
@@ -340,7 +341,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 			}
 		}
 	}
-	if !f.noCalibrationCache {
+	if !f.noCalibrationCache && os.Getenv(ab.NoCalibrationStoreEnv) != "1" {
 		written = append(written, storeCalibration(doc, f.cacheDir)...)
 	}
 	printRunSummary(w, doc, written)
