@@ -4,9 +4,12 @@ package bench
 
 import (
 	"context"
+	"io"
+	"math"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"syscall"
@@ -165,5 +168,61 @@ func TestExecPeakLeavesOutTheSupervisor(t *testing.T) {
 	// No backend reports a device's busy time: absent, not 0.
 	if rep.DeviceBusyFraction != nil {
 		t.Errorf("device busy fraction %v, want absent", *rep.DeviceBusyFraction)
+	}
+}
+
+// Issue 20 item 8: what the driver keeps of an output line is bounded: a
+// 64 MiB line without a newline costs it a buffer, not the line.
+func TestExecLineBounded(t *testing.T) {
+	x, err := newExecRun(&Spec{}, &ExecSpec{Timeline: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	x.stderr = &tailBuffer{max: stderrKeep}
+	long := io.MultiReader(strings.NewReader("TIMELINE,0,SYNTH_START,1,p\n"), io.LimitReader(zeros{}, 64<<20),
+		strings.NewReader("\nTIMELINE,3,SYNTH_END,1,p\n"))
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	x.readLines(long, x.stderr)
+	runtime.ReadMemStats(&after)
+	if grew := after.TotalAlloc - before.TotalAlloc; grew > 8<<20 {
+		t.Errorf("reading a 64 MiB line allocated %d MiB", grew>>20)
+	}
+	if r := x.rejections(); r.N != 1 || !strings.Contains(r.First, "longer than 64 KiB") {
+		t.Errorf("rejections %+v, want the long line", r)
+	}
+	if span, _ := x.tl.Span(); span != 3*time.Millisecond {
+		t.Errorf("span %s: the lines around the long one were not read", span)
+	}
+}
+
+// zeros reads as endless 'a's.
+type zeros struct{}
+
+func (zeros) Read(p []byte) (int, error) {
+	for i := range p {
+		p[i] = 'a'
+	}
+	return len(p), nil
+}
+
+// Issue 20 item 9: an exec repetition's events are held to the same
+// balance as the built-in pipeline's counters, and lines with absurd
+// offsets are counted in the record rather than read.
+func TestExecBalanceAndRejectedLines(t *testing.T) {
+	unbalanced := execSpec("unbalanced", &ExecSpec{Timeline: true, Command: []string{"sh", "-c",
+		"echo TIMELINE,0,SYNTH_START,1,p >&2; echo TIMELINE,1,SYNTH_END,1,p >&2; echo TIMELINE,2,GPU_START,1,p >&2"}})
+	absurd := execSpec("absurd", &ExecSpec{Timeline: true, Command: []string{"sh", "-c",
+		"echo TIMELINE,0,SYNTH_START,1,p >&2; echo TIMELINE,NaN,SYNTH_END,1,p >&2; echo TIMELINE,1e12,SYNTH_END,1,p >&2; echo TIMELINE,4,SYNTH_END,1,p >&2; echo TIMELINE,5,GPU_START,1,p >&2; echo TIMELINE,9,GPU_END,1,p >&2"}})
+	reps := runExec(t, unbalanced, absurd)
+	if r := reps[0]; r.Status != results.StatusFailed || !strings.Contains(r.Error, "counter on_gpu ended at 1") {
+		t.Errorf("unbalanced: status %s (%s), want failed on on_gpu", r.Status, r.Error)
+	}
+	r := reps[1]
+	if r.Status != results.StatusOK || r.RejectedLines != 2 || !strings.Contains(r.RejectedLine, "NaN") {
+		t.Errorf("absurd: status %s (%s), rejected %d (%s)", r.Status, r.Error, r.RejectedLines, r.RejectedLine)
+	}
+	if math.Abs(r.WallSeconds-0.009) > 1e-9 {
+		t.Errorf("absurd: wall %g s, want the 9 ms of the plausible events", r.WallSeconds)
 	}
 }

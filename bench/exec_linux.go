@@ -10,6 +10,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -218,6 +219,8 @@ type execRun struct {
 	lineMu sync.Mutex // the timeline reader serves stdout and stderr
 	tl     *events.Timeline
 	rules  *events.Rules
+	// rejected counts the lines refused before the readers saw them.
+	rejected events.Rejections
 	stderr *tailBuffer
 
 	started   time.Time // when the supervisor started the command
@@ -317,21 +320,77 @@ func (x *execRun) line(line string, at time.Time) bool {
 	return false
 }
 
+// maxLine bounds what is kept of one output line: a longer line is
+// neither read nor kept whole (a 200 MB line without a newline grew the
+// runner by 436 MB), only counted.
+const maxLine = 64 << 10
+
 // readLines feeds r's lines to the counters, and to keep if set.
 func (x *execRun) readLines(r io.Reader, keep io.Writer) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, maxLine)
+	long := false // within a line longer than maxLine
 	for {
-		line, err := br.ReadString('\n')
-		if len(line) > 0 {
-			timeline := x.line(strings.TrimRight(line, "\r\n"), time.Now())
+		line, err := br.ReadSlice('\n')
+		switch {
+		case err == bufio.ErrBufferFull:
+			if !long {
+				long = true
+				x.reject("a line longer than %d KiB", maxLine>>10)
+				if keep != nil {
+					_, _ = fmt.Fprintf(keep, "[provebench: a line longer than %d KiB left out]\n", maxLine>>10)
+				}
+			}
+			continue
+		case long:
+			long = false // the end of the long line
+		case len(line) > 0:
+			timeline := x.line(strings.TrimRight(string(line), "\r\n"), time.Now())
 			if keep != nil && !timeline {
-				_, _ = keep.Write([]byte(line))
+				_, _ = keep.Write(line)
 			}
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// reject counts an output line the driver refused to read.
+func (x *execRun) reject(format string, args ...any) {
+	x.lineMu.Lock()
+	defer x.lineMu.Unlock()
+	if x.rejected.N == 0 {
+		x.rejected.First = fmt.Sprintf(format, args...)
+	}
+	x.rejected.N++
+}
+
+// rejections sums what the line readers refused, the driver's own first.
+func (x *execRun) rejections() events.Rejections {
+	x.lineMu.Lock()
+	defer x.lineMu.Unlock()
+	all := x.rejected
+	for _, r := range []events.Rejections{x.timelineRejected(), x.rulesRejected()} {
+		if all.N == 0 {
+			all.First = r.First
+		}
+		all.N += r.N
+	}
+	return all
+}
+
+func (x *execRun) timelineRejected() events.Rejections {
+	if x.tl == nil {
+		return events.Rejections{}
+	}
+	return x.tl.Rejected()
+}
+
+func (x *execRun) rulesRejected() events.Rejections {
+	if x.rules == nil {
+		return events.Rejections{}
+	}
+	return x.rules.Rejected()
 }
 
 // readStream reads the supervisor's messages.
@@ -597,6 +656,9 @@ func (x *execRun) record(rep results.Repetition, s *sampled, ps *os.ProcessState
 		rep.PeakRSSBytes, rep.PeakRSSSource = res.CgroupPeak, results.PeakFromCgroup
 	}
 	rep.StderrTail = lastLines(x.stderr.String(), stderrTailLines)
+	if rj := x.rejections(); rj.N > 0 {
+		rep.RejectedLines, rep.RejectedLine = rj.N, rj.First
+	}
 	x.counters(&rep)
 	x.status(&rep, s, res, ps)
 	return rep
@@ -670,6 +732,15 @@ func (x *execRun) status(rep *results.Repetition, s *sampled, res *shimResult, p
 		rep.Error = "command exited with status " + strconv.Itoa(res.ExitCode) + tail
 	default:
 		rep.Status = results.StatusOK
+		// The same balance check as the built-in pipeline's: every
+		// partition the events started has ended.
+		for _, name := range slices.Sorted(maps.Keys(rep.FinalCounters)) {
+			if v := rep.FinalCounters[name]; v != 0 {
+				rep.Status = results.StatusFailed
+				rep.Error = fmt.Sprintf("counter %s ended at %d, not 0: the command's events do not balance", name, v)
+				break
+			}
+		}
 	}
 }
 

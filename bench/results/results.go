@@ -293,6 +293,12 @@ type Repetition struct {
 	StderrTail   string        `json:"stderr_tail,omitempty"`
 	PeakPSSBytes uint64        `json:"peak_pss_bytes,omitempty"`
 	Processes    []ProcessPeak `json:"processes,omitempty"`
+	// RejectedLines counts the output lines the exec driver refused to
+	// read (a TIMELINE offset that is not finite or not plausible, a
+	// rule's value that does not fit a counter, a line longer than it
+	// keeps), and RejectedLine says why the first one was.
+	RejectedLines int    `json:"rejected_lines,omitempty"`
+	RejectedLine  string `json:"rejected_line,omitempty"`
 	// HostLoad is how busy the host was while the repetition ran, from the
 	// parent's side; absent from runs that did not record it.
 	HostLoad *HostLoad `json:"host_load,omitempty"`
