@@ -221,7 +221,7 @@ type execRun struct {
 	rules  *events.Rules
 	// rejected counts the lines refused before the readers saw them.
 	rejected events.Rejections
-	stderr *tailBuffer
+	stderr   *tailBuffer
 
 	started   time.Time // when the supervisor started the command
 	haveStart bool
