@@ -28,6 +28,7 @@ import (
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/sample"
 	"github.com/provebench/provebench/bench/supervise"
+	"github.com/provebench/provebench/internal/fsname"
 )
 
 // execDriver runs an external command under the supervisor (`provebench
@@ -37,10 +38,10 @@ type execDriver struct {
 	r *Runner
 }
 
-// configDir is a configuration's own directory under the output directory.
+// configDir is a configuration's own directory under the output
+// directory, one per configuration (see fsname.Stem).
 func (d *execDriver) configDir(spec *Spec) string {
-	name := strings.NewReplacer("/", "_", "=", "-").Replace(spec.Name)
-	return filepath.Join(d.r.OutDir, "exec", name)
+	return filepath.Join(d.r.OutDir, "exec", fsname.Stem(spec.Name))
 }
 
 func (d *execDriver) data(spec *Spec, idx int, warmup bool) (*ExecData, error) {
@@ -76,7 +77,7 @@ func (d *execDriver) prepare(ctx context.Context, spec *Spec, sc *results.Scenar
 	if err != nil {
 		return fmt.Errorf("exec: %w", err)
 	}
-	if err := writeFiles(e.Files, data.Dir); err != nil {
+	if err := writeFiles(e.Files, data.Dir, data.OutDir); err != nil {
 		return err
 	}
 	for i, argv := range e.Setup {
@@ -161,11 +162,13 @@ func (t *setupTarget) Stop(supervise.Reason) time.Duration {
 
 func (t *setupTarget) Kill() { _ = t.cmd.Process.Kill() }
 
-func writeFiles(files []ExecFile, dir string) error {
-	for _, f := range files {
-		path := f.Path
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(dir, path)
+// writeFiles writes the rendered files, each inside the output directory
+// out (a swept value of ".." must not write elsewhere).
+func writeFiles(files []ExecFile, dir, out string) error {
+	for i, f := range files {
+		path, err := filePath(f.Path, dir, out)
+		if err != nil {
+			return fmt.Errorf("exec.files[%d]: %w", i, err)
 		}
 		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
 			return fmt.Errorf("exec.files: %w", err)
@@ -175,6 +178,49 @@ func writeFiles(files []ExecFile, dir string) error {
 		}
 	}
 	return nil
+}
+
+// filePath resolves a rendered file path (relative to the configuration's
+// directory dir) and refuses one outside the output directory out.
+func filePath(path, dir, out string) (string, error) {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	path = filepath.Clean(path)
+	rel, err := filepath.Rel(out, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == "." {
+		return "", fmt.Errorf("path %s is outside the output directory %s", path, out)
+	}
+	return path, nil
+}
+
+// CheckExecPaths renders every exec configuration's files as its first
+// repetition would and refuses, before anything is written, a path
+// outside the output directory outDir.
+func CheckExecPaths(specs []Spec, outDir string) error {
+	r := &Runner{OutDir: outDir}
+	d := &execDriver{r: r}
+	var errs []error
+	for i := range specs {
+		s := &specs[i]
+		if !s.IsExec() || len(s.Exec.Files) == 0 {
+			continue
+		}
+		data, err := d.data(s, 0, false)
+		if err != nil {
+			return err
+		}
+		e, err := s.Exec.render(data)
+		if err != nil {
+			continue // a template error fails the configuration when it runs, as before
+		}
+		for j, f := range e.Files {
+			if _, err := filePath(f.Path, data.Dir, data.OutDir); err != nil {
+				errs = append(errs, fmt.Errorf("%s (%s): exec.files[%d].path: %w", s.Name, s.Source, j, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
 }
 
 func execEnv(extra map[string]string) []string {
@@ -245,7 +291,7 @@ func (d *execDriver) repetition(ctx context.Context, spec *Spec, idx int, warmup
 	if err != nil {
 		return fail(fmt.Errorf("exec: %w", err))
 	}
-	if err := writeFiles(e.Files, data.Dir); err != nil {
+	if err := writeFiles(e.Files, data.Dir, data.OutDir); err != nil {
 		return fail(err)
 	}
 	x, err := newExecRun(spec, e)

@@ -9,7 +9,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -17,6 +16,7 @@ import (
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/sample"
 	"github.com/provebench/provebench/bench/supervise"
+	"github.com/provebench/provebench/internal/fsname"
 	"golang.org/x/sys/unix"
 )
 
@@ -366,16 +366,10 @@ func (b *tailBuffer) String() string {
 }
 
 // heapProfileName is a repetition's heap profile file inside the output
-// directory: heap-<name>-<index>.pprof, the name kept to letters, digits,
-// '.', '_' and '-'.
+// directory: heap-<stem>-<index>.pprof, one file per configuration and
+// repetition (see fsname.Stem).
 func heapProfileName(name string, idx int) string {
-	safe := strings.Map(func(r rune) rune {
-		if r < 128 && (r == '.' || r == '_' || r == '-' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')) {
-			return r
-		}
-		return '-'
-	}, name)
-	return fmt.Sprintf("heap-%s-%d.pprof", safe, idx)
+	return fmt.Sprintf("heap-%s-%d.pprof", fsname.Stem(name), idx)
 }
 
 // childTarget is a child process as the supervising loop sees it.
