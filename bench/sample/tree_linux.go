@@ -23,6 +23,12 @@ type Tree struct {
 	procs map[int]*ProcessPeak
 	hwm   map[int]bool // processes whose VmHWM was read
 	scan  bool         // no children files: scan /proc for parent ids
+	// Started, when set, tells whether a child of the root has been
+	// started for good (has exec'd): Sample leaves out a child it does
+	// not know yet, which may still share the root's memory (Go starts
+	// processes with vfork, and until the exec the child's resident set
+	// is the root's: a `true` measured the supervisor's 22.7 MiB).
+	Started func(pid int) bool
 }
 
 // ProcessPeak is what the tree sampler saw of one process.
@@ -55,9 +61,13 @@ func NewTree(root int) *Tree {
 }
 
 // Descendants lists the processes below the root now.
-func (t *Tree) Descendants() []int {
+func (t *Tree) Descendants() []int { return t.walk(nil) }
+
+// walk lists the processes below the root, without the root's children
+// (and their subtrees) for which keep is false.
+func (t *Tree) walk(keep func(pid int) bool) []int {
 	if t.scan {
-		return scanDescendants(t.root)
+		return scanDescendants(t.root, keep)
 	}
 	var out []int
 	queue := []int{t.root}
@@ -65,6 +75,9 @@ func (t *Tree) Descendants() []int {
 		pid := queue[0]
 		queue = queue[1:]
 		for _, c := range children(pid) {
+			if pid == t.root && keep != nil && !keep(c) {
+				continue
+			}
 			out = append(out, c)
 			queue = append(queue, c)
 		}
@@ -95,7 +108,7 @@ func children(pid int) []int {
 
 // scanDescendants finds the descendants of root from every process's
 // parent id.
-func scanDescendants(root int) []int {
+func scanDescendants(root int, keep func(pid int) bool) []int {
 	entries, err := os.ReadDir("/proc")
 	if err != nil {
 		return nil
@@ -119,8 +132,13 @@ func scanDescendants(root int) []int {
 	for len(queue) > 0 {
 		p := queue[0]
 		queue = queue[1:]
-		out = append(out, kids[p]...)
-		queue = append(queue, kids[p]...)
+		for _, c := range kids[p] {
+			if p == root && keep != nil && !keep(c) {
+				continue
+			}
+			out = append(out, c)
+			queue = append(queue, c)
+		}
 	}
 	return out
 }
@@ -144,7 +162,7 @@ func statPPID(stat []byte) (int, bool) {
 // its PSS (smaps_rollup, which walks the page tables: slower, so callers
 // ask for it at a longer interval).
 func (t *Tree) Sample(detail bool) TreeSample {
-	pids := t.Descendants()
+	pids := t.walk(t.Started)
 	s := TreeSample{PIDs: pids}
 	for _, pid := range pids {
 		dir := "/proc/" + strconv.Itoa(pid) + "/"
