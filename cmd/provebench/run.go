@@ -81,6 +81,11 @@ to the calibration cache, the newest 8 per host and backend kept: see
 provebench calibration), never less than the key and one dataset; else the
 bound its strategy implies (runtime + key + the datasets it lets live at once).
 
+DIR is refused (exit 2) when it holds a previous run's results, unless
+--overwrite: it then first removes the files that run wrote (listed in
+DIR/.provebench-files, and results.* and report.*), nothing else. Exec
+configurations whose rendered file paths leave DIR are refused too.
+
 Exit status: 0 when every repetition ran (memory-limit and timeout are
 measurements, not failures), 1 when a repetition failed or crashed, 2 on bad
 input, 130 when interrupted (finished results are kept).
