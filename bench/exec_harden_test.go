@@ -233,3 +233,18 @@ func TestExecBalanceAndRejectedLines(t *testing.T) {
 		t.Errorf("absurd: wall %g s, want the 9 ms of the plausible events", r.WallSeconds)
 	}
 }
+
+// A process re-parented to the supervisor (its parent exited) is still
+// the command's and still sampled: leaving out the supervisor's vforked
+// children before their exec must not leave out its adopted ones.
+func TestExecSamplesAdoptedProcesses(t *testing.T) {
+	exe, _ := os.Executable()
+	spec := execSpec("adopted", &ExecSpec{Command: []string{"sh", "-c", `( "$0" exec-helper alloc 64 2s & ); sleep 1`, exe}})
+	rep := runExec(t, spec)[0]
+	if rep.Status != results.StatusOK {
+		t.Fatalf("status %s (%s)", rep.Status, rep.Error)
+	}
+	if rep.PeakRSSSampledBytes < 64<<20 {
+		t.Errorf("sampled peak %d MiB, want >= 64: the adopted allocator was not sampled", rep.PeakRSSSampledBytes>>20)
+	}
+}

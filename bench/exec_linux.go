@@ -86,7 +86,6 @@ type execRun struct {
 	done      *shimResult
 	cgroup    bool
 	cgroupMem bool
-	spawned   map[int]bool // the supervisor's children that have exec'd
 	streamMu  sync.Mutex
 }
 
@@ -265,23 +264,11 @@ func (x *execRun) readStream(r io.Reader) {
 		case shimStarted:
 			x.started, x.haveStart = time.Now(), true
 			x.cgroup, x.cgroupMem = m.Cgroup, m.MemoryController
-		case shimSpawned:
-			if x.spawned == nil {
-				x.spawned = make(map[int]bool)
-			}
-			x.spawned[m.PID] = true
 		case shimDone:
 			x.done = m.Done
 		}
 		x.streamMu.Unlock()
 	}
-}
-
-// hasSpawned tells whether the supervisor has reported pid started.
-func (x *execRun) hasSpawned(pid int) bool {
-	x.streamMu.Lock()
-	defer x.streamMu.Unlock()
-	return x.spawned[pid]
 }
 
 // pollers starts the endpoint pollers; they stop with ctx.
@@ -384,7 +371,6 @@ func (d *execDriver) sample(ctx context.Context, spec *Spec, x *execRun, cmd *ex
 		interval = supervise.DefaultInterval
 	}
 	s := &sampled{rec: newRecorder(interval, d.r.GPU != nil), tree: sample.NewTree(cmd.Process.Pid)}
-	s.tree.Started = x.hasSpawned
 	t := &treeTarget{d: d, x: x, cmd: cmd, s: s, grace: grace}
 	s.stopped, s.end = supervise.Watch(ctx, exited, t, supervise.Config{
 		Interval: interval, DetailInterval: hwmInterval, Timeout: spec.Timeout, MemoryLimit: spec.MemoryLimit,

@@ -55,7 +55,6 @@ type shimJob struct {
 // Messages of the supervisor on its stream (file descriptor 3).
 const (
 	shimStarted = "started" // the command starts now (after the daemon is ready)
-	shimSpawned = "spawned" // a process the supervisor started has exec'd (Pid)
 	shimDone    = "done"    // everything has exited; carries the account
 )
 
@@ -65,7 +64,6 @@ type shimMsg struct {
 	// MemoryController whether the kernel kept its memory figures.
 	Cgroup           bool        `json:"cgroup,omitempty"`
 	MemoryController bool        `json:"memory_controller,omitempty"`
-	PID              int         `json:"pid,omitempty"`
 	Done             *shimResult `json:"done,omitempty"`
 }
 
@@ -105,7 +103,6 @@ func ShimMain(ctx context.Context, in io.Reader, stream io.Writer) error {
 	}
 	enc := json.NewEncoder(stream)
 	s := &shim{job: job, term: make(chan os.Signal, 1)}
-	s.spawned = func(pid int) { _ = enc.Encode(shimMsg{Kind: shimSpawned, PID: pid}) }
 	// SIGTERM is both the runner's request to stop and the parent-death
 	// signal: either way the tree is ended before the supervisor exits.
 	signal.Notify(s.term, syscall.SIGTERM, syscall.SIGINT)
@@ -142,8 +139,6 @@ type shim struct {
 	term   chan os.Signal
 	reaped []reapedProc
 	status map[int]unix.WaitStatus
-	// spawned tells the runner of each process started (after its exec).
-	spawned func(pid int)
 	// started are the processes the supervisor started itself: their
 	// ru_maxrss includes the supervisor's own peak (they were forked
 	// from it), which is not the prover's memory.
@@ -241,9 +236,6 @@ func (s *shim) start(argv []string) (int, error) {
 		s.started = make(map[int]bool)
 	}
 	s.started[pid] = true
-	if s.spawned != nil {
-		s.spawned(pid)
-	}
 	return pid, nil
 }
 

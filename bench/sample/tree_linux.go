@@ -23,12 +23,12 @@ type Tree struct {
 	procs map[int]*ProcessPeak
 	hwm   map[int]bool // processes whose VmHWM was read
 	scan  bool         // no children files: scan /proc for parent ids
-	// Started, when set, tells whether a child of the root has been
-	// started for good (has exec'd): Sample leaves out a child it does
-	// not know yet, which may still share the root's memory (Go starts
-	// processes with vfork, and until the exec the child's resident set
-	// is the root's: a `true` measured the supervisor's 22.7 MiB).
-	Started func(pid int) bool
+	// rootMM identifies the root's address space (see mmOf), to leave
+	// out a child that still shares it: Go starts processes with vfork,
+	// and until its exec the child's resident set is the root's (a `true`
+	// measured the supervisor's 22.7 MiB in one run of five). Zero where
+	// unreadable.
+	rootMM [3]uint64
 }
 
 // ProcessPeak is what the tree sampler saw of one process.
@@ -57,7 +57,47 @@ type TreeSample struct {
 // NewTree samples the descendants of root.
 func NewTree(root int) *Tree {
 	_, err := os.Stat("/proc/self/task/" + strconv.Itoa(os.Getpid()) + "/children")
-	return &Tree{root: root, page: uint64(os.Getpagesize()), procs: make(map[int]*ProcessPeak), hwm: make(map[int]bool), scan: err != nil}
+	t := &Tree{root: root, page: uint64(os.Getpagesize()), procs: make(map[int]*ProcessPeak), hwm: make(map[int]bool), scan: err != nil}
+	t.rootMM, _ = mmOf(root)
+	return t
+}
+
+// mmOf reads what identifies a process's address space from
+// /proc/<pid>/stat: startcode, endcode and startstack (fields 26 to 28).
+// A vforked child shares its parent's until it execs; after the exec it
+// has its own, at other addresses.
+func mmOf(pid int) ([3]uint64, bool) {
+	var mm [3]uint64
+	stat, err := os.ReadFile("/proc/" + strconv.Itoa(pid) + "/stat")
+	if err != nil {
+		return mm, false
+	}
+	end := bytes.LastIndexByte(stat, ')')
+	if end < 0 {
+		return mm, false
+	}
+	f := strings.Fields(string(stat[end+1:]))
+	if len(f) < 26 {
+		return mm, false
+	}
+	for i := range mm {
+		v, err := strconv.ParseUint(f[23+i], 10, 64)
+		if err != nil {
+			return mm, false
+		}
+		mm[i] = v
+	}
+	return mm, mm != [3]uint64{}
+}
+
+// ownMemory reports whether a child of the root has an address space of
+// its own (has exec'd).
+func (t *Tree) ownMemory(pid int) bool {
+	if t.rootMM == [3]uint64{} {
+		return true // nothing to tell by
+	}
+	mm, ok := mmOf(pid)
+	return !ok || mm != t.rootMM
 }
 
 // Descendants lists the processes below the root now.
@@ -162,7 +202,7 @@ func statPPID(stat []byte) (int, bool) {
 // its PSS (smaps_rollup, which walks the page tables: slower, so callers
 // ask for it at a longer interval).
 func (t *Tree) Sample(detail bool) TreeSample {
-	pids := t.walk(t.Started)
+	pids := t.walk(t.ownMemory)
 	s := TreeSample{PIDs: pids}
 	for _, pid := range pids {
 		dir := "/proc/" + strconv.Itoa(pid) + "/"
