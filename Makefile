@@ -27,7 +27,7 @@ build:
 	$(GOBUILD) -o $(BIN) ./cmd/provebench
 
 run: build
-	$(BIN) run --backend cpu -o $(OUT)
+	$(BIN) run --backend cpu --overwrite -o $(OUT)
 	@echo "results, report and plots: $(OUT) (open $(OUT)/report.html)"
 
 vet:

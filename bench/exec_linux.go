@@ -4,15 +4,16 @@ package bench
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -23,6 +24,8 @@ import (
 	"github.com/provebench/provebench/bench/events"
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/sample"
+	"github.com/provebench/provebench/bench/supervise"
+	"github.com/provebench/provebench/internal/fsname"
 )
 
 // execDriver runs an external command under the supervisor (`provebench
@@ -32,10 +35,10 @@ type execDriver struct {
 	r *Runner
 }
 
-// configDir is a configuration's own directory under the output directory.
+// configDir is a configuration's own directory under the output
+// directory, one per configuration (see fsname.Stem).
 func (d *execDriver) configDir(spec *Spec) string {
-	name := strings.NewReplacer("/", "_", "=", "-").Replace(spec.Name)
-	return filepath.Join(d.r.OutDir, "exec", name)
+	return filepath.Join(d.r.OutDir, "exec", fsname.Stem(spec.Name))
 }
 
 func (d *execDriver) data(spec *Spec, idx int, warmup bool) (*ExecData, error) {
@@ -58,83 +61,6 @@ func (d *execDriver) data(spec *Spec, idx int, warmup bool) (*ExecData, error) {
 	}, nil
 }
 
-// prepare makes the configuration's directory and runs its setup commands.
-func (d *execDriver) prepare(ctx context.Context, spec *Spec, sc *results.Scenario) error {
-	data, err := d.data(spec, 0, false)
-	if err != nil {
-		return err
-	}
-	if err := os.MkdirAll(data.Dir, 0o755); err != nil {
-		return fmt.Errorf("exec: %w", err)
-	}
-	e, err := spec.Exec.render(data)
-	if err != nil {
-		return fmt.Errorf("exec: %w", err)
-	}
-	if err := writeFiles(e.Files, data.Dir); err != nil {
-		return err
-	}
-	for i, argv := range e.Setup {
-		if len(argv) == 0 {
-			continue
-		}
-		if d.r.Log != nil {
-			fmt.Fprintf(d.r.Log, "%s: setup: %s\n", spec.Name, strings.Join(argv, " "))
-		}
-		cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
-		cmd.Dir, cmd.Env = e.Dir, execEnv(e.Env)
-		out := &tailBuffer{max: stderrKeep}
-		cmd.Stdout, cmd.Stderr = out, out
-		if err := cmd.Run(); err != nil {
-			return fmt.Errorf("exec.setup[%d] (%s): %w: %s", i, strings.Join(argv, " "), err, lastLines(out.String(), 10))
-		}
-	}
-	return nil
-}
-
-func writeFiles(files []ExecFile, dir string) error {
-	for _, f := range files {
-		path := f.Path
-		if !filepath.IsAbs(path) {
-			path = filepath.Join(dir, path)
-		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("exec.files: %w", err)
-		}
-		if err := os.WriteFile(path, []byte(f.Content), 0o644); err != nil {
-			return fmt.Errorf("exec.files: %w", err)
-		}
-	}
-	return nil
-}
-
-func execEnv(extra map[string]string) []string {
-	env := os.Environ()
-	for _, k := range slices.Sorted(mapKeys(extra)) {
-		env = append(env, k+"="+extra[k])
-	}
-	return env
-}
-
-func mapKeys(m map[string]string) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
-}
-
-// lastLines keeps the last n lines of s.
-func lastLines(s string, n int) string {
-	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
-	if len(lines) > n {
-		lines = lines[len(lines)-n:]
-	}
-	return strings.Join(lines, "\n")
-}
-
 // maxProcesses bounds the processes a record lists (the largest peaks).
 const maxProcesses = 32
 
@@ -150,7 +76,9 @@ type execRun struct {
 	lineMu sync.Mutex // the timeline reader serves stdout and stderr
 	tl     *events.Timeline
 	rules  *events.Rules
-	stderr *tailBuffer
+	// rejected counts the lines refused before the readers saw them.
+	rejected events.Rejections
+	stderr   *tailBuffer
 
 	started   time.Time // when the supervisor started the command
 	haveStart bool
@@ -174,7 +102,7 @@ func (d *execDriver) repetition(ctx context.Context, spec *Spec, idx int, warmup
 	if err != nil {
 		return fail(fmt.Errorf("exec: %w", err))
 	}
-	if err := writeFiles(e.Files, data.Dir); err != nil {
+	if err := writeFiles(e.Files, data.Dir, data.OutDir); err != nil {
 		return fail(err)
 	}
 	x, err := newExecRun(spec, e)
@@ -188,6 +116,7 @@ func (d *execDriver) repetition(ctx context.Context, spec *Spec, idx int, warmup
 	job, err := json.Marshal(shimJob{
 		Command: e.Command, Env: execEnv(e.Env), Dir: e.Dir, Daemon: e.Daemon, Grace: grace,
 		Cgroup: fmt.Sprintf("provebench-%d-%d", os.Getpid(), time.Now().UnixNano()), MemoryMax: spec.MemoryLimit,
+		ParentPID: os.Getpid(),
 	})
 	if err != nil {
 		return fail(err)
@@ -248,21 +177,77 @@ func (x *execRun) line(line string, at time.Time) bool {
 	return false
 }
 
+// maxLine bounds what is kept of one output line: a longer line is
+// neither read nor kept whole (a 200 MB line without a newline grew the
+// runner by 436 MB), only counted.
+const maxLine = 64 << 10
+
 // readLines feeds r's lines to the counters, and to keep if set.
 func (x *execRun) readLines(r io.Reader, keep io.Writer) {
-	br := bufio.NewReaderSize(r, 64<<10)
+	br := bufio.NewReaderSize(r, maxLine)
+	long := false // within a line longer than maxLine
 	for {
-		line, err := br.ReadString('\n')
-		if len(line) > 0 {
-			timeline := x.line(strings.TrimRight(line, "\r\n"), time.Now())
+		line, err := br.ReadSlice('\n')
+		switch {
+		case err == bufio.ErrBufferFull:
+			if !long {
+				long = true
+				x.reject("a line longer than %d KiB", maxLine>>10)
+				if keep != nil {
+					_, _ = fmt.Fprintf(keep, "[provebench: a line longer than %d KiB left out]\n", maxLine>>10)
+				}
+			}
+			continue
+		case long:
+			long = false // the end of the long line
+		case len(line) > 0:
+			timeline := x.line(strings.TrimRight(string(line), "\r\n"), time.Now())
 			if keep != nil && !timeline {
-				_, _ = keep.Write([]byte(line))
+				_, _ = keep.Write(line)
 			}
 		}
 		if err != nil {
 			return
 		}
 	}
+}
+
+// reject counts an output line the driver refused to read.
+func (x *execRun) reject(format string, args ...any) {
+	x.lineMu.Lock()
+	defer x.lineMu.Unlock()
+	if x.rejected.N == 0 {
+		x.rejected.First = fmt.Sprintf(format, args...)
+	}
+	x.rejected.N++
+}
+
+// rejections sums what the line readers refused, the driver's own first.
+func (x *execRun) rejections() events.Rejections {
+	x.lineMu.Lock()
+	defer x.lineMu.Unlock()
+	all := x.rejected
+	for _, r := range []events.Rejections{x.timelineRejected(), x.rulesRejected()} {
+		if all.N == 0 {
+			all.First = r.First
+		}
+		all.N += r.N
+	}
+	return all
+}
+
+func (x *execRun) timelineRejected() events.Rejections {
+	if x.tl == nil {
+		return events.Rejections{}
+	}
+	return x.tl.Rejected()
+}
+
+func (x *execRun) rulesRejected() events.Rejections {
+	if x.rules == nil {
+		return events.Rejections{}
+	}
+	return x.rules.Rejected()
 }
 
 // readStream reads the supervisor's messages.
@@ -305,136 +290,96 @@ func (x *execRun) pollers(ctx context.Context, wg *sync.WaitGroup) {
 	}
 }
 
-// pipes makes the pipes the supervisor and its processes write into.
-func pipes(n int) (r, w []*os.File, err error) {
-	for range n {
-		pr, pw, err := os.Pipe()
-		if err != nil {
-			closeAll(r)
-			closeAll(w)
-			return nil, nil, err
-		}
-		r, w = append(r, pr), append(w, pw)
-	}
-	return r, w, nil
-}
-
-func closeAll(fs []*os.File) {
-	for _, f := range fs {
-		f.Close()
-	}
-}
-
 // supervise starts the supervisor and samples the tree until it has
 // exited.
 func (d *execDriver) supervise(ctx context.Context, spec *Spec, x *execRun, job []byte, grace time.Duration, rep results.Repetition, progress Progress) results.Repetition {
-	pr, pw, err := pipes(3) // stdout, stderr, stream
+	// The supervisor's parent-death signal goes when the thread that
+	// started it exits: this goroutine keeps its thread until the
+	// supervisor is gone.
+	runtime.LockOSThread()
+	defer runtime.UnlockOSThread()
+	spawned := time.Now()
+	sp, err := startShim(d.r.Exe, job,
+		func(r io.Reader) { x.readLines(r, nil) },
+		func(r io.Reader) { x.readLines(r, x.stderr) },
+		x.readStream)
 	if err != nil {
 		rep.Status, rep.Error = results.StatusFailed, err.Error()
 		return rep
 	}
-	defer closeAll(pr)
-	cmd := exec.Command(d.r.Exe, "exec-shim")
-	cmd.Stdin = bytes.NewReader(job)
-	cmd.Stdout, cmd.Stderr = pw[0], pw[1]
-	cmd.ExtraFiles = []*os.File{pw[2]}
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	spawned := time.Now()
-	err = cmd.Start()
-	closeAll(pw)
-	if err != nil {
-		rep.Status, rep.Error = results.StatusFailed, fmt.Sprintf("start exec supervisor: %v", err)
-		return rep
-	}
-	var readers sync.WaitGroup
-	readers.Add(3)
-	go func() { defer readers.Done(); x.readLines(pr[0], nil) }()
-	go func() { defer readers.Done(); x.readLines(pr[1], x.stderr) }()
-	go func() { defer readers.Done(); x.readStream(pr[2]) }()
-	exited := make(chan struct{})
-	go func() {
-		_ = cmd.Wait() // the supervisor's account comes over its stream
-		close(exited)
-	}()
 	pctx, stopPolling := context.WithCancel(ctx)
 	var polls sync.WaitGroup
 	x.pollers(pctx, &polls)
 
-	s := d.sample(ctx, spec, x, cmd, exited, grace, spawned, progress)
+	s := d.sample(ctx, spec, x, sp.cmd, sp.exited, grace, spawned, progress)
 	stopPolling()
 	polls.Wait()
-	readers.Wait()
-	return x.record(rep, s, cmd.ProcessState, spawned)
+	sp.readers.Wait()
+	return x.record(rep, s, sp.cmd.ProcessState, spawned)
 }
 
 // sampled is what the sampling loop gathered.
 type sampled struct {
-	rec        *recorder
-	tree       *sample.Tree
-	peakPSS    uint64
-	stopStatus results.Status
-	stopErr    error
-	end        time.Time
+	rec     *recorder
+	tree    *sample.Tree
+	peakPSS uint64
+	stopped supervise.Stopped
+	end     time.Time
+}
+
+// treeTarget is the supervisor and its tree as the supervising loop sees
+// them: samples are of the tree below the supervisor, and stopping asks
+// the supervisor (SIGTERM), which ends the tree itself.
+type treeTarget struct {
+	d     *execDriver
+	x     *execRun
+	cmd   *exec.Cmd
+	s     *sampled
+	grace time.Duration
+}
+
+func (t *treeTarget) Sample(at time.Time, detail bool) (uint64, bool) {
+	ts := t.s.tree.Sample(detail)
+	t.s.peakPSS = max(t.s.peakPSS, ts.PSSBytes)
+	var g *GPUReading
+	if t.d.r.GPU != nil {
+		g = treeGPU(t.d.r.GPU, ts.PIDs)
+	}
+	t.s.rec.add(at, ts.RSSBytes, g, t.x.sink.Values(t.x.names), 0)
+	return ts.RSSBytes, true
+}
+
+// Stop asks the supervisor to end the tree: SIGTERM, its grace, SIGKILL.
+// It gets twice the grace (the daemon's and the command's) and a margin
+// before it is killed itself.
+func (t *treeTarget) Stop(supervise.Reason) time.Duration {
+	_ = t.cmd.Process.Signal(syscall.SIGTERM)
+	return 2*t.grace + 5*time.Second
+}
+
+// Kill: the supervisor did not end in time: kill it and what it left.
+func (t *treeTarget) Kill() {
+	pids := t.s.tree.Descendants()
+	_ = t.cmd.Process.Kill()
+	signalAll(pids, syscall.SIGKILL)
 }
 
 func (d *execDriver) sample(ctx context.Context, spec *Spec, x *execRun, cmd *exec.Cmd, exited <-chan struct{}, grace time.Duration, spawned time.Time, progress Progress) *sampled {
 	interval := spec.SampleInterval
 	if interval <= 0 {
-		interval = 10 * time.Millisecond
+		interval = supervise.DefaultInterval
 	}
 	s := &sampled{rec: newRecorder(interval, d.r.GPU != nil), tree: sample.NewTree(cmd.Process.Pid)}
-	var deadline, killAt <-chan time.Time
-	if spec.Timeout > 0 {
-		t := time.NewTimer(spec.Timeout)
-		defer t.Stop()
-		deadline = t.C
-	}
-	stop := func(status results.Status, err error) {
-		if s.stopStatus != "" {
-			return
-		}
-		s.stopStatus, s.stopErr = status, err
-		_ = cmd.Process.Signal(syscall.SIGTERM) // the supervisor ends the tree
-		killAt = time.After(2*grace + 5*time.Second)
-	}
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-	detailEvery := max(1, int(hwmInterval/interval))
-	interrupted := ctx.Done()
-	var lastProgress time.Time
-	for ticks := 0; ; ticks++ {
-		select {
-		case <-exited:
-			s.end = time.Now()
-			return s
-		case <-interrupted:
-			interrupted = nil
-			stop(results.StatusCancelled, ctx.Err())
-		case <-deadline:
-			stop(results.StatusTimeout, fmt.Errorf("ran past the scenario's timeout of %s", spec.Timeout))
-		case <-killAt:
-			// The supervisor did not end in time: kill it and what it left.
-			pids := s.tree.Descendants()
-			_ = cmd.Process.Kill()
-			signalAll(pids, syscall.SIGKILL)
-		case now := <-tick.C:
-			ts := s.tree.Sample(ticks%detailEvery == 0)
-			s.peakPSS = max(s.peakPSS, ts.PSSBytes)
-			var g *GPUReading
-			if d.r.GPU != nil {
-				g = treeGPU(d.r.GPU, ts.PIDs)
-			}
-			s.rec.add(now, ts.RSSBytes, g, x.sink.Values(x.names), 0)
-			if spec.MemoryLimit > 0 && ts.RSSBytes > uint64(spec.MemoryLimit) {
-				stop(results.StatusMemoryLimit, fmt.Errorf("RSS of the process tree, %d bytes, passed the scenario's memory limit of %d bytes", ts.RSSBytes, spec.MemoryLimit))
-			}
-			if now.Sub(lastProgress) >= 200*time.Millisecond {
-				lastProgress = now
-				done := x.sink.Finals()[events.CounterPartitionsDone]
-				progress.Tick(spec, now.Sub(spawned), int(done), ts.RSSBytes)
-			}
-		}
-	}
+	t := &treeTarget{d: d, x: x, cmd: cmd, s: s, grace: grace}
+	s.stopped, s.end = supervise.Watch(ctx, exited, t, supervise.Config{
+		Interval: interval, DetailInterval: hwmInterval, Timeout: spec.Timeout, MemoryLimit: spec.MemoryLimit,
+		What: "RSS of the process tree",
+		Progress: func(at time.Time, rss uint64) {
+			done := x.sink.Finals()[events.CounterPartitionsDone]
+			progress.Tick(spec, at.Sub(spawned), int(done), rss)
+		},
+	})
+	return s
 }
 
 // treeGPU sums the GPU memory of every process of the tree (absent when
@@ -502,6 +447,9 @@ func (x *execRun) record(rep results.Repetition, s *sampled, ps *os.ProcessState
 		rep.PeakRSSBytes, rep.PeakRSSSource = res.CgroupPeak, results.PeakFromCgroup
 	}
 	rep.StderrTail = lastLines(x.stderr.String(), stderrTailLines)
+	if rj := x.rejections(); rj.N > 0 {
+		rep.RejectedLines, rep.RejectedLine = rj.N, rj.First
+	}
 	x.counters(&rep)
 	x.status(&rep, s, res, ps)
 	return rep
@@ -550,17 +498,23 @@ func (x *execRun) status(rep *results.Repetition, s *sampled, res *shimResult, p
 	if rep.StderrTail != "" {
 		tail = ": " + lastLines(rep.StderrTail, 3)
 	}
+	// Every figure of the tree's peak is its own memory (the supervisor's
+	// is left out), and each is a lower bound of the tree's true peak, so
+	// any of them past the limit means the tree passed it.
+	overErr := supervise.OverLimit(x.spec.MemoryLimit, supervise.Peak{Bytes: rep.PeakRSSBytes, Source: rep.PeakRSSSource, Exact: true})
 	switch {
-	case s.stopStatus != "":
-		rep.Status, rep.Error = s.stopStatus, s.stopErr.Error()
+	case s.stopped.Status != "":
+		rep.Status, rep.Error = s.stopped.Status, s.stopped.Err.Error()
+	case res != nil && res.OOMKills > 0:
+		rep.Status = results.StatusMemoryLimit
+		rep.Error = fmt.Sprintf("the kernel killed %d processes for passing the cgroup's memory.max", res.OOMKills)
+	case overErr != nil:
+		rep.Status, rep.Error = results.StatusMemoryLimit, overErr.Error()
 	case res == nil:
 		rep.Status = results.StatusCrashed
 		rep.Error = fmt.Sprintf("exec supervisor %s without an account%s", describeExit(ps), tail)
 	case res.Error != "":
 		rep.Status, rep.Error = results.StatusFailed, "exec: "+res.Error+tail
-	case res.OOMKills > 0:
-		rep.Status = results.StatusMemoryLimit
-		rep.Error = fmt.Sprintf("the kernel killed %d processes for passing the cgroup's memory.max", res.OOMKills)
 	case res.Signal != "":
 		rep.Status = results.StatusCrashed
 		rep.Error = "command killed by signal " + res.Signal + tail
@@ -569,5 +523,14 @@ func (x *execRun) status(rep *results.Repetition, s *sampled, res *shimResult, p
 		rep.Error = "command exited with status " + strconv.Itoa(res.ExitCode) + tail
 	default:
 		rep.Status = results.StatusOK
+		// The same balance check as the built-in pipeline's: every
+		// partition the events started has ended.
+		for _, name := range slices.Sorted(maps.Keys(rep.FinalCounters)) {
+			if v := rep.FinalCounters[name]; v != 0 {
+				rep.Status = results.StatusFailed
+				rep.Error = fmt.Sprintf("counter %s ended at %d, not 0: the command's events do not balance", name, v)
+				break
+			}
+		}
 	}
 }

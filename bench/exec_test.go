@@ -70,6 +70,9 @@ func execHelper(args []string) {
 			}
 			time.Sleep(5 * time.Millisecond)
 		}
+	case "spawn-escapee-and-wait": // start an escapee, then run on
+		execHelper([]string{"spawn-escapee", args[1]})
+		time.Sleep(time.Minute)
 	case "escapee": // leave the session, ignore SIGTERM, outlive everyone
 		_, _ = syscall.Setsid()
 		signal.Ignore(syscall.SIGTERM)

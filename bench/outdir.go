@@ -3,8 +3,10 @@ package bench
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -53,4 +55,69 @@ func LockOutDir(dir string) (unlock func(), err error) {
 		}
 	}
 	return func() { f.Close() }, nil
+}
+
+// ManifestName lists, one relative path a line, the files a run wrote into
+// its output directory: what --overwrite clears, and nothing else.
+const ManifestName = ".provebench-files"
+
+// ErrFinished marks an output directory that holds a previous run's
+// results: a run into it would mix its files with the old ones.
+var ErrFinished = errors.New("holds the results of a previous run")
+
+// ownFixed are the files every run writes, cleared by --overwrite even
+// where a run died before writing its manifest.
+var ownFixed = []string{ResultsFile, "results.csv", "results.bench", "report.md", "report.html"}
+
+// CheckFinished refuses an output directory that holds a previous run's
+// results (its results.json or its manifest).
+func CheckFinished(dir string) error {
+	for _, name := range []string{ResultsFile, ManifestName} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
+			return fmt.Errorf("%w: %s %w (%s); choose another -o, or --overwrite to replace it", ErrOutDir, dir, ErrFinished, name)
+		}
+	}
+	return nil
+}
+
+// ClearOutDir removes what a previous run wrote into dir: the files its
+// manifest lists and the files every run writes, each only where it lies
+// inside dir. Anything else in dir (a user's notes, another tool's files)
+// stays.
+func ClearOutDir(dir string) error {
+	names := slices.Clone(ownFixed)
+	if data, err := os.ReadFile(filepath.Join(dir, ManifestName)); err == nil {
+		names = append(names, strings.Split(string(data), "\n")...)
+	}
+	var errs []error
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		if name == "" || filepath.IsAbs(name) || !filepath.IsLocal(name) {
+			continue
+		}
+		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, err)
+		}
+	}
+	if err := os.Remove(filepath.Join(dir, ManifestName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		errs = append(errs, err)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%w: clear %s: %w", ErrOutDir, dir, err)
+	}
+	return nil
+}
+
+// WriteManifest records the files of written that lie inside dir, for a
+// later --overwrite.
+func WriteManifest(dir string, written []string) error {
+	var b strings.Builder
+	for _, p := range written {
+		rel, err := filepath.Rel(dir, p)
+		if err != nil || !filepath.IsLocal(rel) {
+			continue // the calibration cache, say
+		}
+		b.WriteString(filepath.ToSlash(rel) + "\n")
+	}
+	return os.WriteFile(filepath.Join(dir, ManifestName), []byte(b.String()), 0o644)
 }

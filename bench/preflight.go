@@ -101,6 +101,14 @@ func Preflight(specs []Spec, hostMemory int64, cacheDir string, predict Predicto
 	var keyNeed int64
 	for i := range specs {
 		s := &specs[i]
+		if s.IsExec() {
+			// The built-in pipeline's model says nothing of an external
+			// prover, and no calibration of one exists: no estimate,
+			// rather than a wrong one that refuses it.
+			checks = append(checks, Check{Name: s.Name, Source: s.Source, Basis: NoEstimateBasis,
+				What: fmt.Sprintf("%s (%s): not estimated (%s)", s.Name, s.Source, NoEstimateBasis)})
+			continue
+		}
 		e := EstimateSpec(s)
 		c, err := check(s, e, predict)
 		if err != nil {
@@ -127,6 +135,10 @@ func Preflight(specs []Spec, hostMemory int64, cacheDir string, predict Predicto
 	}
 	return checks, errors.Join(errs...)
 }
+
+// NoEstimateBasis is the Basis of a Check that holds an exec
+// configuration to nothing: its PeakRSS is 0, unknown.
+const NoEstimateBasis = "an external prover: no estimate"
 
 // BoundBasis is the Basis of a Check held to its strategy's bound.
 const BoundBasis = "the strategy's bound"

@@ -100,3 +100,20 @@ func TestPreflightFallsBackToTheBound(t *testing.T) {
 		t.Fatalf("a predictor's error: %v; want a refusal", err)
 	}
 }
+
+// Issue 20 item 16: an exec configuration is not held to the built-in
+// pipeline's estimate (a `sleep 0.2` was refused at 64 MiB for "key 9 MiB
+// + 4 datasets"): it has none, and the run is not refused.
+func TestPreflightDoesNotEstimateExec(t *testing.T) {
+	s := Spec{Name: "sleep", Source: "f.yaml:2", Exec: &ExecSpec{Command: []string{"sleep", "0.2"}}, MemoryLimit: 64 << 20,
+		Workload: pipeline.Workload{Constraints: 1 << 22, Partitions: 4, Proofs: 1, Concurrency: 1},
+		Pipeline: pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}}
+	predicted := func(*Spec) (int64, string, error) { return 1 << 40, "simulated", nil }
+	checks, err := Preflight([]Spec{s}, 1<<30, t.TempDir(), predicted)
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if len(checks) != 1 || checks[0].PeakRSS != 0 || checks[0].Basis != NoEstimateBasis {
+		t.Errorf("checks %+v, want one without an estimate", checks)
+	}
+}

@@ -4,20 +4,19 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"errors"
 	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"runtime"
-	"strings"
 	"sync"
 	"syscall"
 	"time"
 
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/sample"
-	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/bench/supervise"
+	"github.com/provebench/provebench/internal/fsname"
 	"golang.org/x/sys/unix"
 )
 
@@ -96,97 +95,17 @@ func (r *Runner) runRepetition(ctx context.Context, spec *Spec, idx int, warmup 
 
 	interval := spec.SampleInterval
 	if interval <= 0 {
-		interval = 10 * time.Millisecond
+		interval = supervise.DefaultInterval
 	}
-	var deadline <-chan time.Time
-	if spec.Timeout > 0 {
-		t := time.NewTimer(spec.Timeout)
-		defer t.Stop()
-		deadline = t.C
-	}
-	tick := time.NewTicker(interval)
-	defer tick.Stop()
-
-	rec := newRecorder(interval, r.GPU != nil)
-	var stopStatus results.Status // set when the parent stops the child
-	var stopErr error
-	var last sample.ProcSample
-	hwmEvery := max(1, int(hwmInterval/interval))
-	ticks := 0
-	var lastProgress time.Time
-	kill := func(status results.Status, err error) {
-		if stopStatus == "" {
-			stopStatus, stopErr = status, err
-			// The kernel's peak right before the kill: the last periodic
-			// read may be up to hwmInterval old.
-			if proc != nil {
-				var s sample.ProcSample
-				if proc.Sample(&s) == nil {
-					last = s
-				}
-			}
-			_ = cmd.Process.Kill()
-		}
-	}
-	interrupted := ctx.Done()
-	var graceDeadline <-chan time.Time
-loop:
-	for {
-		select {
-		case <-exited:
-			break loop
-		case <-interrupted:
-			// The terminal's SIGINT reaches the child too; give it a moment
-			// to stop cleanly, then kill it.
-			interrupted = nil
-			stopStatus, stopErr = results.StatusCancelled, interruptError(ctx)
-			_ = cmd.Process.Signal(syscall.SIGINT)
-			graceDeadline = time.After(interruptGrace)
-		case <-graceDeadline:
-			_ = cmd.Process.Kill()
-		case <-deadline:
-			kill(results.StatusTimeout, fmt.Errorf("ran past the scenario's timeout of %s", spec.Timeout))
-		case <-tick.C:
-			// Stamped when read, not with the tick's value (when the tick
-			// was due): under load (the race detector) those drifted
-			// apart, and rows came out of time order.
-			now := time.Now()
-			if proc == nil {
-				continue
-			}
-			// RSS every tick from statm (cheap); the kernel's peak from
-			// status every hwmEvery ticks, for a child that dies before
-			// reporting its own.
-			rss, err := proc.RSS()
-			if err != nil {
-				continue
-			}
-			if ticks%hwmEvery == 0 {
-				var s sample.ProcSample
-				if proc.Sample(&s) == nil {
-					last = s
-				}
-			}
-			ticks++
-			stream.poll(now, false)
-			var g *GPUReading
-			if r.GPU != nil {
-				if gr, err := r.GPU.Sample(cmd.Process.Pid); err == nil {
-					g = &gr
-				}
-			}
-			values, valuesT := stream.latest()
-			rec.add(now, rss, g, values, valuesT)
-			if spec.MemoryLimit > 0 && rss > uint64(spec.MemoryLimit) {
-				kill(results.StatusMemoryLimit, fmt.Errorf("RSS %s passed the scenario's memory limit of %s", units.FormatBytes(int64(rss)), units.FormatBytes(spec.MemoryLimit)))
-			}
-			if now.Sub(lastProgress) >= 200*time.Millisecond {
-				lastProgress = now
-				done, _ := stream.counter("partitions_done")
-				progress.Tick(spec, now.Sub(spawned), int(done), rss)
-			}
-		}
-	}
+	ct := &childTarget{r: r, cmd: cmd, proc: proc, stream: stream, rec: newRecorder(interval, r.GPU != nil)}
+	stopped, _ := supervise.Watch(ctx, exited, ct, supervise.Config{
+		Interval: interval, DetailInterval: hwmInterval, Timeout: spec.Timeout, MemoryLimit: spec.MemoryLimit, What: "RSS",
+		Progress: func(at time.Time, rss uint64) {
+			done, _ := stream.counter("partitions_done")
+			progress.Tick(spec, at.Sub(spawned), int(done), rss)
+		},
+	})
+	rec, last := ct.rec, ct.last
 	stream.poll(time.Now(), true) // the rest, up to the end of the stream
 	end := time.Now()
 	rep.ProcessSeconds = end.Sub(spawned).Seconds()
@@ -228,14 +147,17 @@ loop:
 			rep.SteadyDeviceBusyFraction = &f
 		}
 	}
+	// wait4's figure does not count against the limit: it may be the
+	// parent's.
+	exact := rep.PeakRSSSource == results.PeakFromVmHWM || rep.PeakRSSSource == results.PeakFromSampledVmHWM
+	overErr := supervise.OverLimit(spec.MemoryLimit, supervise.Peak{Bytes: rep.PeakRSSBytes, Source: rep.PeakRSSSource, Exact: exact})
 	switch {
-	case stopStatus != "":
-		rep.Status, rep.Error = stopStatus, stopErr.Error()
-	case overLimit(spec, &rep):
+	case stopped.Status != "":
+		rep.Status, rep.Error = stopped.Status, stopped.Err.Error()
+	case overErr != nil:
 		// The sampler saw RSS only at its ticks; the kernel's peak says
 		// the limit was passed between them.
-		rep.Status = results.StatusMemoryLimit
-		rep.Error = fmt.Sprintf("peak RSS %s (%s) passed the scenario's memory limit of %s between samples", units.FormatBytes(int64(rep.PeakRSSBytes)), rep.PeakRSSSource, units.FormatBytes(spec.MemoryLimit))
+		rep.Status, rep.Error = results.StatusMemoryLimit, overErr.Error()
 	case childErr != "":
 		rep.Status, rep.Error = results.StatusFailed, childErr
 	case res == nil:
@@ -261,13 +183,6 @@ loop:
 		}
 	}
 	return rep
-}
-
-// overLimit reports whether the kernel's exact peak of the child passed
-// the memory limit. wait4's figure does not count: it may be the parent's.
-func overLimit(spec *Spec, rep *results.Repetition) bool {
-	exact := rep.PeakRSSSource == results.PeakFromVmHWM || rep.PeakRSSSource == results.PeakFromSampledVmHWM
-	return spec.MemoryLimit > 0 && exact && rep.PeakRSSBytes > uint64(spec.MemoryLimit)
 }
 
 // fillFromChild copies the child's own account into the record.
@@ -299,7 +214,8 @@ func fillFromChild(rep *results.Repetition, res *childResult) {
 		for _, b := range res.DeviceBusy {
 			sum += b
 		}
-		rep.DeviceBusyFraction = sum.Seconds() / span / float64(len(res.DeviceBusy))
+		f := sum.Seconds() / span / float64(len(res.DeviceBusy))
+		rep.DeviceBusyFraction = &f
 	}
 	// The child's VmHWM read as it finished and the parent's last sample
 	// of it are both the kernel's exact figure at their moment: the larger
@@ -451,24 +367,70 @@ func (b *tailBuffer) String() string {
 }
 
 // heapProfileName is a repetition's heap profile file inside the output
-// directory: heap-<name>-<index>.pprof, the name kept to letters, digits,
-// '.', '_' and '-'.
+// directory: heap-<stem>-<index>.pprof, one file per configuration and
+// repetition (see fsname.Stem).
 func heapProfileName(name string, idx int) string {
-	safe := strings.Map(func(r rune) rune {
-		if r < 128 && (r == '.' || r == '_' || r == '-' || ('0' <= r && r <= '9') || ('a' <= r && r <= 'z') || ('A' <= r && r <= 'Z')) {
-			return r
-		}
-		return '-'
-	}, name)
-	return fmt.Sprintf("heap-%s-%d.pprof", safe, idx)
+	return fmt.Sprintf("heap-%s-%d.pprof", fsname.Stem(name), idx)
 }
 
-// interruptError says why a repetition was stopped when the run's context
-// ended: in words for an interrupt ("context canceled" tells a user
-// nothing), with the cause when the context was given one.
-func interruptError(ctx context.Context) error {
-	if cause := context.Cause(ctx); cause != nil && !errors.Is(cause, context.Canceled) {
-		return fmt.Errorf("stopped before it finished: %w", cause)
-	}
-	return errors.New("stopped by an interrupt before it finished")
+// childTarget is a child process as the supervising loop sees it.
+type childTarget struct {
+	r      *Runner
+	cmd    *exec.Cmd
+	proc   *sample.Process // nil when /proc could not be opened
+	stream *streamReader
+	rec    *recorder
+	last   sample.ProcSample // the latest read of the kernel's peak
 }
+
+// Sample reads RSS every tick from statm (cheap), and the kernel's peak
+// from status only on detailed ticks, for a child that dies before
+// reporting its own.
+func (c *childTarget) Sample(at time.Time, detail bool) (uint64, bool) {
+	if c.proc == nil {
+		return 0, false
+	}
+	rss, err := c.proc.RSS()
+	if err != nil {
+		return 0, false
+	}
+	if detail {
+		c.readPeak()
+	}
+	c.stream.poll(at, false)
+	var g *GPUReading
+	if c.r.GPU != nil {
+		if gr, err := c.r.GPU.Sample(c.cmd.Process.Pid); err == nil {
+			g = &gr
+		}
+	}
+	values, valuesT := c.stream.latest()
+	c.rec.add(at, rss, g, values, valuesT)
+	return rss, true
+}
+
+func (c *childTarget) readPeak() {
+	if c.proc == nil {
+		return
+	}
+	var s sample.ProcSample
+	if c.proc.Sample(&s) == nil {
+		c.last = s
+	}
+}
+
+// Stop: on an interrupt the terminal's SIGINT reaches the child too; it
+// gets a moment to stop cleanly. For its timeout or memory limit it is
+// killed at once, its kernel peak read right before (the last periodic
+// read may be up to hwmInterval old).
+func (c *childTarget) Stop(why supervise.Reason) time.Duration {
+	if why == supervise.Interrupt {
+		_ = c.cmd.Process.Signal(syscall.SIGINT)
+		return interruptGrace
+	}
+	c.readPeak()
+	_ = c.cmd.Process.Kill()
+	return 0
+}
+
+func (c *childTarget) Kill() { _ = c.cmd.Process.Kill() }

@@ -30,6 +30,10 @@ import (
 // exits or the runner asks it to stop (SIGTERM), it terminates whatever is
 // left: SIGTERM, a grace period, then SIGKILL until no child remains. Only
 // then does it report and exit, so nothing of a repetition outlives it.
+// Its parent-death signal is SIGTERM too, not SIGKILL: a runner killed
+// with SIGKILL leaves the supervisor to end the tree (a SIGKILLed
+// supervisor would take only its own children along, and the processes
+// re-parented to it would go to init).
 
 // shimJob is what the runner asks of the supervisor, as JSON on its stdin.
 type shimJob struct {
@@ -42,6 +46,10 @@ type shimJob struct {
 	// MemoryMax is its memory.max (0 for none).
 	Cgroup    string `json:"cgroup,omitempty"`
 	MemoryMax int64  `json:"memory_max,omitempty"`
+	// ParentPID is the runner's pid: a supervisor whose parent is
+	// already another starts nothing (its parent-death signal was sent
+	// before it could catch it).
+	ParentPID int `json:"parent_pid,omitempty"`
 }
 
 // Messages of the supervisor on its stream (file descriptor 3).
@@ -78,7 +86,8 @@ type shimResult struct {
 }
 
 type reapedProc struct {
-	PID    int    `json:"pid"`
+	PID int `json:"pid"`
+	// MaxRSS is 0 where wait4's figure would only be the supervisor's.
 	MaxRSS uint64 `json:"max_rss"`
 }
 
@@ -94,8 +103,13 @@ func ShimMain(ctx context.Context, in io.Reader, stream io.Writer) error {
 	}
 	enc := json.NewEncoder(stream)
 	s := &shim{job: job, term: make(chan os.Signal, 1)}
+	// SIGTERM is both the runner's request to stop and the parent-death
+	// signal: either way the tree is ended before the supervisor exits.
 	signal.Notify(s.term, syscall.SIGTERM, syscall.SIGINT)
 	defer signal.Stop(s.term)
+	if job.ParentPID != 0 && os.Getppid() != job.ParentPID {
+		return fmt.Errorf("exec-shim: the runner (pid %d) is gone", job.ParentPID)
+	}
 	if job.Cgroup != "" {
 		if cg, err := sample.NewCgroup(job.Cgroup, job.MemoryMax); err == nil {
 			s.cg = cg
@@ -125,6 +139,10 @@ type shim struct {
 	term   chan os.Signal
 	reaped []reapedProc
 	status map[int]unix.WaitStatus
+	// started are the processes the supervisor started itself: their
+	// ru_maxrss includes the supervisor's own peak (they were forked
+	// from it), which is not the prover's memory.
+	started map[int]bool
 }
 
 // reapTick is how often the supervisor collects exited processes.
@@ -214,6 +232,10 @@ func (s *shim) start(argv []string) (int, error) {
 	}
 	pid := p.Pid
 	_ = p.Release() // reaped below, by wait4(-1)
+	if s.started == nil {
+		s.started = make(map[int]bool)
+	}
+	s.started[pid] = true
 	return pid, nil
 }
 
@@ -273,7 +295,15 @@ func (s *shim) reap() (none bool) {
 			return false
 		}
 		s.status[pid] = ws
-		s.reaped = append(s.reaped, reapedProc{PID: pid, MaxRSS: uint64(ru.Maxrss) << 10})
+		maxRSS := uint64(ru.Maxrss) << 10
+		if s.started[pid] && maxRSS <= sample.SelfPeak() {
+			// The supervisor's own peak, folded in at the fork: the
+			// process's own is unknown (at most this), so it is left
+			// out rather than counted as the prover's (`true` measured
+			// the supervisor's 23 MB).
+			maxRSS = 0
+		}
+		s.reaped = append(s.reaped, reapedProc{PID: pid, MaxRSS: maxRSS})
 	}
 }
 

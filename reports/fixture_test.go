@@ -80,7 +80,7 @@ func fixtureRun(t *testing.T, nvml bool, shapes []fixtureShape) *results.Run {
 				PartitionsPerSecond: pps, SecondsPerProof: wall / 2, Verifiable: true, ProofsVerified: 2,
 				PeakRSSBytes: uint64(peak), PeakRSSSampledBytes: uint64(peak * 0.98),
 				PeakRSSSource:      results.PeakFromVmHWM,
-				DeviceBusyFraction: 0.6 + 0.3*rng.Float64(), SteadyDeviceBusyFraction: ptr(0.9 + 0.05*rng.Float64()),
+				DeviceBusyFraction: ptr(0.6 + 0.3*rng.Float64()), SteadyDeviceBusyFraction: ptr(0.9 + 0.05*rng.Float64()),
 				CPUUserSeconds: wall * 1.8, CPUSystemSeconds: wall * 0.1,
 				PeakCounters: map[string]int64{
 					"abc_bytes": int64(sh.inFlight) * (3 << 19), "wire_bytes": int64(sh.inFlight) * (1 << 19),

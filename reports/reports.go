@@ -18,6 +18,7 @@ import (
 	"unicode"
 
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/internal/fsname"
 )
 
 // Formats are the picture formats Generate can write.
@@ -205,13 +206,14 @@ func writeAll(dir string, files map[string][]byte) ([]string, error) {
 	return written, nil
 }
 
-// timelineNames gives each scenario a file name for its timeline, unique
-// within the run and safe on any file system: "timeline-<slug>".
+// timelineNames gives each scenario a file name for its timeline, safe on
+// any file system and the same in every run: "timeline-<stem>" (see
+// fsname.Stem; the counter only guards against a hash collision).
 func timelineNames(sums []*scenarioSummary) map[string]string {
 	out := map[string]string{}
 	used := map[string]bool{}
 	for _, s := range sums {
-		base := "timeline-" + slug(s.sc.Name)
+		base := "timeline-" + fsname.Stem(s.sc.Name)
 		name := base
 		for i := 2; used[name]; i++ {
 			name = fmt.Sprintf("%s-%d", base, i)

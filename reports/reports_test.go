@@ -2,6 +2,8 @@ package reports
 
 import (
 	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/xml"
 	"errors"
 	"html"
@@ -366,10 +368,17 @@ func TestRepresentativeIsMedian(t *testing.T) {
 	}
 }
 
+// hash8 is the hash fsname.Stem appends to a name it cannot spell.
+func hash8(name string) string {
+	sum := sha256.Sum256([]byte(name))
+	return hex.EncodeToString(sum[:4])
+}
+
 func TestTimelineNamesUnique(t *testing.T) {
 	sums := summaries(&results.Run{Scenarios: []results.Scenario{{Name: "Hold pw=4"}, {Name: "hold/pw=4"}, {Name: "???"}, {Name: "../../etc"}}})
 	names := timelineNames(sums)
-	want := map[string]string{"Hold pw=4": "timeline-hold-pw-4", "hold/pw=4": "timeline-hold-pw-4-2", "???": "timeline-scenario", "../../etc": "timeline-etc"}
+	want := map[string]string{"Hold pw=4": "timeline-hold-pw-4-" + hash8("Hold pw=4"), "hold/pw=4": "timeline-hold-pw-4-" + hash8("hold/pw=4"),
+		"???": "timeline-scenario-" + hash8("???"), "../../etc": "timeline-etc-" + hash8("../../etc")}
 	for k, v := range want {
 		if names[k] != v {
 			t.Errorf("timeline name of %q = %q, want %q", k, names[k], v)

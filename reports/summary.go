@@ -112,7 +112,12 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 	s.spp = collect(func(r *results.Repetition) (float64, bool) { return r.SecondsPerProof, true })
 	s.rss = collect(func(r *results.Repetition) (float64, bool) { return float64(r.PeakRSSBytes), true })
 	s.rssSampled = collect(func(r *results.Repetition) (float64, bool) { return float64(r.PeakRSSSampledBytes), true })
-	s.busy = collect(func(r *results.Repetition) (float64, bool) { return r.DeviceBusyFraction, true })
+	s.busy = collect(func(r *results.Repetition) (float64, bool) {
+		if r.DeviceBusyFraction == nil {
+			return 0, false
+		}
+		return *r.DeviceBusyFraction, true
+	})
 	s.steadyBusy = collect(func(r *results.Repetition) (float64, bool) {
 		if r.SteadyDeviceBusyFraction == nil {
 			return 0, false

@@ -65,6 +65,8 @@ func TestExecErrors(t *testing.T) {
 		{"scenarios:\n  - name: a\n    exec: {command: [x], stop_grace: soon}\n", "scenarios[0].exec.stop_grace: \"soon\": want a duration"},
 		{"scenarios:\n  - name: a\n    vars: {9lives: 1}\n", "scenarios[0].vars.9lives: \"9lives\": a variable name"},
 		{"matrix:\n  - name: m\n    axes: {vars.x: [1, 1]}\n", "repeats the value"},
+		// Issue 20 item 16: a memory limit no process tree fits in.
+		{"scenarios:\n  - name: a\n    memory_limit: 1B\n    exec: {command: [x]}\n", "scenarios[0].memory_limit: 1B is less than 4MiB, below what any process tree needs"},
 	}
 	for _, tt := range tests {
 		es := loadErrors(t, header+tt.doc)

@@ -155,6 +155,8 @@ func (p *parser) spec(pt *point) bench.Spec {
 	setExec(pt.values, &s)
 	if s.Exec == nil {
 		p.check(pt, &s) // the built-in pipeline's rules; an exec scenario does not use it
+	} else {
+		p.checkExec(pt, &s)
 	}
 	// Resolve what the loader can, so results record what ran: auto keys
 	// become setup or random, and verification is off where it cannot
@@ -233,6 +235,20 @@ func (p *parser) check(pt *point, s *bench.Spec) {
 			continue
 		}
 		report(path, "%s", fe.Problem)
+	}
+}
+
+// minExecMemoryLimit is the least memory_limit an exec scenario may set:
+// below it no process tree runs at all (a shell alone holds about 1 MiB),
+// so every repetition would be stopped; 1B is a typo, not a limit.
+const minExecMemoryLimit = 4 << 20
+
+// checkExec applies the rules of an exec scenario that involve its
+// measurement rather than the built-in pipeline.
+func (p *parser) checkExec(pt *point, s *bench.Spec) {
+	if l := pt.values["memory_limit"]; l != nil && l.val != nil && s.MemoryLimit > 0 && s.MemoryLimit < minExecMemoryLimit {
+		p.pointError(pt, "memory_limit", fmt.Sprintf("%s is less than %s, below what any process tree needs; every repetition would be stopped",
+			l.text, formatBytes(minExecMemoryLimit)))
 	}
 }
 

@@ -156,6 +156,11 @@ func (r *Runner) logPair(cfg Config, i int, got [2]*results.Repetition) {
 	fmt.Fprintf(r.Log, "%s pair %d/%d: base %s, new %s%s\n", cfg.Name, i, cfg.Pairs, describe(got[0]), describe(got[1]), load)
 }
 
+// NoCalibrationStoreEnv, set to 1, tells `provebench run` not to add its
+// results to the calibration cache (it still predicts from it): ab sets it
+// for its children.
+const NoCalibrationStoreEnv = "PROVEBENCH_NO_CALIBRATION_STORE"
+
 // repetition runs one repetition of a side's configuration through the
 // side's binary, appends it to the side's document and saves it.
 func (r *Runner) repetition(ctx context.Context, s *side, config string, index int, warm bool) (*results.Repetition, error) {
@@ -170,6 +175,10 @@ func (r *Runner) repetition(ctx context.Context, s *side, config string, index i
 	var out bytes.Buffer
 	cmd := exec.CommandContext(ctx, s.Exe, args...)
 	cmd.Stdout, cmd.Stderr = &out, &out
+	// One-repetition runs would push the runs pre-flight calibrates on
+	// out of the calibration cache. An environment variable rather than a
+	// flag, which a base binary older than it would refuse.
+	cmd.Env = append(os.Environ(), NoCalibrationStoreEnv+"=1")
 	cmd.WaitDelay = 10 * time.Second
 	load := sample.StartLoad(ctx)
 	runErr := cmd.Run()

@@ -63,7 +63,7 @@ func makeScenario(t *testing.T, rng *rand.Rand, s shape) results.Scenario {
 			PartitionsPerSecond: pps, SecondsPerProof: wall / 2,
 			Verifiable: true, ProofsVerified: 2,
 			PeakRSSBytes:       uint64(float64(3<<30) * (1 + s.noise*rng.NormFloat64())),
-			DeviceBusyFraction: 0.8,
+			DeviceBusyFraction: new(0.8),
 			PeakCounters:       map[string]int64{"abc_bytes": 2 << 20, "in_channel": 2, "waiting_send": waiting, "partitions_done": partitions},
 			FinalCounters:      map[string]int64{"abc_bytes": 0, "in_channel": 0, "waiting_send": 0},
 		})

@@ -92,7 +92,13 @@ var metricDefs = map[string]metricDef{
 		},
 		absent: "NVML absent: GPU memory not sampled"},
 	DeviceBusyFraction: {unit: UnitFraction, better: HigherIsBetter,
-		sample: func(r *results.Repetition) (float64, bool) { return r.DeviceBusyFraction, true }},
+		sample: func(r *results.Repetition) (float64, bool) {
+			if r.DeviceBusyFraction == nil {
+				return 0, false
+			}
+			return *r.DeviceBusyFraction, true
+		},
+		absent: "no device busy time: the exec driver, or a backend that does not report it"},
 	SteadyDeviceBusyFraction: {unit: UnitFraction, better: HigherIsBetter,
 		sample: func(r *results.Repetition) (float64, bool) {
 			if r.SteadyDeviceBusyFraction == nil {

@@ -57,9 +57,14 @@ func (r *Rule) Check() error {
 
 // Rules applies a list of rules to lines, every matching rule in order.
 type Rules struct {
-	sink  *Sink
-	rules []Rule
+	sink     *Sink
+	rules    []Rule
+	rejected Rejections
 }
+
+// Rejected counts the matches refused: a value that does not fit a
+// counter, or an add that would make it wrap.
+func (rs *Rules) Rejected() Rejections { return rs.rejected }
 
 // NewRules returns a line reader applying rules into sink.
 func NewRules(sink *Sink, rules []Rule) *Rules {
@@ -98,11 +103,17 @@ func (rs *Rules) Line(line string, at time.Time) {
 			if r.Scale != 0 {
 				v *= r.Scale
 			}
-			n := int64(math.Round(v))
+			v = math.Round(v)
+			// 2^63 itself does not fit: the bound is exclusive.
+			if math.IsNaN(v) || v >= math.MaxInt64 || v < math.MinInt64 {
+				rs.rejected.add("%s %s: %g does not fit a counter", r.Action, r.Counter, v)
+				continue
+			}
+			n := int64(v)
 			if r.Action == ActionSet {
 				rs.sink.Set(r.Counter, n)
-			} else {
-				rs.sink.Add(r.Counter, n)
+			} else if !rs.sink.Add(r.Counter, n) {
+				rs.rejected.add("add %d to %s: the counter would wrap", n, r.Counter)
 			}
 		case ActionStart:
 			rs.sink.StageStart(r.Stage, group("job"), at)

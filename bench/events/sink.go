@@ -10,6 +10,7 @@
 package events
 
 import (
+	"fmt"
 	"slices"
 	"sync"
 	"time"
@@ -67,13 +68,33 @@ func (s *Sink) Set(name string, v int64) {
 	c.peak = max(c.peak, v)
 }
 
-// Add moves a counter by delta.
-func (s *Sink) Add(name string, delta int64) {
+// Add moves a counter by delta; it leaves the counter as it was and
+// returns false when the sum would not fit in an int64 (it would wrap).
+func (s *Sink) Add(name string, delta int64) bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	c := s.get(name)
-	c.value += delta
+	sum := c.value + delta
+	if (delta > 0 && sum < c.value) || (delta < 0 && sum > c.value) {
+		return false
+	}
+	c.value = sum
 	c.peak = max(c.peak, c.value)
+	return true
+}
+
+// Rejections counts the input a reader refused, and keeps why it refused
+// the first.
+type Rejections struct {
+	N     int
+	First string
+}
+
+func (r *Rejections) add(format string, args ...any) {
+	if r.N == 0 {
+		r.First = fmt.Sprintf(format, args...)
+	}
+	r.N++
 }
 
 // StageStart marks the start of stage for job at the time at.

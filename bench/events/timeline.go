@@ -48,7 +48,13 @@ type Timeline struct {
 	state       map[string]jobState
 	first, last time.Time
 	seen        bool
+	rejected    Rejections
 }
+
+// MaxOffset is the largest TIMELINE offset read: a month of a program's
+// run. A line beyond it (or with a negative, NaN or infinite offset) is
+// rejected: taken as it came, it made a wall time of 1e9 s.
+const MaxOffset = 30 * 24 * time.Hour
 
 type jobState uint8
 
@@ -82,6 +88,10 @@ func (t *Timeline) Line(line string) bool {
 	if err != nil {
 		return false
 	}
+	if !(ms >= 0 && ms <= float64(MaxOffset/time.Millisecond)) { // NaN fails both
+		t.rejected.add("TIMELINE offset %q ms: not between 0 and %s", strings.TrimSpace(f[0]), MaxOffset)
+		return true
+	}
 	at := time.Unix(0, 0).Add(time.Duration(ms * float64(time.Millisecond)))
 	job := strings.TrimSpace(f[2])
 	if len(f) == 4 {
@@ -102,6 +112,9 @@ func (t *Timeline) Line(line string) bool {
 	t.event(strings.TrimSpace(f[1]), job, at)
 	return true
 }
+
+// Rejected counts the TIMELINE lines refused.
+func (t *Timeline) Rejected() Rejections { return t.rejected }
 
 // Span is the time from the first event to the last, by the program's own
 // offsets: the run's wall time as its events tell it. False before any.

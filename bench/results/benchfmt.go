@@ -136,7 +136,9 @@ func benchValues(r *Repetition) []benchfmt.Value {
 	if r.PeakGPUDeviceMemoryBytes != nil {
 		vals = append(vals, benchfmt.Value{Value: float64(*r.PeakGPUDeviceMemoryBytes), Unit: UnitPeakGPUDevice})
 	}
-	vals = append(vals, benchfmt.Value{Value: 100 * r.DeviceBusyFraction, Unit: UnitDeviceBusy})
+	if r.DeviceBusyFraction != nil {
+		vals = append(vals, benchfmt.Value{Value: 100 * *r.DeviceBusyFraction, Unit: UnitDeviceBusy})
+	}
 	if r.SteadyDeviceBusyFraction != nil {
 		vals = append(vals, benchfmt.Value{Value: 100 * *r.SteadyDeviceBusyFraction, Unit: UnitSteadyDeviceBusy})
 	}

@@ -52,7 +52,7 @@ var repetitionColumns = []struct {
 	{"peak_gpu_memory_bytes", func(r *Repetition) string { return formatUintPtr(r.PeakGPUMemoryBytes) }},
 	{"peak_gpu_device_memory_bytes", func(r *Repetition) string { return formatUintPtr(r.PeakGPUDeviceMemoryBytes) }},
 	{"mean_gpu_utilization", func(r *Repetition) string { return formatFloatPtr(r.MeanGPUUtilization) }},
-	{"device_busy_fraction", func(r *Repetition) string { return formatFloat(r.DeviceBusyFraction) }},
+	{"device_busy_fraction", func(r *Repetition) string { return formatFloatPtr(r.DeviceBusyFraction) }},
 	{"steady_device_busy_fraction", func(r *Repetition) string {
 		if r.SteadyDeviceBusyFraction == nil {
 			return ""

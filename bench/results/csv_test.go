@@ -26,7 +26,7 @@ func writerFixture() *results.Run {
 			PartitionsPerSecond: pps, SecondsPerProof: 20 / pps / 2,
 			Verifiable: true, ProofsVerified: 2,
 			PeakRSSBytes: 3 << 30, PeakRSSSource: results.PeakFromVmHWM, PeakRSSSampledBytes: 3<<30 - 4096,
-			DeviceBusyFraction: 0.75, SteadyDeviceBusyFraction: ptr(0.9), CPUUserSeconds: 17.5, CPUSystemSeconds: 0.25,
+			DeviceBusyFraction: ptr(0.75), SteadyDeviceBusyFraction: ptr(0.9), CPUUserSeconds: 17.5, CPUSystemSeconds: 0.25,
 			PeakCounters:  map[string]int64{"abc_bytes": 1 << 20, "in_channel": 2},
 			FinalCounters: map[string]int64{"abc_bytes": 0, "in_channel": 0},
 			Stages: map[string]results.StageSummary{

@@ -220,8 +220,9 @@ type Repetition struct {
 	MeanGPUUtilization *float64 `json:"mean_gpu_utilization,omitempty"`
 	// DeviceBusyFraction is the backend's own busy time over the
 	// pipeline's wall time (WallSeconds), averaged over devices (CPU and
-	// CUDA backends alike).
-	DeviceBusyFraction float64 `json:"device_busy_fraction"`
+	// CUDA backends alike). Nil where no backend reports its busy time
+	// (the exec driver): absent, not 0.
+	DeviceBusyFraction *float64 `json:"device_busy_fraction,omitempty"`
 	// SteadyDeviceBusyFraction is the same over the steady state: the time
 	// between 10% and 90% of the partitions done, leaving out the ramp-up
 	// (first syntheses, nothing to prove yet) and the drain. Nil when the
@@ -302,6 +303,12 @@ type Repetition struct {
 	StderrTail   string        `json:"stderr_tail,omitempty"`
 	PeakPSSBytes uint64        `json:"peak_pss_bytes,omitempty"`
 	Processes    []ProcessPeak `json:"processes,omitempty"`
+	// RejectedLines counts the output lines the exec driver refused to
+	// read (a TIMELINE offset that is not finite or not plausible, a
+	// rule's value that does not fit a counter, a line longer than it
+	// keeps), and RejectedLine says why the first one was.
+	RejectedLines int    `json:"rejected_lines,omitempty"`
+	RejectedLine  string `json:"rejected_line,omitempty"`
 	// HostLoad is how busy the host was while the repetition ran, from the
 	// parent's side; absent from runs that did not record it.
 	HostLoad *HostLoad `json:"host_load,omitempty"`

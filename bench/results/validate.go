@@ -71,17 +71,16 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 	for name, v := range map[string]float64{
 		"wall_seconds": rep.WallSeconds, "process_seconds": rep.ProcessSeconds,
 		"partitions_per_second": rep.PartitionsPerSecond, "seconds_per_proof": rep.SecondsPerProof,
-		"device_busy_fraction": rep.DeviceBusyFraction,
-		"cpu_user_seconds":     rep.CPUUserSeconds, "cpu_system_seconds": rep.CPUSystemSeconds,
+		"cpu_user_seconds": rep.CPUUserSeconds, "cpu_system_seconds": rep.CPUSystemSeconds,
 	} {
 		if v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 			add(path+"."+name, "%v is not a figure (negative or not finite)", v)
 		}
 	}
 	for name, v := range map[string]*float64{
-		"device_seconds_per_partition": rep.DeviceSecondsPerPartition, "setup_seconds": rep.SetupSeconds,
-		"first_start_seconds": rep.FirstStartSeconds,
-		"energy_joules":       rep.EnergyJoules, "joules_per_proof": rep.JoulesPerProof,
+		"device_busy_fraction": rep.DeviceBusyFraction, "device_seconds_per_partition": rep.DeviceSecondsPerPartition,
+		"setup_seconds": rep.SetupSeconds, "first_start_seconds": rep.FirstStartSeconds,
+		"energy_joules": rep.EnergyJoules, "joules_per_proof": rep.JoulesPerProof,
 	} {
 		if v != nil && (*v < 0 || math.IsInf(*v, 0) || math.IsNaN(*v)) {
 			add(path+"."+name, "%v is not a figure (negative or not finite)", *v)

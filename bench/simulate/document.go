@@ -73,6 +73,7 @@ func Document(specs []bench.Spec, m *Model, env results.Environment, tool string
 // repetition turns one simulated run into a repetition record.
 func repetition(res *sim.Result, at time.Time) results.Repetition {
 	rep := res.Report
+	busy := res.DeviceBusy
 	r := results.Repetition{
 		Status:              results.StatusOK,
 		StartedAt:           at,
@@ -83,7 +84,7 @@ func repetition(res *sim.Result, at time.Time) results.Repetition {
 		PeakRSSBytes:        uint64(res.PeakRSS),
 		PeakRSSSource:       "simulated",
 		PeakRSSSampledBytes: uint64(res.PeakRSS),
-		DeviceBusyFraction:  res.DeviceBusy,
+		DeviceBusyFraction:  &busy,
 		PeakCounters:        map[string]int64{},
 		FinalCounters:       res.Tracker.Live(),
 		Stages:              map[string]results.StageSummary{},

@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/provebench/provebench/bench/calibcache"
 	"github.com/provebench/provebench/bench/results"
 )
 
@@ -58,6 +59,11 @@ func TestAB(t *testing.T) {
 		if !strings.Contains(string(md), want) {
 			t.Errorf("ab.md lacks %q", want)
 		}
+	}
+	// Issue 20 item 17: ab's one-repetition children do not fill the
+	// calibration cache.
+	if cached, _ := filepath.Glob(filepath.Join(calibcache.Dir(filepath.Join(dir, "keys")), "*", "*", "*.json")); len(cached) > 0 {
+		t.Errorf("ab's children wrote the calibration cache: %v", cached)
 	}
 	if st, err := os.Stat(summary); err != nil || st.Size() == 0 {
 		t.Errorf("ab did not append to $GITHUB_STEP_SUMMARY: %v", err)

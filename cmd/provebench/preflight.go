@@ -70,9 +70,6 @@ func cachedPredictor(c calibcache.Cache, env results.Environment) bench.Predicto
 	}
 	byBackend := map[string]calibration{}
 	return func(s *bench.Spec) (int64, string, error) {
-		if s.IsExec() {
-			return 0, "", fmt.Errorf("%w: an external prover is not what the cached runs measured", bench.ErrNoPrediction)
-		}
 		cal, ok := byBackend[s.Backend]
 		if !ok {
 			cal.model, cal.from, cal.err = calibrateCached(c, env, s.Backend)
@@ -165,12 +162,24 @@ func printPreflight(w io.Writer, checks []bench.Check) {
 	}
 	for _, b := range bases {
 		l := largest[b]
+		if b == bench.NoEstimateBasis {
+			fmt.Fprintf(w, "pre-flight: %s not estimated (%s)\n", configurations(count[b]), b)
+			continue
+		}
 		what := fmt.Sprintf("%d configurations up to", count[b])
 		if count[b] == 1 {
 			what = "1 configuration,"
 		}
 		fmt.Fprintf(w, "pre-flight: %s %s of peak RSS (%s), %s\n", what, units.FormatBytes(l.PeakRSS), l.Name, b)
 	}
+}
+
+// configurations counts configurations in words.
+func configurations(n int) string {
+	if n == 1 {
+		return "1 configuration"
+	}
+	return fmt.Sprintf("%d configurations", n)
 }
 
 // storeCalibration keeps the run's results in the calibration cache for

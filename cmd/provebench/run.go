@@ -15,6 +15,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/bench/ab"
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/shard"
 	"github.com/provebench/provebench/gpu/backends"
@@ -43,6 +44,9 @@ type runFlags struct {
 	// zero values are values, not "keep the scenario's".
 	set   map[string]bool
 	force bool
+	// overwrite lets run replace a previous run's files in its output
+	// directory.
+	overwrite bool
 	// calibration: results documents whose fitted model predicts each
 	// configuration's peak for the pre-flight check.
 	calibration []string
@@ -77,6 +81,11 @@ host's cached runs of the configuration's backend (every run adds its results
 to the calibration cache, the newest 8 per host and backend kept: see
 provebench calibration), never less than the key and one dataset; else the
 bound its strategy implies (runtime + key + the datasets it lets live at once).
+
+DIR is refused (exit 2) when it holds a previous run's results, unless
+--overwrite: it then first removes the files that run wrote (listed in
+DIR/.provebench-files, and results.* and report.*), nothing else. Exec
+configurations whose rendered file paths leave DIR are refused too.
 
 Exit status: 0 when every repetition ran (memory-limit and timeout are
 measurements, not failures), 1 when a repetition failed or crashed, 2 on bad
@@ -124,6 +133,7 @@ ab interleaves their repetitions in ABBA pairs and tests the difference.`,
 	fl.BoolVar(&f.interleave, "interleave", false, "run the measured repetitions in rounds over the configurations (repetition 1 of each, then 2, ...), so host drift slows all alike")
 	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results.json of this host (instead of the cached runs or the strategy's bound)")
 	fl.BoolVar(&f.noCalibrationCache, "no-calibration-cache", false, "pre-flight: neither predict from the cached runs of this host (take each strategy's bound) nor add this run to them")
+	fl.BoolVar(&f.overwrite, "overwrite", false, "run into an output directory that holds a previous run's results, removing first the files that run wrote (only those)")
 	fl.BoolVar(&f.force, "force", false, "run configurations the pre-flight check refuses (estimated peak RSS over memory_limit or the host's memory, key larger than the free disk)")
 	fl.BoolVar(&f.heapProf, "heap-profile", false, "write a heap profile (pprof) of each measured repetition at its Go heap's peak")
 	return c
@@ -269,6 +279,9 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if f.out == "" {
 		f.out = filepath.Join("out", "run-"+time.Now().Format("20060102-150405"))
 	}
+	if err := bench.CheckExecPaths(specs, f.out); err != nil {
+		return usageError{err}
+	}
 	// The directory is checked and locked before any work, and stays
 	// locked until the report is written: another run into it would mix
 	// its results with these.
@@ -277,6 +290,14 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		return usagef("-o %s: %w", f.out, err)
 	}
 	defer unlock()
+	if f.overwrite {
+		err = bench.ClearOutDir(f.out)
+	} else {
+		err = bench.CheckFinished(f.out)
+	}
+	if err != nil {
+		return usagef("-o %s: %w", f.out, err)
+	}
 	exe, err := os.Executable()
 	if err != nil {
 		return fmt.Errorf("locate the provebench binary for child processes: %w", err)
@@ -337,8 +358,11 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 			}
 		}
 	}
-	if !f.noCalibrationCache {
+	if !f.noCalibrationCache && os.Getenv(ab.NoCalibrationStoreEnv) != "1" {
 		written = append(written, storeCalibration(doc, f.cacheDir)...)
+	}
+	if err := bench.WriteManifest(f.out, written); err != nil {
+		fmt.Fprintf(os.Stderr, "warning: %s: %v (a later --overwrite clears only the fixed names)\n", bench.ManifestName, err)
 	}
 	printRunSummary(w, doc, written)
 	if interrupted {
