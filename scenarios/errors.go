@@ -22,17 +22,12 @@ type Error struct {
 }
 
 // Error formats the problem as file:line:col: path: message, the form
-// editors and CI annotations recognise, leaving out the parts it lacks.
+// editors and CI annotations recognise. A problem of the whole file (it
+// cannot be read, it is empty) is placed at 1:1, a line without a column
+// at its column 1, so that every problem reads the same way.
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Column > 0 {
-			fmt.Fprintf(&b, ":%d", e.Column)
-		}
-	}
-	b.WriteString(": ")
+	fmt.Fprintf(&b, "%s:%d:%d: ", e.File, max(1, e.Line), max(1, e.Column))
 	if e.Path != "" {
 		b.WriteString(e.Path)
 		b.WriteString(": ")
