@@ -32,7 +32,8 @@ Each shard's host is kept in the results (shards), every configuration names
 its shard, and the report shows the host per configuration when they differ.
 
 It refuses, writing nothing, documents that are not shards; shards of
-different provebench versions, scenario files (by content), configurations
+different provebench builds (commit and version, and the binary's hash where
+the commit does not identify it), scenario files (by content), configurations
 (other --filter, --repeat, ...) or shard counts; two documents of one shard;
 and missing shards unless --allow-missing.
 
