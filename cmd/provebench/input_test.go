@@ -1,0 +1,73 @@
+package main
+
+import (
+	"errors"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/provebench/provebench/bench/results"
+)
+
+// Regression tests of issue 20 (hardening, round 3): exit statuses and
+// first impressions.
+
+// A repetition stopped at its timeout (or memory limit) has no figures: the
+// run exits 1, as the README says, and its summary says why.
+func TestRunWithTimeoutExitsOne(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
+	file := writeFile(t, dir, "timeout.yaml", `version: 1
+defaults:
+  backend: cpu
+  repeats: 1
+  warmups: 0
+  sample_interval: 1ms
+  timeout: 1ms
+  workload: {constraints: 2^7, partitions: 2, proofs: 1, concurrency: 1}
+scenarios:
+  - name: too-slow
+`)
+	out := filepath.Join(dir, "out")
+	code, stdout, stderr := capture(t, "run", file, "-o", out, "--no-report", "--no-calibration-cache")
+	if code != exitFailure {
+		t.Fatalf("exit %d, want %d\nstdout:\n%s\nstderr:\n%s", code, exitFailure, stdout, stderr)
+	}
+	if !strings.Contains(stdout, "1 repetition did not finish (1 timeout): exit status 1") {
+		t.Errorf("the summary does not say why it exits 1:\n%s", stdout)
+	}
+	if !strings.Contains(stderr, "1 repetition did not finish (1 timeout; see ") {
+		t.Errorf("stderr: %s", stderr)
+	}
+	doc, err := results.Read(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if st := doc.Scenarios[0].Repetitions[0].Status; st != results.StatusTimeout {
+		t.Errorf("status %s, want %s", st, results.StatusTimeout)
+	}
+}
+
+func TestUnfinishedCounts(t *testing.T) {
+	doc := &results.Run{Scenarios: []results.Scenario{
+		{Repetitions: []results.Repetition{{Status: results.StatusOK}, {Status: results.StatusMemoryLimit}, {Status: results.StatusTimeout, Warmup: true}}},
+		{Repetitions: []results.Repetition{{Status: results.StatusMemoryLimit}, {Status: results.StatusCancelled}}},
+	}}
+	if n, what := unfinished(doc); n != 3 || what != "2 memory-limit, 1 timeout" {
+		t.Errorf("unfinished = %d, %q", n, what)
+	}
+	var ee exitError
+	if err := unfinishedError(doc, "out/results.json"); !errors.As(err, &ee) || ee.code != exitFailure {
+		t.Errorf("unfinishedError = %v", err)
+	}
+}
+
+// "1 configuration", not "1 configurations".
+func TestValidateOneConfiguration(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "one.yaml", "version: 1\nscenarios:\n  - name: a\n")
+	code, stdout, _ := capture(t, "validate", file)
+	if code != exitOK || !strings.HasSuffix(stdout, "\n1 configuration, no problems\n") {
+		t.Errorf("exit %d, stdout %q", code, stdout)
+	}
+}
