@@ -3,10 +3,13 @@ package main
 import (
 	"errors"
 	"path/filepath"
+	"regexp"
+	"slices"
 	"strings"
 	"testing"
 
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/scenarios"
 )
 
 // Regression tests of issue 20 (hardening, round 3): exit statuses and
@@ -69,5 +72,39 @@ func TestValidateOneConfiguration(t *testing.T) {
 	code, stdout, _ := capture(t, "validate", file)
 	if code != exitOK || !strings.HasSuffix(stdout, "\n1 configuration, no problems\n") {
 		t.Errorf("exit %d, stdout %q", code, stdout)
+	}
+}
+
+// Every `provebench engine FILE --scenario NAME` in a command's examples
+// names a configuration FILE defines (engine --help once named hold-c1,
+// which ci.yaml does not).
+func TestExamplesNameExistingConfigurations(t *testing.T) {
+	re := regexp.MustCompile(`provebench engine (\S+\.yaml) (?:--scenario|-s) (\S+)`)
+	found := 0
+	for _, c := range newRoot().Commands() {
+		for _, m := range re.FindAllStringSubmatch(c.Example, -1) {
+			found++
+			specs, err := scenarios.Load(filepath.Join("..", "..", m[1]))
+			if err != nil {
+				t.Fatalf("%s --help: %s: %v", c.Name(), m[1], err)
+			}
+			var names []string
+			for _, s := range specs {
+				names = append(names, s.Name)
+			}
+			if !slices.Contains(names, m[2]) {
+				t.Errorf("%s --help: %s defines no %s (it has %s)", c.Name(), m[1], m[2], strings.Join(names, ", "))
+			}
+		}
+	}
+	if found == 0 {
+		t.Fatal("no engine example found")
+	}
+}
+
+// The calibration command's line in provebench --help reads as English.
+func TestCalibrationHelpLine(t *testing.T) {
+	if got, want := newCalibrationCmd().Short, "Show the cached runs that run's pre-flight check fits its model to"; got != want {
+		t.Errorf("calibration's help line %q, want %q", got, want)
 	}
 }
