@@ -1,7 +1,9 @@
 package main
 
 import (
+	"context"
 	"errors"
+	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
@@ -106,5 +108,44 @@ func TestExamplesNameExistingConfigurations(t *testing.T) {
 func TestCalibrationHelpLine(t *testing.T) {
 	if got, want := newCalibrationCmd().Short, "Show the cached runs that run's pre-flight check fits its model to"; got != want {
 		t.Errorf("calibration's help line %q, want %q", got, want)
+	}
+}
+
+// Issue 20, item 7: report refuses a document past its cap before reading
+// it, and an interrupted report exits 130 having written nothing.
+func TestReportBounds(t *testing.T) {
+	dir := t.TempDir()
+	huge := filepath.Join(dir, "huge.json")
+	f, err := os.Create(huge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(maxReportBytes + 1); err != nil { // sparse: no disk used
+		t.Fatal(err)
+	}
+	f.Close()
+	code, _, stderr := capture(t, "report", huge, "-o", filepath.Join(dir, "never"))
+	if code != exitUsage || !strings.Contains(stderr, "huge.json: 512 MiB, more than the 512 MiB a report reads") {
+		t.Errorf("a document past the cap: exit %d, stderr %q", code, stderr)
+	}
+
+	doc := &results.Run{Schema: results.SchemaVersion, Tool: "provebench", Complete: true, Scenarios: []results.Scenario{{
+		Name: "a", Strategy: "hold", Backend: "cpu", Repetitions: []results.Repetition{{Index: 1, Status: results.StatusOK, PartitionsPerSecond: 1, SecondsPerProof: 1, PeakRSSBytes: 1 << 20}},
+	}}}
+	small := filepath.Join(dir, "results.json")
+	if err := results.Write(small, doc); err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel() // as SIGINT or SIGTERM do (main's onInterrupt)
+	out := filepath.Join(dir, "out")
+	if code := execute(ctx, []string{"report", small, "-o", out, "--export", "bencher=" + filepath.Join(dir, "bmf.json")}); code != exitInterrupted {
+		t.Errorf("interrupted report: exit %d, want %d", code, exitInterrupted)
+	}
+	if entries, _ := os.ReadDir(out); len(entries) > 0 {
+		t.Errorf("an interrupted report wrote %d files into %s", len(entries), out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "bmf.json")); !os.IsNotExist(err) {
+		t.Errorf("an interrupted report wrote its export: %v", err)
 	}
 }
