@@ -12,8 +12,8 @@ import (
 // is a combination of values.
 type Error struct {
 	File   string
-	Line   int // 1-based; 0 when the problem has no line (the file cannot be read)
-	Column int // 1-based; 0 when unknown
+	Line   int // 1-based; 0 when the problem has no line (the file cannot be read), printed as 1
+	Column int // 1-based; 0 when unknown, printed as 1
 	// Path is the field's place in the document, such as
 	// scenarios[2].pipeline.channel_capacity; empty for problems of the
 	// whole file.
