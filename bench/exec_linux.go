@@ -55,7 +55,7 @@ func (d *execDriver) data(spec *Spec, idx int, warmup bool) (*ExecData, error) {
 		vars = map[string]string{}
 	}
 	return &ExecData{
-		Name: spec.Name, Repetition: idx, Warmup: warmup, Vars: vars,
+		Name: spec.Name, Repetition: idx + 1, Warmup: warmup, Vars: vars,
 		Workload: spec.Workload, Pipeline: spec.Pipeline, Backend: spec.Backend,
 		Provebench: d.r.Exe, Dir: dir, OutDir: out, CacheDir: d.r.CacheDir,
 	}, nil
@@ -89,7 +89,8 @@ type execRun struct {
 }
 
 func (d *execDriver) repetition(ctx context.Context, spec *Spec, idx int, warmup bool, progress Progress) results.Repetition {
-	rep := results.Repetition{Index: idx, Warmup: warmup, StartedAt: time.Now().UTC()}
+	// Numbered from 1, as the built-in pipeline's and the console's.
+	rep := results.Repetition{Index: idx + 1, Warmup: warmup, StartedAt: time.Now().UTC()}
 	fail := func(err error) results.Repetition {
 		rep.Status, rep.Error = results.StatusFailed, err.Error()
 		return rep

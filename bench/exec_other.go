@@ -21,7 +21,7 @@ type execDriver struct{ r *Runner }
 func (d *execDriver) prepare(context.Context, *Spec, *results.Scenario) error { return errExecLinux }
 
 func (d *execDriver) repetition(_ context.Context, _ *Spec, idx int, warmup bool, _ Progress) results.Repetition {
-	return results.Repetition{Index: idx, Warmup: warmup, StartedAt: time.Now().UTC(), Status: results.StatusFailed, Error: errExecLinux.Error()}
+	return results.Repetition{Index: idx + 1, Warmup: warmup, StartedAt: time.Now().UTC(), Status: results.StatusFailed, Error: errExecLinux.Error()}
 }
 
 // ShimMain fails off Linux.

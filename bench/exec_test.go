@@ -124,6 +124,22 @@ func runExec(t *testing.T, specs ...Spec) []results.Repetition {
 	return reps
 }
 
+// Issue 20: the exec driver numbers repetitions as the built-in pipeline
+// does (from 1, warm-ups apart), in results and in {{.Repetition}}.
+func TestExecRepetitionIndexes(t *testing.T) {
+	dir := t.TempDir()
+	spec := execSpec("numbered", &ExecSpec{Command: []string{"sh", "-c", `echo "{{if .Warmup}}w{{end}}{{.Repetition}}" >> "$0"`, filepath.Join(dir, "seen")}})
+	spec.Repeats, spec.Warmups = 2, 1
+	reps := runExec(t, spec)
+	if got := repIndexes(reps); got != "w1 1 2" {
+		t.Errorf("results number the repetitions %q, want %q", got, "w1 1 2")
+	}
+	seen, err := os.ReadFile(filepath.Join(dir, "seen"))
+	if err != nil || strings.Join(strings.Fields(string(seen)), " ") != "w1 1 2" {
+		t.Errorf("{{.Repetition}} read %q (%v), want w1 1 2", seen, err)
+	}
+}
+
 func TestExecProcessTree(t *testing.T) {
 	exe, _ := os.Executable()
 	script := `"$0" exec-helper alloc 48 1s "$1" 2 & "$0" exec-helper alloc 32 1s "$1" 2; wait`

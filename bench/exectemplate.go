@@ -11,8 +11,9 @@ import (
 // ExecData is what exec templates read: {{.Vars.pw}}, {{.Dir}},
 // {{.Provebench}}, {{.Pipeline.ChannelCapacity}} and so on.
 type ExecData struct {
-	// Name is the configuration's name; Repetition its index (warm-ups
-	// and measured repetitions count separately).
+	// Name is the configuration's name; Repetition its index from 1, as
+	// results number it (warm-ups and measured repetitions count
+	// separately).
 	Name       string
 	Repetition int
 	Warmup     bool

@@ -128,7 +128,7 @@ func (p *lineProgress) Begin(scenarios, reps int) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.total = reps
-	fmt.Fprintf(p.w, "running %d scenarios, %d repetitions (warm-ups included)\n", scenarios, reps)
+	fmt.Fprintf(p.w, "running %s, %s (warm-ups included)\n", units.Plural(scenarios, "scenario"), units.Plural(reps, "repetition"))
 }
 
 func (p *lineProgress) RepetitionStart(spec *Spec, idx int, warmup bool) {

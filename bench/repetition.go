@@ -44,7 +44,7 @@ func (r *Runner) runRepetition(ctx context.Context, spec *Spec, idx int, warmup 
 	}
 	cj := childJob{Spec: *spec, Repetition: idx, Warmup: warmup, CacheDir: r.CacheDir, ParentPID: os.Getpid()}
 	if r.HeapProfiles && !warmup {
-		cj.HeapProfile = filepath.Join(r.OutDir, heapProfileName(spec.Name, idx))
+		cj.HeapProfile = filepath.Join(r.OutDir, heapProfileName(spec.Name, rep.Index))
 	}
 	job, err := json.Marshal(cj)
 	if err != nil {

@@ -103,6 +103,7 @@ func (r *Runner) Run(ctx context.Context, specs []Spec) (*results.Run, error) {
 		Schema:      results.SchemaVersion,
 		Tool:        "provebench",
 		ToolVersion: toolVersion(),
+		ToolSHA256:  executableSHA256(),
 		StartedAt:   time.Now().UTC(),
 		Environment: r.Env,
 		// Empty, not null, when a shard has no configurations.
@@ -312,7 +313,18 @@ func HostEnvironment(ctx context.Context) results.Environment {
 	}
 	env.GOMAXPROCS = runtime.GOMAXPROCS(0)
 	env.GoVersion = runtime.Version()
+	env.GitCommit = version.Read().Revision()
 	return env
+}
+
+// executableSHA256 is the running binary's hash, or empty (absent from the
+// document) where the binary cannot be read.
+func executableSHA256() string {
+	sum, err := version.ExecutableSHA256()
+	if err != nil {
+		return ""
+	}
+	return sum
 }
 
 // ToolVersion is the module version and VCS revision of this binary, as

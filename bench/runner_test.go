@@ -2,6 +2,7 @@ package bench
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
@@ -120,6 +121,9 @@ func TestRunRecordsEveryRepetition(t *testing.T) {
 		if len(sc.Repetitions) != 3 || !sc.Repetitions[0].Warmup || sc.Repetitions[1].Warmup {
 			t.Fatalf("%s: want 1 warm-up then 2 repetitions, got %d", sc.Name, len(sc.Repetitions))
 		}
+		if got := repIndexes(sc.Repetitions); got != "w1 1 2" {
+			t.Errorf("%s: repetitions numbered %q, want %q", sc.Name, got, "w1 1 2")
+		}
 		if sc.KeyKind != "setup" || !sc.Verifiable || len(sc.Spec) == 0 {
 			t.Errorf("%s: key %s verifiable %v", sc.Name, sc.KeyKind, sc.Verifiable)
 		}
@@ -167,6 +171,10 @@ func TestRunRecordsEveryRepetition(t *testing.T) {
 			} else if !rep.Warmup {
 				if st, err := os.Stat(filepath.Join(r.OutDir, rep.HeapProfile)); err != nil || st.Size() == 0 {
 					t.Errorf("%s: heap profile %s: %v", sc.Name, rep.HeapProfile, err)
+				}
+				// Named by the repetition's index, from 1 as the console counts.
+				if want := fmt.Sprintf("-%d.pprof", rep.Index); !strings.HasSuffix(rep.HeapProfile, want) {
+					t.Errorf("%s rep %d: heap profile %s, want a name ending %s", sc.Name, rep.Index, rep.HeapProfile, want)
 				}
 			}
 			if rep.DeviceBusyFraction == nil || *rep.DeviceBusyFraction <= 0 || *rep.DeviceBusyFraction > 1.01 {
@@ -380,4 +388,18 @@ func TestProgressCountsDown(t *testing.T) {
 	if !strings.Contains(out, "~16s left") || !strings.Contains(out, "~10s left") {
 		t.Fatalf("countdown:\n%q", out)
 	}
+}
+
+// repIndexes writes repetitions' indexes as "w1 1 2" (w for a warm-up), the
+// numbering every driver must give them.
+func repIndexes(reps []results.Repetition) string {
+	var parts []string
+	for _, r := range reps {
+		w := ""
+		if r.Warmup {
+			w = "w"
+		}
+		parts = append(parts, fmt.Sprintf("%s%d", w, r.Index))
+	}
+	return strings.Join(parts, " ")
 }

@@ -96,7 +96,7 @@ func fixtureRun(t *testing.T, nvml bool, shapes []fixtureShape) *results.Run {
 				Series: fixtureSeries(rng, wall, sh, nvml),
 			}
 			if nvml {
-				g, d, u := uint64(peak/3), uint64(peak/3)+(1<<30), 70.0
+				g, d, u := uint64(peak/3), uint64(peak/3)+(1<<30), 0.70
 				r.PeakGPUMemoryBytes, r.PeakGPUDeviceMemoryBytes, r.MeanGPUUtilization = &g, &d, &u
 			}
 			if i == sh.failRep {
@@ -148,7 +148,7 @@ func fixtureSeries(rng *rand.Rand, wall float64, sh fixtureShape, nvml bool) *re
 		s.T = append(s.T, t)
 		s.RSSBytes = append(s.RSSBytes, uint64(rss))
 		if nvml {
-			proc, dev, util := uint64(rss/3), uint64(rss/3)+(1<<30), 70*phase
+			proc, dev, util := uint64(rss/3), uint64(rss/3)+(1<<30), 0.7*phase
 			s.GPUMemoryBytes = append(s.GPUMemoryBytes, &proc)
 			s.GPUDeviceMemoryBytes = append(s.GPUDeviceMemoryBytes, &dev)
 			s.GPUUtilization = append(s.GPUUtilization, &util)

@@ -8,6 +8,7 @@
 package reports
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -50,6 +51,13 @@ const (
 // failed write removes what this call wrote, so dir never holds half a
 // report.
 func Generate(run *results.Run, dir string, opts Options) ([]string, error) {
+	return GenerateContext(context.Background(), run, dir, opts)
+}
+
+// GenerateContext is Generate that stops when ctx is done: between the
+// figures it renders, and before it writes anything, so that an interrupt
+// leaves dir as it was. It returns ctx's error then.
+func GenerateContext(ctx context.Context, run *results.Run, dir string, opts Options) ([]string, error) {
 	if run == nil {
 		return nil, errors.New("report: nil results")
 	}
@@ -104,6 +112,9 @@ func Generate(run *results.Run, dir string, opts Options) ([]string, error) {
 	}
 	axes := sharedAxes(drawn, live)
 	for _, s := range sums {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		if s.timeline == nil {
 			continue
 		}
@@ -128,6 +139,9 @@ func Generate(run *results.Run, dir string, opts Options) ([]string, error) {
 	svgs := map[string][]byte{}
 	rendered := map[string]bool{}
 	for _, f := range figs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		for _, format := range unionFormats(formats) {
 			data, err := render(f, format)
 			if err != nil {
@@ -154,6 +168,9 @@ func Generate(run *results.Run, dir string, opts Options) ([]string, error) {
 	}
 	files[MarkdownFile] = md
 	files[HTMLFile] = page
+	if err := ctx.Err(); err != nil {
+		return nil, err // nothing written yet; from here on the writes run to the end
+	}
 	return writeAll(dir, files)
 }
 

@@ -118,7 +118,7 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 		}
 		return *r.DeviceBusyFraction, true
 	})
-	s.steadyBusy = collect(func(r *results.Repetition) (float64, bool) {
+	s.steadyBusy = spreadOfSome(s.measured, func(r *results.Repetition) (float64, bool) {
 		if r.SteadyDeviceBusyFraction == nil {
 			return 0, false
 		}
@@ -172,6 +172,21 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 		}
 	}
 	return s
+}
+
+// spreadOfSome is the spread of a figure over the repetitions that have it
+// (its N says how many). Steady busy is absent from a repetition that was
+// too short or too coarsely sampled to tell: the others still measure the
+// configuration, where a figure every repetition must have (collect) would
+// be none at all.
+func spreadOfSome(reps []*results.Repetition, get func(r *results.Repetition) (float64, bool)) spread {
+	var vals []float64
+	for _, r := range reps {
+		if v, ok := get(r); ok {
+			vals = append(vals, v)
+		}
+	}
+	return spreadOf(vals)
 }
 
 func derefU(p *uint64) (float64, bool) {

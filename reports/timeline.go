@@ -75,8 +75,109 @@ type timelineSubject struct {
 	hostBackend bool
 }
 
+// subjectOf is the repetition r of sc as a timeline draws it: its series
+// thinned to what a plot can show (thinSeries), so that an hour sampled
+// every 10 ms costs the report no more than a minute.
 func subjectOf(sc *results.Scenario, r *results.Repetition) timelineSubject {
-	return timelineSubject{rep: r, limit: memoryLimit(sc), hostBackend: sc.Backend == "cpu"}
+	thin := *r
+	thin.Series = thinSeries(r.Series, plotBuckets)
+	return timelineSubject{rep: &thin, limit: memoryLimit(sc), hostBackend: sc.Backend == "cpu"}
+}
+
+// plotBuckets is how many stretches of time a drawn series is cut into:
+// a timeline is some 1000 pixels wide, so more would not be seen.
+const plotBuckets = 1000
+
+// thinSeries keeps, of a series longer than 2*buckets samples, in each of
+// buckets equal stretches of its time axis, the samples where RSS is
+// lowest and highest and where each other column peaks, in time order, and
+// the first and last samples. Every peak a timeline shows survives (RSS,
+// GPU memory, each counter), and a drawn line has at most a few thousand
+// points whatever the run's length. Shorter series are returned as they
+// are.
+func thinSeries(s *results.Series, buckets int) *results.Series {
+	if s == nil || len(s.T) <= 2*buckets {
+		return s
+	}
+	n := len(s.T)
+	keep := make([]int, 0, 4*buckets)
+	t0, span := s.T[0], s.T[n-1]-s.T[0]
+	for lo := 0; lo < n; {
+		b := bucketOf(s.T[lo], t0, span, buckets)
+		hi := lo + 1
+		for hi < n && bucketOf(s.T[hi], t0, span, buckets) == b {
+			hi++
+		}
+		keep = append(keep, bucketRows(s, lo, hi)...)
+		lo = hi
+	}
+	keep = append(keep, 0, n-1)
+	slices.Sort(keep)
+	return pickRows(s, slices.Compact(keep))
+}
+
+// bucketOf is the stretch of time t falls in.
+func bucketOf(t, t0, span float64, buckets int) int {
+	if span <= 0 {
+		return 0
+	}
+	return min(int((t-t0)/span*float64(buckets)), buckets-1)
+}
+
+// bucketRows are the rows of s[lo:hi] that a thinned series keeps: RSS's
+// lowest and highest, and every other column's highest.
+func bucketRows(s *results.Series, lo, hi int) []int {
+	rows := []int{argBest(lo, hi, func(i, j int) bool { return s.RSSBytes[i] < s.RSSBytes[j] }),
+		argBest(lo, hi, func(i, j int) bool { return s.RSSBytes[i] > s.RSSBytes[j] })}
+	for _, col := range [][]*uint64{s.GPUMemoryBytes, s.GPUDeviceMemoryBytes} {
+		if len(col) == len(s.T) {
+			rows = append(rows, argBest(lo, hi, func(i, j int) bool { return col[i] != nil && (col[j] == nil || *col[i] > *col[j]) }))
+		}
+	}
+	for _, col := range s.Counters {
+		if len(col) == len(s.T) {
+			rows = append(rows, argBest(lo, hi, func(i, j int) bool { return col[i] > col[j] }))
+		}
+	}
+	return rows
+}
+
+// argBest is the first index of [lo, hi) that no later one beats.
+func argBest(lo, hi int, better func(i, j int) bool) int {
+	best := lo
+	for i := lo + 1; i < hi; i++ {
+		if better(i, best) {
+			best = i
+		}
+	}
+	return best
+}
+
+// pickRows is the series of s's rows at the given indexes.
+func pickRows(s *results.Series, rows []int) *results.Series {
+	out := &results.Series{IntervalSeconds: s.IntervalSeconds, Counters: make(map[string][]int64, len(s.Counters))}
+	out.T = pick(s.T, rows)
+	out.RSSBytes = pick(s.RSSBytes, rows)
+	out.GPUMemoryBytes = pick(s.GPUMemoryBytes, rows)
+	out.GPUDeviceMemoryBytes = pick(s.GPUDeviceMemoryBytes, rows)
+	out.GPUUtilization = pick(s.GPUUtilization, rows)
+	for name, col := range s.Counters {
+		out.Counters[name] = pick(col, rows)
+	}
+	return out
+}
+
+// pick is col's values at rows; nil for a column absent or not as long as
+// the time axis (which the validator refuses, and the plots leave out).
+func pick[V any](col []V, rows []int) []V {
+	if len(col) == 0 || rows[len(rows)-1] >= len(col) {
+		return nil
+	}
+	out := make([]V, len(rows))
+	for k, i := range rows {
+		out[k] = col[i]
+	}
+	return out
 }
 
 // sharedAxes spans every repetition drawn. The time range is that of the

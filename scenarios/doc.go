@@ -39,8 +39,11 @@
 // them powers of two); each value is written as the loader reads it
 // (128GiB, 2^22, 1.5s) in the points' names and labels. A range runs
 // upwards, takes step (greater than 0) or times (greater than 1, whole for
-// integer fields), and expands to at most 1000 values; a matrix has at
-// most 10000 points.
+// integer fields), and expands to at most 1000 values, as a list holds at
+// most 1000; a matrix has at most 10000 points. One load (every file of a
+// run together) defines at most 10000 configurations, scenarios and matrix
+// points counted together, before any is built: YAML aliases can name one
+// axes block from many matrices.
 //
 // A matrix point is named after its matrix and its axis values, in axis
 // order, as Go benchmark tools read sub-benchmark keys:

@@ -12,8 +12,8 @@ import (
 // is a combination of values.
 type Error struct {
 	File   string
-	Line   int // 1-based; 0 when the problem has no line (the file cannot be read)
-	Column int // 1-based; 0 when unknown
+	Line   int // 1-based; 0 when the problem has no line (the file cannot be read), printed as 1
+	Column int // 1-based; 0 when unknown, printed as 1
 	// Path is the field's place in the document, such as
 	// scenarios[2].pipeline.channel_capacity; empty for problems of the
 	// whole file.
@@ -22,17 +22,12 @@ type Error struct {
 }
 
 // Error formats the problem as file:line:col: path: message, the form
-// editors and CI annotations recognise, leaving out the parts it lacks.
+// editors and CI annotations recognise. A problem of the whole file (it
+// cannot be read, it is empty) is placed at 1:1, a line without a column
+// at its column 1, so that every problem reads the same way.
 func (e *Error) Error() string {
 	var b strings.Builder
-	b.WriteString(e.File)
-	if e.Line > 0 {
-		fmt.Fprintf(&b, ":%d", e.Line)
-		if e.Column > 0 {
-			fmt.Fprintf(&b, ":%d", e.Column)
-		}
-	}
-	b.WriteString(": ")
+	fmt.Fprintf(&b, "%s:%d:%d: ", e.File, max(1, e.Line), max(1, e.Column))
 	if e.Path != "" {
 		b.WriteString(e.Path)
 		b.WriteString(": ")

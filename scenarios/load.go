@@ -95,17 +95,18 @@ func EmbeddedNames() []string {
 // loader accumulates the specs and problems of one load of one or more
 // files.
 type loader struct {
-	errs  errorList
-	files []string
-	specs []bench.Spec
+	errs    errorList
+	configs configCount
+	files   []string
+	specs   []bench.Spec
 }
 
 func (l *loader) add(file string, data []byte) {
 	l.files = append(l.files, file)
-	p := &parser{file: file, errs: &l.errs}
+	p := &parser{file: file, errs: &l.errs, configs: &l.configs}
 	doc := p.parse(data)
-	if doc == nil {
-		return
+	if doc == nil || l.configs.over {
+		return // past the configuration cap, nothing is expanded
 	}
 	names := make(map[string]string) // scenario name -> where in this file
 	for _, pt := range expand(doc) {

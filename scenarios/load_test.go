@@ -7,7 +7,9 @@ import (
 	"path/filepath"
 	"reflect"
 	"regexp"
+	"runtime"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -51,9 +53,9 @@ func TestErrorFormat(t *testing.T) {
 		want string
 	}{
 		{Error{File: "a.yaml", Line: 3, Column: 7, Path: "scenarios[2].pipeline.channel_capacity", Msg: "bad"}, "a.yaml:3:7: scenarios[2].pipeline.channel_capacity: bad"},
-		{Error{File: "a.yaml", Line: 3, Path: "version", Msg: "bad"}, "a.yaml:3: version: bad"},
+		{Error{File: "a.yaml", Line: 3, Path: "version", Msg: "bad"}, "a.yaml:3:1: version: bad"},
 		{Error{File: "a.yaml", Line: 3, Column: 1, Msg: "bad"}, "a.yaml:3:1: bad"},
-		{Error{File: "a.yaml", Msg: "cannot read"}, "a.yaml: cannot read"},
+		{Error{File: "a.yaml", Msg: "cannot read"}, "a.yaml:1:1: cannot read"},
 	}
 	for _, tt := range tests {
 		if got := tt.e.Error(); got != tt.want {
@@ -143,9 +145,24 @@ func TestErrorsLocateProblems(t *testing.T) {
 		{"bool", header + "scenarios:\n  - name: a\n    verify: yes\n",
 			[]string{`4:13: scenarios[0].verify: "yes": want true or false`}},
 
-		{"empty file", "", []string{"0:0: empty file"}},
-		{"comments only", "# nothing\n", []string{"0:0: empty file"}},
-		{"syntax error", header + "scenarios:\n  - name: a\n   pipeline: {\n", []string{"2:0: YAML syntax: did not find expected"}},
+		{"empty file", "", []string{"1:1: empty file"}},
+		{"comments only", "# nothing\n", []string{"1:1: empty file"}},
+		{"syntax error", header + "scenarios:\n  - name: a\n   pipeline: {\n", []string{"3:3: YAML syntax: did not find expected '-' indicator"}},
+		// Every syntax problem has a line and a column (1:1 where the
+		// file offers nothing better), whatever yaml.v3's message names.
+		{"only spaces", "  \n\n", []string{"1:1: empty file"}},
+		{"garbage", "}{", []string{"1:1: YAML syntax: did not find expected node content"}},
+		{"NUL bytes", "\x00\x01\x02", []string{`1:1: YAML syntax: control character '\x00' is not allowed in YAML`}},
+		{"control character", header + "scenarios: [{name: a\x07}]\n", []string{`2:21: YAML syntax: control character '\a' is not allowed`}},
+		{"tab indentation", header + "scenarios:\n\t- name: a\n", []string{"3:1: YAML syntax: found character that cannot start any token"}},
+		{"tab after spaces", header + "scenarios:\n  - name: a\n  \tpipeline: {}\n", []string{"4:3: YAML syntax: found a tab character that violates indentation"}},
+		{"unclosed flow mapping", header + "scenarios: [{name: a\n", []string{"2:13: YAML syntax: did not find expected ',' or '}'"}},
+		{"unclosed flow sequence", header + "scenarios: [\n", []string{"3:1: YAML syntax: did not find expected node content"}},
+		{"unclosed at the end", "{version: 1\n", []string{"2:1: YAML syntax: did not find expected ',' or '}'"}},
+		{"not UTF-8", header + "scenarios:\n  - name: caf\xe9\n", []string{"3:14: YAML syntax: not UTF-8: byte 0xe9"}},
+		{"deep nesting", header + "defaults: " + strings.Repeat("[", 10001) + "\n", []string{"2:1: YAML syntax: exceeded max depth of 10000"}},
+		{"unknown alias", header + "scenarios:\n  - *nope\n", []string{"3:5: YAML syntax: unknown anchor 'nope' referenced"}},
+		{"second document's syntax", header + "scenarios: [{name: a}]\n---\n: : :\n", []string{"4:1: YAML syntax: "}},
 		{"two documents", header + "scenarios: [{name: a}]\n---\nversion: 1\n", []string{"3:1: a second YAML document"}},
 		{"not a mapping", "[1, 2]\n", []string{"1:1: want a mapping with version"}},
 		{"version missing", "scenarios: [{name: a}]\n", []string{"1:1: version: missing"}},
@@ -530,7 +547,7 @@ func TestLoadFiles(t *testing.T) {
 	if want := dup + ":4:11: scenarios[1].name: duplicate scenario name x (first at " + dup + ":3)"; es[0].Error() != want {
 		t.Errorf("got  %s\nwant %s", es[0], want)
 	}
-	if want := filepath.Join(dir, "missing.yaml") + ": cannot read: no such file or directory"; es[1].Error() != want {
+	if want := filepath.Join(dir, "missing.yaml") + ":1:1: cannot read: no such file or directory"; es[1].Error() != want {
 		t.Errorf("got  %s\nwant %s", es[1], want)
 	}
 
@@ -722,5 +739,65 @@ matrix:
 		if len(ids) == 0 || !strings.Contains(lines[e.Line-1], ids[len(ids)-1]) && !strings.Contains(lines[e.Line-1], "- name:") {
 			t.Errorf("%v: line %d (%q) does not hold %s", e, e.Line, lines[e.Line-1], e.Path)
 		}
+	}
+}
+
+// aliasMatrices is a document of n matrices that share, through a YAML
+// alias, one axes block of seeds*10 points: a few kilobytes that name
+// n*seeds*10 configurations.
+func aliasMatrices(n, seeds int) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "version: 1\nmatrix:\n  - name: m0\n    axes: &ax\n      workload.synthesis_rounds: {from: 1, to: %d, step: 1}\n      repeats: {from: 1, to: 10, step: 1}\n", seeds)
+	for i := 1; i < n; i++ {
+		fmt.Fprintf(&b, "  - {name: m%d, axes: *ax}\n", i)
+	}
+	return b.String()
+}
+
+// TestConfigurationCap: a load defines at most maxConfigurations, counted
+// across matrices (and files) before any point is built, so an alias bomb
+// is refused at the matrix that passes the cap, in little time and memory.
+func TestConfigurationCap(t *testing.T) {
+	es := loadErrors(t, aliasMatrices(3, 400)) // 3 x 4000 points
+	if len(es) != 1 || es[0].Error() != "test.yaml:8:5: matrix[2]: 12000 configurations so far, more than the 10000 one load may define; split the sweep or run its files apart" {
+		t.Errorf("three matrices of 4000 points: %v", es)
+	}
+	load(t, aliasMatrices(2, 500)) // exactly the cap
+
+	doc := aliasMatrices(100, 1000) // 1,000,000 configurations in ~3 KB
+	var before, after runtime.MemStats
+	runtime.ReadMemStats(&before)
+	es = loadErrors(t, doc)
+	runtime.ReadMemStats(&after)
+	if len(es) != 1 || !strings.Contains(es[0].Error(), "test.yaml:7:5: matrix[1]: 20000 configurations so far") {
+		t.Errorf("alias bomb: %v", es)
+	}
+	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 16<<20 {
+		t.Errorf("refusing %d bytes of aliases allocated %d MiB", len(doc), alloc>>20)
+	}
+
+	// The cap spans the files of one load.
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.yaml"), filepath.Join(dir, "b.yaml")
+	for _, f := range []string{a, b} {
+		if err := os.WriteFile(f, []byte(aliasMatrices(1, 600)), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if _, err := Load(a, b); err == nil || !strings.Contains(err.Error(), "b.yaml:3:5: matrix[0]: 12000 configurations so far") {
+		t.Errorf("two files of 6000 configurations: %v", err)
+	}
+}
+
+// TestListAxisCap: a list axis holds at most maxAxisValues values, as a
+// range does, before its values are read.
+func TestListAxisCap(t *testing.T) {
+	vals := make([]string, maxAxisValues+1)
+	for i := range vals {
+		vals[i] = strconv.Itoa(i + 1)
+	}
+	es := loadErrors(t, "version: 1\nmatrix:\n  - name: m\n    axes: {workload.seed: ["+strings.Join(vals, ", ")+"]}\n")
+	if len(es) != 1 || !strings.Contains(es[0].Error(), "test.yaml:4:27: matrix[0].axes[workload.seed]: 1001 values: more than 1000 in one axis") {
+		t.Errorf("got %v", es)
 	}
 }

@@ -20,6 +20,13 @@ const Version = 1
 // is for (a 2^27-constraint configuration costs the simulator some 10 ms).
 const maxMatrixPoints = 10000
 
+// maxConfigurations bounds the configurations of one load, every file's
+// scenarios and matrix points together. It is counted before any point is
+// built: YAML aliases let a few kilobytes name one axes block from many
+// matrices, and a million configurations cost gigabytes to expand, longer
+// than anyone would run them, and a search far longer than its seconds.
+const maxConfigurations = 10000
+
 // maxMergeDepth bounds chains of YAML merge keys (<<), which can otherwise
 // refer back to themselves.
 const maxMergeDepth = 8
@@ -81,9 +88,34 @@ type axis struct {
 type parser struct {
 	file string
 	errs *errorList
+	// configs counts the configurations of the load so far, across its
+	// files; once it passes maxConfigurations nothing more is read.
+	configs *configCount
 	// shared collects the points that break a rule through one shared
 	// value, so the value is reported once with all their names.
 	shared map[Error]*sharedError
+}
+
+// configCount is the running total of a load's configurations.
+type configCount struct {
+	n    int
+	over bool // the cap was passed and reported
+}
+
+// countConfigs adds n configurations declared at node, and reports false (once,
+// at the declaration that passes the cap) when the load is over its cap.
+func (p *parser) countConfigs(node *yaml.Node, path string, n int) bool {
+	c := p.configs
+	if c.over {
+		return false
+	}
+	c.n += n
+	if c.n > maxConfigurations {
+		c.over = true
+		p.errorf(node, path, "%d configurations so far, more than the %d one load may define; split the sweep or run its files apart", c.n, maxConfigurations)
+		return false
+	}
+	return true
 }
 
 type sharedError struct {
@@ -93,37 +125,34 @@ type sharedError struct {
 }
 
 func (p *parser) errorf(n *yaml.Node, path, format string, args ...any) {
-	e := &Error{File: p.file, Path: path, Msg: fmt.Sprintf(format, args...)}
+	e := &Error{File: p.file, Line: 1, Column: 1, Path: path, Msg: fmt.Sprintf(format, args...)}
 	if n != nil {
-		e.Line, e.Column = n.Line, n.Column
+		e.Line, e.Column = max(1, n.Line), max(1, n.Column)
 	}
 	p.errs.add(e)
 }
 
-// yamlLineRE finds the line in yaml.v3's syntax errors.
-var yamlLineRE = regexp.MustCompile(`^yaml: line (\d+): (.*)$`)
-
-// syntaxError reports a YAML syntax error at the line yaml.v3 names.
-func (p *parser) syntaxError(err error) {
-	msg := err.Error()
-	e := &Error{File: p.file, Msg: "YAML syntax: " + strings.TrimPrefix(msg, "yaml: ")}
-	if m := yamlLineRE.FindStringSubmatch(msg); m != nil {
-		e.Line, _ = strconv.Atoi(m[1])
-		e.Msg = "YAML syntax: " + m[2]
-	}
-	p.errs.add(e)
+// syntaxError reports a YAML syntax error where yaml.v3 found it, as
+// precisely as its message allows.
+func (p *parser) syntaxError(data []byte, err error) {
+	line, col, msg := syntaxPosition(data, err)
+	p.errs.add(&Error{File: p.file, Line: line, Column: col, Msg: "YAML syntax: " + msg})
 }
 
 // parse reads a whole file. It returns nil when the file is not a scenario
 // document at all (the reason is reported).
 func (p *parser) parse(data []byte) *document {
+	if line, col, msg, bad := encodingProblem(data); bad {
+		p.errs.add(&Error{File: p.file, Line: line, Column: col, Msg: "YAML syntax: " + msg})
+		return nil
+	}
 	dec := yaml.NewDecoder(bytes.NewReader(data))
 	var root yaml.Node
 	if err := dec.Decode(&root); err != nil {
 		if errors.Is(err, io.EOF) {
 			p.errorf(nil, "", "empty file: want a scenario document starting with version: %d", Version)
 		} else {
-			p.syntaxError(err)
+			p.syntaxError(data, err)
 		}
 		return nil
 	}
@@ -131,7 +160,7 @@ func (p *parser) parse(data []byte) *document {
 	if err := dec.Decode(&next); err == nil {
 		p.errorf(&next, "", "a second YAML document: a scenario file holds one document")
 	} else if !errors.Is(err, io.EOF) {
-		p.syntaxError(err)
+		p.syntaxError(data, err)
 	}
 	top := deref(root.Content[0])
 	if top.Kind != yaml.MappingNode {
@@ -168,8 +197,9 @@ func (p *parser) parse(data []byte) *document {
 			items, ok := p.list(val, "scenarios")
 			nothing = nothing && ok && len(items) == 0
 			for i, item := range items {
-				if item != nil {
-					doc.scenarios = append(doc.scenarios, p.scenario(item, fmt.Sprintf("scenarios[%d]", i)))
+				path := fmt.Sprintf("scenarios[%d]", i)
+				if item != nil && p.countConfigs(item, path, 1) {
+					doc.scenarios = append(doc.scenarios, p.scenario(item, path))
 				}
 			}
 		case "matrix":
@@ -225,7 +255,9 @@ func (p *parser) matrix(n *yaml.Node, path string) *matrixDecl {
 			p.settingsBlock(kv.val, path+".base", m.base, nil)
 		case "axes":
 			axesNode = kv.val
-			m.axes = p.axes(kv.val, path+".axes")
+			if !p.configs.over { // past the cap, a matrix's axes are not read
+				m.axes = p.axes(kv.val, path+".axes")
+			}
 		default:
 			if fieldByPath(kv.key.Value) != nil || groupDocs[kv.key.Value] != "" {
 				p.errorf(kv.key, joinPath(path, kv.key.Value), "%s belongs under base (values every point shares) or axes (values swept)", kv.key.Value)
@@ -251,8 +283,11 @@ func (p *parser) matrix(n *yaml.Node, path string) *matrixDecl {
 		if points > maxMatrixPoints {
 			p.errorf(n, path, "more than %d points; split the sweep", maxMatrixPoints)
 			m.axes = nil
-			break
+			return m
 		}
+	}
+	if len(m.axes) > 0 && !p.countConfigs(n, path, points) {
+		m.axes = nil // never expanded
 	}
 	return m
 }
@@ -298,6 +333,10 @@ func (p *parser) axes(n *yaml.Node, path string) []*axis {
 		}
 		if len(vals.Content) == 0 {
 			p.errorf(vals, apath, "empty: an axis needs at least one value")
+			continue
+		}
+		if len(vals.Content) > maxAxisValues {
+			p.errorf(vals, apath, "%d values: more than %d in one axis", len(vals.Content), maxAxisValues)
 			continue
 		}
 	values:

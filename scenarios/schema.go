@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"strconv"
 	"strings"
 
 	"gopkg.in/yaml.v3"
@@ -43,7 +44,7 @@ func Schema() []byte {
 	defs := map[string]any{
 		"settings": object("Settings; every one is optional and overrides the built-in default.", settings, nil),
 		"scenario": object("An explicit scenario: a name and settings that override the file's defaults.", scenario, []string{"name"}),
-		"matrix": object("A cartesian sweep: one scenario per combination of the axes' values, named name/axis=value/...", map[string]any{
+		"matrix": object("A cartesian sweep: one scenario per combination of the axes' values, named name/axis=value/...; at most "+strconv.Itoa(maxMatrixPoints)+" points, an axis at most "+strconv.Itoa(maxAxisValues)+" values.", map[string]any{
 			"name":        nameSchema("Prefix of the derived scenario names."),
 			"description": map[string]any{"type": "string", "description": "What the sweep shows; given to every point."},
 			"base":        map[string]any{"$ref": "#/$defs/settings", "description": "Settings for every point, over the file's defaults."},
@@ -73,7 +74,7 @@ func Schema() []byte {
 		"$schema":              "https://json-schema.org/draft/2020-12/schema",
 		"$id":                  schemaID,
 		"title":                "provebench scenario file",
-		"description":          "Pipeline configurations for provebench to run: defaults, explicit scenarios and matrix sweeps.",
+		"description":          "Pipeline configurations for provebench to run: defaults, explicit scenarios and matrix sweeps. One run (all its files together) defines at most " + strconv.Itoa(maxConfigurations) + " configurations, scenarios and matrix points counted together.",
 		"type":                 "object",
 		"additionalProperties": false,
 		"required":             []string{"version"},

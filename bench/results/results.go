@@ -20,11 +20,16 @@ const SchemaVersion = 1
 
 // Run is one invocation of `provebench run`.
 type Run struct {
-	Schema      int       `json:"schema"`
-	Tool        string    `json:"tool"`
-	ToolVersion string    `json:"tool_version"`
-	StartedAt   time.Time `json:"started_at"`
-	FinishedAt  time.Time `json:"finished_at,omitzero"`
+	Schema      int    `json:"schema"`
+	Tool        string `json:"tool"`
+	ToolVersion string `json:"tool_version"`
+	// ToolSHA256 is the hex SHA-256 of the provebench binary that ran:
+	// merge refuses shards of different binaries where the commit
+	// (Environment.GitCommit) cannot tell builds apart. Absent in older
+	// documents and where the binary could not be read.
+	ToolSHA256 string    `json:"tool_sha256,omitempty"`
+	StartedAt  time.Time `json:"started_at"`
+	FinishedAt time.Time `json:"finished_at,omitzero"`
 	// Complete is false while the run is in progress and when it was
 	// interrupted; every repetition recorded is finished either way.
 	Complete    bool        `json:"complete"`
@@ -117,7 +122,10 @@ type Environment struct {
 	GOMAXPROCS  int    `json:"gomaxprocs"`
 	MemoryBytes uint64 `json:"memory_bytes"`
 	GoVersion   string `json:"go_version"`
-	GitCommit   string `json:"git_commit,omitempty"`
+	// GitCommit is the commit provebench was built from (vcs.revision),
+	// with "+dirty" for a tree with uncommitted changes; absent for a
+	// build without VCS data.
+	GitCommit string `json:"git_commit,omitempty"`
 	// NVML tells whether GPU sampling was available; when false, every GPU
 	// figure is absent (not zero).
 	NVML          bool   `json:"nvml"`

@@ -1,6 +1,7 @@
 package results
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
@@ -50,6 +51,7 @@ func (r *Run) Validate() error {
 		} else {
 			seen[sc.Name] = i
 		}
+		sc.validate(path, add)
 		for j := range sc.Repetitions {
 			sc.Repetitions[j].validate(fmt.Sprintf("%s.repetitions[%d]", path, j), add)
 		}
@@ -58,6 +60,64 @@ func (r *Run) Validate() error {
 		return nil
 	}
 	return fmt.Errorf("%w:\n  %s", ErrInvalid, joinLines(errs))
+}
+
+// fractionSlack is how far above 1 a fraction of time may read: busy time
+// and wall time come from different clocks, read microseconds apart.
+const fractionSlack = 0.05
+
+// validate checks the scenario's summary figures and the settings in its
+// spec that every reader divides or counts by: a configuration of 0
+// constraints or -1 repeats was never run.
+func (sc *Scenario) validate(path string, add func(path, format string, args ...any)) {
+	for name, v := range map[string]int{"constraints": sc.Constraints, "partitions_per_proof": sc.Partitions, "proofs": sc.Proofs} {
+		if v < 0 {
+			add(path+"."+name, "%d is negative", v)
+		}
+	}
+	if len(sc.Spec) == 0 || string(sc.Spec) == "null" {
+		return
+	}
+	var spec struct {
+		Workload struct {
+			Constraints *int `json:"constraints"`
+			Partitions  *int `json:"partitions"`
+			Proofs      *int `json:"proofs"`
+			Concurrency *int `json:"concurrency"`
+		} `json:"workload"`
+		Repeats *int `json:"repeats"`
+		Warmups *int `json:"warmups"`
+	}
+	if err := json.Unmarshal(sc.Spec, &spec); err != nil {
+		add(path+".spec", "not a configuration: %v", err)
+		return
+	}
+	atLeast := func(name string, v *int, lo int) {
+		if v != nil && *v < lo {
+			add(path+".spec."+name, "%d is below %d", *v, lo)
+		}
+	}
+	atLeast("workload.constraints", spec.Workload.Constraints, 1)
+	atLeast("workload.partitions", spec.Workload.Partitions, 1)
+	atLeast("workload.proofs", spec.Workload.Proofs, 1)
+	atLeast("workload.concurrency", spec.Workload.Concurrency, 1)
+	atLeast("repeats", spec.Repeats, 1)
+	atLeast("warmups", spec.Warmups, 0)
+}
+
+// figure reports v unless it is a finite figure of at least 0.
+func figure(path string, v float64, add func(path, format string, args ...any)) {
+	if v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
+		add(path, "%v is not a figure (negative or not finite)", v)
+	}
+}
+
+// fraction reports v unless it is a fraction of time: 0 to 1, give or take
+// fractionSlack above.
+func fraction(path string, v float64, add func(path, format string, args ...any)) {
+	if !(v >= 0 && v <= 1+fractionSlack) {
+		add(path, "%v is not a fraction (0 to 1)", v)
+	}
 }
 
 func (rep *Repetition) validate(path string, add func(path, format string, args ...any)) {
@@ -93,6 +153,25 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 			}
 		}
 	}
+	for name, v := range map[string]*float64{"device_busy_fraction": rep.DeviceBusyFraction, "steady_device_busy_fraction": rep.SteadyDeviceBusyFraction, "mean_gpu_utilization": rep.MeanGPUUtilization} {
+		if v != nil {
+			fraction(path+"."+name, *v, add)
+		}
+	}
+	if h := rep.HostLoad; h != nil {
+		figure(path+".host_load.load1", h.Load1, add)
+		fraction(path+".host_load.steal_fraction", h.StealFraction, add)
+	}
+	for _, name := range sortedKeys(rep.Stages) {
+		st := rep.Stages[name]
+		at := path + ".stages." + name
+		if st.Count < 0 {
+			add(at+".count", "%d is negative", st.Count)
+		}
+		for field, v := range map[string]float64{"total_seconds": st.TotalSeconds, "mean_seconds": st.MeanSeconds, "p50_seconds": st.P50Seconds, "p90_seconds": st.P90Seconds, "max_seconds": st.MaxSeconds} {
+			figure(at+"."+field, v, add)
+		}
+	}
 	if rep.Measure != "" && rep.Measure != MeasureWarm && rep.Measure != MeasureCold {
 		add(path+".measure", "%q is not %q or %q", rep.Measure, MeasureWarm, MeasureCold)
 	}
@@ -102,12 +181,39 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 		}
 	}
 	if s := rep.Series; s != nil {
-		s.validate(path+".series", add)
+		s.validate(path+".series", rep.ProcessSeconds, add)
 	}
 }
 
-func (s *Series) validate(path string, add func(path, format string, args ...any)) {
+// validate checks the series' columns against its time axis, and the axis
+// itself: finite times in order, none before the child started (a time is
+// negative only while the child set up, within its lifetime, process).
+func (s *Series) validate(path string, process float64, add func(path, format string, args ...any)) {
 	n := len(s.T)
+	if s.IntervalSeconds != 0 {
+		figure(path+".interval_seconds", s.IntervalSeconds, add)
+	}
+	earliest := -(process + s.IntervalSeconds + 1) // a second for the clocks' skew
+	for i, t := range s.T {
+		at := fmt.Sprintf("%s.t[%d]", path, i)
+		switch {
+		case math.IsNaN(t) || math.IsInf(t, 0):
+			add(at, "%v is not a time", t)
+		case t < earliest:
+			add(at, "%v s is before the child started (%v s before the pipeline)", t, process)
+		case i > 0 && t < s.T[i-1]:
+			add(at, "%v s is before the time before it (%v s)", t, s.T[i-1])
+		default:
+			continue
+		}
+		break // one problem per axis says enough
+	}
+	for i, u := range s.GPUUtilization {
+		if u != nil && !(*u >= 0 && *u <= 1+fractionSlack) {
+			add(fmt.Sprintf("%s.gpu_utilization[%d]", path, i), "%v is not a fraction (0 to 1)", *u)
+			break
+		}
+	}
 	check := func(name string, l int, optional bool) {
 		if l != n && !(optional && l == 0) {
 			add(path+"."+name, "%d values for %d times", l, n)
@@ -125,6 +231,15 @@ func (s *Series) validate(path string, add func(path, format string, args ...any
 	for _, name := range names {
 		check("counters."+name, len(s.Counters[name]), false)
 	}
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
 }
 
 func joinLines(errs []error) string {

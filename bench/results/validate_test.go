@@ -36,6 +36,14 @@ func TestDecodeValidates(t *testing.T) {
 	if _, err := Decode("ok.json", encode(t, validDoc())); err != nil {
 		t.Fatalf("a valid document: %v", err)
 	}
+	edge := validDoc() // what real runs write: a busy fraction a hair above 1, times during setup
+	edge.Scenarios[0].Spec = json.RawMessage(`{"workload": {"constraints": 16384}, "repeats": 3, "warmups": 0}`)
+	edge.Scenarios[0].Repetitions[0].DeviceBusyFraction = new(1.0004)
+	edge.Scenarios[0].Repetitions[0].ProcessSeconds = 1.5
+	edge.Scenarios[0].Repetitions[0].Series.T = []float64{-1.2, 0, 0}
+	if _, err := Decode("edge.json", encode(t, edge)); err != nil {
+		t.Fatalf("a valid document at the edges: %v", err)
+	}
 	for _, tc := range []struct {
 		name   string
 		mutate func(*Run)
@@ -54,6 +62,29 @@ func TestDecodeValidates(t *testing.T) {
 		{"unnamed", func(r *Run) { r.Scenarios[0].Name = "" }, "scenarios[0].name: missing"},
 		{"unknown run order", func(r *Run) { r.RunOrder = "shuffled" }, `run_order: "shuffled" is not "interleaved"`},
 		{"duplicate", func(r *Run) { r.Scenarios = append(r.Scenarios, r.Scenarios[0]) }, `scenarios[1].name: "a" already names scenarios[0]`},
+		// Issue 20, item 10: times, fractions and settings no run produces.
+		{"negative stage time", func(r *Run) {
+			r.Scenarios[0].Repetitions[0].Stages = map[string]StageSummary{"synthesis": {Count: 2, TotalSeconds: 1, MeanSeconds: -0.5, P50Seconds: 0.5, P90Seconds: 0.5, MaxSeconds: 0.5}}
+		}, "scenarios[0].repetitions[0].stages.synthesis.mean_seconds: -0.5 is not a figure"},
+		{"negative stage count", func(r *Run) {
+			r.Scenarios[0].Repetitions[0].Stages = map[string]StageSummary{"msm_a": {Count: -1}}
+		}, "stages.msm_a.count: -1 is negative"},
+		{"series time before the child", func(r *Run) {
+			r.Scenarios[0].Repetitions[0].ProcessSeconds = 2
+			r.Scenarios[0].Repetitions[0].Series.T[0] = -5
+		}, "series.t[0]: -5 s is before the child started"},
+		{"series times out of order", func(r *Run) { r.Scenarios[0].Repetitions[0].Series.T[2] = 0.005 }, "series.t[2]: 0.005 s is before the time before it"},
+		{"busy fraction", func(r *Run) { r.Scenarios[0].Repetitions[0].DeviceBusyFraction = new(1e300) }, "device_busy_fraction: 1e+300 is not a fraction"},
+		{"steady busy fraction", func(r *Run) { f := 1.2; r.Scenarios[0].Repetitions[0].SteadyDeviceBusyFraction = &f }, "steady_device_busy_fraction: 1.2 is not a fraction"},
+		{"GPU utilisation sample", func(r *Run) {
+			u := 7.0
+			r.Scenarios[0].Repetitions[0].Series.GPUUtilization = []*float64{nil, &u, nil}
+		}, "series.gpu_utilization[1]: 7 is not a fraction"},
+		{"steal fraction", func(r *Run) { r.Scenarios[0].Repetitions[0].HostLoad = &HostLoad{Load1: 1, StealFraction: 2} }, "host_load.steal_fraction: 2 is not a fraction"},
+		{"spec of 0 constraints", func(r *Run) { r.Scenarios[0].Spec = json.RawMessage(`{"workload": {"constraints": 0}, "repeats": 1}`) },
+			"scenarios[0].spec.workload.constraints: 0 is below 1"},
+		{"spec of -1 repeats", func(r *Run) { r.Scenarios[0].Spec = json.RawMessage(`{"repeats": -1}`) }, "scenarios[0].spec.repeats: -1 is below 1"},
+		{"negative constraints", func(r *Run) { r.Scenarios[0].Constraints = -4 }, "scenarios[0].constraints: -4 is negative"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			r := validDoc()

@@ -25,7 +25,8 @@ type MergeOptions struct {
 // Merge joins the results of a sweep's shards into one document whose
 // configurations are in the order an unsharded run of the sweep would have
 // them. It refuses, naming the shard and what differs: documents that are
-// not shards, shards of different provebench versions, scenario files,
+// not shards, shards of different provebench builds (commit, version, and
+// the binary where the commit does not identify it), scenario files,
 // sweeps or shard counts, two documents of the same shard (overlap), and
 // missing shards unless opts.AllowMissing. Each shard's host is kept in
 // the merged document's Shards, and each scenario names its shard.
@@ -106,8 +107,8 @@ func sameSweep(ref, x Input) error {
 	differs := func(what, av, bv string) error {
 		return fmt.Errorf("shard %s (%s) and shard %s (%s) differ in %s: %s vs %s", spec(a), ref.Name, spec(b), x.Name, what, av, bv)
 	}
-	if a.ToolVersion != b.ToolVersion {
-		return differs("provebench version", quote(a.ToolVersion), quote(b.ToolVersion))
+	if err := sameBuild(a, b, differs); err != nil {
+		return err
 	}
 	if a.Shard.Count != b.Shard.Count {
 		return differs("shard count", fmt.Sprint(a.Shard.Count), fmt.Sprint(b.Shard.Count))
@@ -123,6 +124,33 @@ func sameSweep(ref, x Input) error {
 			fmt.Sprintf("plan %.19s", a.Shard.Plan), fmt.Sprintf("plan %.19s", b.Shard.Plan))
 	}
 	return nil
+}
+
+// sameBuild refuses shards run by different provebench builds. tool_version
+// alone cannot tell them apart ("(devel)" for every local build), so the
+// commit is compared, and where the commit does not identify the build (a
+// modified tree, or none recorded) the binary's own hash.
+func sameBuild(a, b *results.Run, differs func(what, av, bv string) error) error {
+	ca, cb := a.Environment.GitCommit, b.Environment.GitCommit
+	if ca != cb {
+		return differs("provebench commit", orUnknown(ca), orUnknown(cb))
+	}
+	if a.ToolVersion != b.ToolVersion {
+		return differs("provebench version", quote(a.ToolVersion), quote(b.ToolVersion))
+	}
+	clean := ca != "" && !strings.HasSuffix(ca, "+dirty")
+	if !clean && a.ToolSHA256 != b.ToolSHA256 {
+		return differs("provebench binary (the commit "+orUnknown(ca)+" does not identify a build)",
+			fmt.Sprintf("sha256 %.12s", orUnknown(a.ToolSHA256)), fmt.Sprintf("sha256 %.12s", orUnknown(b.ToolSHA256)))
+	}
+	return nil
+}
+
+func orUnknown(s string) string {
+	if s == "" {
+		return "unknown"
+	}
+	return s
 }
 
 // sameFiles compares scenario files by content: the same files checked
@@ -191,6 +219,7 @@ func join(in []Input, all bool) *results.Run {
 		Schema:        first.Schema,
 		Tool:          first.Tool,
 		ToolVersion:   first.ToolVersion,
+		ToolSHA256:    first.ToolSHA256,
 		StartedAt:     first.StartedAt,
 		Complete:      all,
 		Environment:   first.Environment,

@@ -27,7 +27,8 @@ func shardDocs(t *testing.T, all []bench.Spec, n int) []Input {
 			Schema: results.SchemaVersion, Tool: "provebench", ToolVersion: "v0.1.0 0123abcd",
 			StartedAt: t0.Add(time.Duration(k) * time.Minute), FinishedAt: t0.Add(time.Duration(k+10) * time.Minute),
 			Complete:      true,
-			Environment:   results.Environment{Hostname: fmt.Sprintf("node-%d", k), CPUModel: "EPYC", CPUs: 16},
+			ToolSHA256:    strings.Repeat(fmt.Sprint(k), 64), // each host built its own binary
+			Environment:   results.Environment{Hostname: fmt.Sprintf("node-%d", k), CPUModel: "EPYC", CPUs: 16, GitCommit: "0123abcd"},
 			ScenarioFiles: []results.ScenarioFile{{Path: "scenarios/gpu.yaml", SHA256: "aa11"}},
 			Shard:         rec,
 			Scenarios:     []results.Scenario{},
@@ -104,6 +105,28 @@ func TestMergeRefuses(t *testing.T) {
 		{"missing", func(in []Input) []Input { return in[:2] }, "shard 3/3 is missing"},
 		{"two missing", func(in []Input) []Input { return in[1:2] }, "shards 1/3, 3/3 are missing"},
 		{"version", func(in []Input) []Input { in[2].Run.ToolVersion = "v0.2.0 4567"; return in }, `shard 1/3 (shard-1/results.json) and shard 3/3 (shard-3/results.json) differ in provebench version: "v0.1.0 0123abcd" vs "v0.2.0 4567"`},
+		// Issue 20, item 10: "(devel)" for every local build, so the commit decides.
+		{"commit", func(in []Input) []Input {
+			for i := range in {
+				in[i].Run.ToolVersion = "(devel)"
+			}
+			in[1].Run.Environment.GitCommit = "89efcafe"
+			return in
+		}, "shard 1/3 (shard-1/results.json) and shard 2/3 (shard-2/results.json) differ in provebench commit: 0123abcd vs 89efcafe"},
+		{"commit unknown", func(in []Input) []Input { in[2].Run.Environment.GitCommit = ""; return in }, "differ in provebench commit: 0123abcd vs unknown"},
+		{"modified tree, other binary", func(in []Input) []Input {
+			for i := range in {
+				in[i].Run.Environment.GitCommit = "0123abcd+dirty"
+			}
+			return in
+		}, "shard 1/3 (shard-1/results.json) and shard 2/3 (shard-2/results.json) differ in provebench binary (the commit 0123abcd+dirty does not identify a build): sha256 111111111111 vs sha256 222222222222"},
+		{"no commit, other binary", func(in []Input) []Input {
+			for i := range in {
+				in[i].Run.Environment.GitCommit, in[i].Run.ToolSHA256 = "", in[0].Run.ToolSHA256
+			}
+			in[2].Run.ToolSHA256 = ""
+			return in
+		}, "shard 1/3 (shard-1/results.json) and shard 3/3 (shard-3/results.json) differ in provebench binary (the commit unknown does not identify a build): sha256 111111111111 vs sha256 unknown"},
 		{"file content", func(in []Input) []Input {
 			in[1].Run.ScenarioFiles = []results.ScenarioFile{{Path: "scenarios/gpu.yaml", SHA256: "bb22"}}
 			return in

@@ -16,12 +16,22 @@ import (
 // event (and every pacer tick), far more than a plot shows.
 const maxSeriesPoints = 2000
 
+// MaxSeriesConfigurations is the most configurations whose simulated
+// documents keep their series (the timelines): a series is some 100 KB of
+// the document, and a report draws one timeline per configuration, so a
+// sweep of thousands would be gigabytes and thousands of plots. Larger
+// sweeps keep every other figure; --filter picks the few to see over time.
+const MaxSeriesConfigurations = 100
+
 // Document simulates every spec and writes the predictions as a results
 // document: one repetition per configuration (the simulator is
 // deterministic), marked simulated and naming the calibration. A
 // configuration predicted to pass its memory limit or the host's memory is
 // a memory-limit repetition whose error gives the time and the counters.
+// Series are kept only when there are at most MaxSeriesConfigurations
+// specs.
 func Document(specs []bench.Spec, m *Model, env results.Environment, tool string) (*results.Run, error) {
+	keepSeries := len(specs) <= MaxSeriesConfigurations
 	if env.MemoryBytes == 0 && len(specs) > 0 {
 		// No calibration host: the scenarios' own host describes it.
 		h := specs[0].Simulate.Host
@@ -50,7 +60,7 @@ func Document(specs []bench.Spec, m *Model, env results.Environment, tool string
 		if err != nil {
 			return nil, err
 		}
-		o.Timeline = true
+		o.Timeline = keepSeries
 		res, err := sim.Run(o)
 		if err != nil {
 			return nil, fmt.Errorf("scenario %s (%s): %w", spec.Name, spec.Source, err)

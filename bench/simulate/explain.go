@@ -89,7 +89,7 @@ func PrintChecks(w io.Writer, checks []Check) {
 
 // Explain prints the fitted model and its error on the calibration runs.
 func (m *Model) Explain(w io.Writer, hostMemory int64) error {
-	fmt.Fprintf(w, "calibration: %d configurations from %v\n", len(m.Points), m.Calibration)
+	fmt.Fprintf(w, "calibration: %s from %v\n", units.Plural(len(m.Points), "configuration"), m.Calibration)
 	fmt.Fprintf(w, "host: %s, %d cores, %d devices, backend %s\n\n", m.Host, m.Cores, m.Devices, m.Backend)
 	fmt.Fprintf(w, "synthesis (one partition alone, s)  = %v   x = constraints × (rounds+1)\n", m.Synthesis)
 	fmt.Fprintf(w, "  k at once each take 1 + %.2f·(k-1) times as long (contention), and share the %d cores\n", m.SynthesisContention, m.Cores)

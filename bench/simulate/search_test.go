@@ -2,10 +2,12 @@ package simulate_test
 
 import (
 	"context"
+	"encoding/json"
 	"strings"
 	"testing"
 
 	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/simulate"
 	"github.com/provebench/provebench/scenarios"
 )
@@ -138,4 +140,33 @@ func BenchmarkSearch(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(len(specs)), "configurations")
+}
+
+// Issue 20, item 7: a simulated document of a large sweep keeps no series,
+// so that its size grows by kilobytes per configuration, not by the
+// hundred of a timeline; a small one keeps them.
+func TestDocumentSeriesBounded(t *testing.T) {
+	specs := searchSpecs(t)[:simulate.MaxSeriesConfigurations+1]
+	doc, err := simulate.Document(specs, nil, results.Environment{}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range doc.Scenarios {
+		if sc.Repetitions[0].Series != nil {
+			t.Fatalf("%s: a series in a document of %d configurations", sc.Name, len(specs))
+		}
+	}
+	data, _ := json.Marshal(doc)
+	if per := len(data) / len(specs); per > 8<<10 {
+		t.Errorf("%d bytes per configuration", per)
+	}
+	small, err := simulate.Document(specs[:2], nil, results.Environment{}, "test")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, sc := range small.Scenarios {
+		if s := sc.Repetitions[0].Series; s == nil || len(s.T) == 0 {
+			t.Errorf("%s: no series in a document of 2 configurations", sc.Name)
+		}
+	}
 }

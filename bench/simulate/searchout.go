@@ -98,8 +98,8 @@ func (r *SearchReport) WriteMarkdown(w io.Writer) error {
 	}
 	var b strings.Builder
 	b.WriteString("# Predicted Pareto front of throughput against peak RSS\n\n")
-	fmt.Fprintf(&b, "%d configurations of %s simulated, %s; %d run out of memory. ",
-		len(r.Candidates), markdown.Escape(strings.Join(r.Scenarios, ", ")), markdown.Escape(r.Calibrated()), oom)
+	fmt.Fprintf(&b, "%s of %s simulated, %s; %d run out of memory. ",
+		units.Plural(len(r.Candidates), "configuration"), markdown.Escape(strings.Join(r.Scenarios, ", ")), markdown.Escape(r.Calibrated()), oom)
 	b.WriteString("On the front, no other configuration is both faster and smaller.\n\n")
 	b.WriteString("| configuration | s/proof | peak RSS |\n|---|--:|--:|\n")
 	for _, c := range r.Front {

@@ -20,7 +20,7 @@ func newCalibrationCmd() *cobra.Command {
 	var explain, path bool
 	c := &cobra.Command{
 		Use:   "calibration",
-		Short: "Show the cached runs run's pre-flight check calibrates on",
+		Short: "Show the cached runs that run's pre-flight check fits its model to",
 		Long: `calibration shows the calibration cache: the results of this host's recent
 runs, per backend, that run's pre-flight check fits the simulator to when it
 is not given --calibration (the newest 8 per host and backend; every run adds

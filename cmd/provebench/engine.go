@@ -27,7 +27,7 @@ TIMELINE lines on stderr (TIMELINE,<offset_ms>,<event>,<proof>,<partition>).
 It prints a JSON summary on stdout when the run ends. --prepare only makes
 sure the proving key is in the cache (for an exec scenario's setup, so key
 generation is never measured).`,
-		Example: `  provebench engine scenarios/ci.yaml --scenario hold-c1 --timeline`,
+		Example: `  provebench engine scenarios/ci.yaml --scenario hold --timeline`,
 		Args:    exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			specs, err := loadSpecs(args)

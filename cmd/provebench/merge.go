@@ -32,12 +32,13 @@ Each shard's host is kept in the results (shards), every configuration names
 its shard, and the report shows the host per configuration when they differ.
 
 It refuses, writing nothing, documents that are not shards; shards of
-different provebench versions, scenario files (by content), configurations
+different provebench builds (commit and version, and the binary's hash where
+the commit does not identify it), scenario files (by content), configurations
 (other --filter, --repeat, ...) or shard counts; two documents of one shard;
 and missing shards unless --allow-missing.
 
-Exit status: 0 merged, 1 merged but a repetition failed or crashed in a
-shard, 2 bad or mismatched input.`,
+Exit status: 0 merged, 1 merged but a repetition did not finish in a shard
+(failed, crashed, memory limit, timeout), 2 bad or mismatched input.`,
 		Example: `  provebench merge shard-1 shard-2 shard-3 shard-4 -o out/all
   provebench merge results/*/results.json -o out/all --allow-missing`,
 		Args: minArgs(1),
@@ -74,10 +75,7 @@ func runMerge(w io.Writer, args []string, f mergeFlags) error {
 	if !doc.Complete {
 		fmt.Fprintln(w, "note: the merged results are incomplete (a shard is missing or did not finish)")
 	}
-	if n := countStatus(doc, results.StatusFailed, results.StatusCrashed); n > 0 {
-		return exitError{code: exitFailure, err: fmt.Errorf("%d repetitions failed or crashed (see %s)", n, written[0])}
-	}
-	return nil
+	return unfinishedError(doc, written[0])
 }
 
 // readShards reads each argument as a results document, or as a directory

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -14,6 +15,7 @@ import (
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/internal/atomicfile"
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/reports"
 	"github.com/provebench/provebench/reports/export"
 )
@@ -33,7 +35,11 @@ func newReportCmd() *cobra.Command {
 directory: throughput against peak memory (one point per configuration, spread
 from the repeats, the Pareto front), a timeline per configuration (RSS, GPU
 memory and the buffer counters on one time axis), a comparison of strategies,
-report.md with the tables and report.html embedding the plots.
+report.md with the tables and report.html embedding the plots. A timeline
+draws at most some thousands of points per line (the peaks kept), whatever
+the run's length; a document above 512 MiB is refused (sample less often, or
+report a part of the sweep). An interrupt (Ctrl-C, SIGTERM) stops it with
+exit status 130 before it writes anything.
 
 --export FORMAT=FILE also writes the figures dashboards read (median seconds
 per proof and peak RSS per configuration, with the repetitions' range):
@@ -43,9 +49,10 @@ Metric Format JSON). Repeatable.`,
   provebench report out/run/results.json -o out/run --export github-action-benchmark=out/run/gab.json --export bencher=out/run/bmf.json`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			doc, err := results.Read(args[0])
+			ctx := cmd.Context()
+			doc, err := readForReport(ctx, args[0])
 			if err != nil {
-				return usageError{err}
+				return err
 			}
 			if len(doc.Scenarios) == 0 {
 				return usagef("%s: an empty shard has nothing to report: merge it with the other shards (provebench merge)", args[0])
@@ -65,12 +72,16 @@ Metric Format JSON). Repeatable.`,
 			if err := os.MkdirAll(out, 0o755); err != nil {
 				return usagef("--out: %v", err)
 			}
-			files, err := reports.Generate(doc, out, reports.Options{Formats: formats, Title: title, StrategyColours: pipeline.Registered().Colours()})
+			exported, err := renderExports(exporters, doc)
 			if err != nil {
 				return err
 			}
-			for _, e := range exporters {
-				if err := writeExport(e.path, e.exporter, doc); err != nil {
+			files, err := reports.GenerateContext(ctx, doc, out, reports.Options{Formats: formats, Title: title, StrategyColours: pipeline.Registered().Colours()})
+			if err != nil {
+				return err
+			}
+			for i, e := range exporters {
+				if err := atomicfile.Write(e.path, exported[i]); err != nil {
 					return err
 				}
 				files = append(files, e.path)
@@ -112,12 +123,53 @@ func parseExports(values []string) ([]exportTarget, error) {
 	return out, nil
 }
 
-func writeExport(path string, e export.Exporter, doc *results.Run) error {
-	var b bytes.Buffer
-	if err := e.Export(&b, doc); err != nil {
-		return fmt.Errorf("export %s: %w", e.Name(), err)
+// renderExports renders each --export in memory, so that the files are
+// written after the report, or not at all.
+func renderExports(targets []exportTarget, doc *results.Run) ([][]byte, error) {
+	out := make([][]byte, len(targets))
+	for i, t := range targets {
+		var b bytes.Buffer
+		if err := t.exporter.Export(&b, doc); err != nil {
+			return nil, fmt.Errorf("export %s: %w", t.exporter.Name(), err)
+		}
+		out[i] = b.Bytes()
 	}
-	return atomicfile.Write(path, b.Bytes())
+	return out, nil
+}
+
+// maxReportBytes is the largest results document report reads. Reading
+// holds the file and its decoded figures at once, about twice its size;
+// past this a run sampled too often, or too many configurations, is
+// better reported in parts (or sampled less often) than with gigabytes.
+const maxReportBytes = 512 << 20
+
+// readForReport reads the document to report on: refused (bad input) above
+// maxReportBytes or when it does not hold together; abandoned when ctx is
+// done, since decoding a large document takes seconds that an interrupt
+// should not wait for (nothing is written yet).
+func readForReport(ctx context.Context, path string) (*results.Run, error) {
+	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() > maxReportBytes {
+		return nil, usagef("%s: %s, more than the %s a report reads: sample less often (--sample-interval) or report part of the sweep (run --filter, --shard)",
+			path, units.FormatBytes(st.Size()), units.FormatBytes(maxReportBytes))
+	}
+	type read struct {
+		doc *results.Run
+		err error
+	}
+	done := make(chan read, 1)
+	go func() {
+		doc, err := results.Read(path)
+		done <- read{doc, err}
+	}()
+	select {
+	case r := <-done:
+		if r.err != nil {
+			return nil, usageError{r.err}
+		}
+		return r.doc, nil
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
 }
 
 func newCompareCmd() *cobra.Command {

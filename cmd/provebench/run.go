@@ -87,9 +87,9 @@ DIR is refused (exit 2) when it holds a previous run's results, unless
 DIR/.provebench-files, and results.* and report.*), nothing else. Exec
 configurations whose rendered file paths leave DIR are refused too.
 
-Exit status: 0 when every repetition ran (memory-limit and timeout are
-measurements, not failures), 1 when a repetition failed or crashed, 2 on bad
-input, 130 when interrupted (finished results are kept).
+Exit status: 0 when every repetition finished, 1 when one did not (failed,
+crashed, stopped at its memory limit or its timeout; the summary counts
+them), 2 on bad input, 130 when interrupted (finished results are kept).
 
 With --shard k/n it runs only shard k of n of the configurations (after
 --filter), for spreading a sweep over hosts: the configuration at position p
@@ -320,7 +320,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	defer closeGPU()
 
 	if f.interleave {
-		fmt.Fprintf(w, "interleaved: measured repetitions in rounds over the %d configurations\n", len(specs))
+		fmt.Fprintf(w, "interleaved: measured repetitions in rounds over %s\n", units.Plural(len(specs), "configuration"))
 	}
 	doc, runErr := runner.Run(ctx, specs)
 	if doc == nil {
@@ -368,24 +368,45 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if interrupted {
 		return exitError{code: exitInterrupted, err: errors.New("interrupted: the results of finished repetitions are in " + f.out)}
 	}
-	if n := countStatus(doc, results.StatusFailed, results.StatusCrashed); n > 0 {
-		return exitError{code: exitFailure, err: fmt.Errorf("%d repetitions failed or crashed (see %s)", n, written[0])}
-	}
-	return nil
+	return unfinishedError(doc, written[0])
 }
 
-func countStatus(doc *results.Run, statuses ...results.Status) int {
-	n := 0
+// unfinishedStatuses are the ways a repetition can end without finishing
+// its work: each makes run and merge exit 1. A memory limit or a timeout
+// is a finding about the configuration, but its figures are missing all
+// the same, and a CI job must not pass over them.
+var unfinishedStatuses = []results.Status{results.StatusFailed, results.StatusCrashed, results.StatusMemoryLimit, results.StatusTimeout}
+
+// unfinished counts the repetitions (warm-ups included) that ended in one
+// of unfinishedStatuses, and says how many of each: "1 memory-limit, 2
+// timeout".
+func unfinished(doc *results.Run) (n int, what string) {
+	counts := make(map[results.Status]int)
 	for _, sc := range doc.Scenarios {
 		for _, r := range sc.Repetitions {
-			for _, s := range statuses {
-				if r.Status == s {
-					n++
-				}
+			if slices.Contains(unfinishedStatuses, r.Status) {
+				counts[r.Status]++
+				n++
 			}
 		}
 	}
-	return n
+	var parts []string
+	for _, s := range unfinishedStatuses {
+		if counts[s] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
+		}
+	}
+	return n, strings.Join(parts, ", ")
+}
+
+// unfinishedError is the exit status 1 of a run or merge whose document
+// (at path) has unfinished repetitions, or nil.
+func unfinishedError(doc *results.Run, path string) error {
+	n, what := unfinished(doc)
+	if n == 0 {
+		return nil
+	}
+	return exitError{code: exitFailure, err: fmt.Errorf("%s did not finish (%s; see %s)", units.Plural(n, "repetition"), what, path)}
 }
 
 // printRunSummary prints the figures the report's summary table has, the
@@ -420,6 +441,9 @@ func printRunSummary(w io.Writer, doc *results.Run, files []string) {
 			spreadText(rss, func(v float64) string { return units.FormatBytes(int64(v)) }))
 	}
 	fmt.Fprintln(w, "\n(medians over measured repetitions, the range in brackets; peak RSS is the kernel's peak)")
+	if n, what := unfinished(doc); n > 0 && doc.Simulated == nil { // a prediction of memory-limit is no failure
+		fmt.Fprintf(w, "%s did not finish (%s): exit status 1\n", units.Plural(n, "repetition"), what)
+	}
 	fmt.Fprintln(w, "wrote:")
 	for _, f := range files {
 		fmt.Fprintln(w, "  "+f)
@@ -464,4 +488,18 @@ func newChildCmd() *cobra.Command {
 			return bench.ChildMain(cmd.Context(), os.Stdin, stream)
 		},
 	}
+}
+
+func countStatus(doc *results.Run, statuses ...results.Status) int {
+	n := 0
+	for _, sc := range doc.Scenarios {
+		for _, r := range sc.Repetitions {
+			for _, s := range statuses {
+				if r.Status == s {
+					n++
+				}
+			}
+		}
+	}
+	return n
 }

@@ -76,7 +76,7 @@ func runSearch(ctx context.Context, w io.Writer, specs []bench.Spec, m *simulate
 
 // printSearch prints the front and the best.
 func printSearch(w io.Writer, r *simulate.SearchReport) {
-	fmt.Fprintf(w, "%d configurations simulated; Pareto front of throughput against peak RSS:\n\n", len(r.Candidates))
+	fmt.Fprintf(w, "%s simulated; Pareto front of throughput against peak RSS:\n\n", units.Plural(len(r.Candidates), "configuration"))
 	width := 60
 	for _, c := range r.Front {
 		width = max(width, len(c.Name))

@@ -150,6 +150,9 @@ func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlag
 		written = append(written, files...)
 	}
 	printRunSummary(w, doc, written)
+	if n := len(doc.Scenarios); n > simulate.MaxSeriesConfigurations {
+		fmt.Fprintf(w, "note: %d configurations: no timelines (series are kept up to %d; --filter picks a few to see over time)\n", n, simulate.MaxSeriesConfigurations)
+	}
 	for _, sc := range doc.Scenarios {
 		for _, r := range sc.Repetitions {
 			if r.Status == results.StatusMemoryLimit {

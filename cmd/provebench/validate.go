@@ -5,6 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/scenarios"
 )
 
@@ -26,7 +27,7 @@ one per line as file:line:col: field.path: message. It exits 2 if there is any,
 			for _, s := range specs {
 				fmt.Fprintf(w, "%-56s %s\n", s.Name, s.Source)
 			}
-			fmt.Fprintf(w, "%d configurations, no problems\n", len(specs))
+			fmt.Fprintf(w, "%s, no problems\n", units.Plural(len(specs), "configuration"))
 			return nil
 		},
 	}

@@ -94,3 +94,12 @@ func FormatSeconds(v float64) string {
 	div, unit := SecondsScale(v)
 	return FormatScaled(v, div) + " " + unit
 }
+
+// Plural writes a count and its noun, singular for 1: "1 configuration",
+// "3 configurations" (nouns whose plural adds an s).
+func Plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}

@@ -46,3 +46,11 @@ func TestFormatSeconds(t *testing.T) {
 		}
 	}
 }
+
+func TestPlural(t *testing.T) {
+	for n, want := range map[int]string{0: "0 configurations", 1: "1 configuration", 2: "2 configurations"} {
+		if got := Plural(n, "configuration"); got != want {
+			t.Errorf("Plural(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

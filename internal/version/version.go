@@ -4,6 +4,11 @@
 package version
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"fmt"
+	"io"
+	"os"
 	"runtime"
 	"runtime/debug"
 )
@@ -67,4 +72,37 @@ func (i Info) Long() string {
 		commit += " (modified)"
 	}
 	return "provebench " + module + "\ncommit " + commit + "\n" + i.Go + "\n"
+}
+
+// Revision is the commit, with "+dirty" when the tree had uncommitted
+// changes: what results documents record as the environment's git_commit.
+// Empty when the build recorded no VCS data.
+func (i Info) Revision() string {
+	if i.Commit == "" {
+		return ""
+	}
+	if i.Modified {
+		return i.Commit + "+dirty"
+	}
+	return i.Commit
+}
+
+// ExecutableSHA256 is the hex SHA-256 of the running binary's file: it
+// tells two builds apart where the commit cannot (a modified tree, a
+// build without VCS data).
+func ExecutableSHA256() (string, error) {
+	exe, err := os.Executable()
+	if err != nil {
+		return "", fmt.Errorf("the running binary: %w", err)
+	}
+	f, err := os.Open(exe)
+	if err != nil {
+		return "", fmt.Errorf("the running binary: %w", err)
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", fmt.Errorf("hashing the running binary %s: %w", exe, err)
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
