@@ -29,6 +29,21 @@ func pairs(bm, nm []*results.Repetition) (bp, np []*results.Repetition) {
 // pairedVerdict judges a metric from aligned pairs: the interval of the
 // ratio new/base at Confidence (signedrank.go), a regression only when the
 // whole interval lies past the threshold in the bad direction.
+//
+// A gated metric is judged only when its interval settles the question
+// the threshold T asks. With the interval written in the bad direction
+// (a rise of time, a fall of throughput) as [lo, hi]:
+//
+//   - lo > T: regression established;
+//   - hi <= T: no regression established (better, worse within the
+//     threshold, or ~);
+//   - lo <= T < hi: the interval holds the threshold, so the pairs are
+//     consistent both with a change within it and with one beyond it:
+//     inconclusive, with about how many more pairs would resolve it.
+//
+// Identical sides are inconclusive only when the run could not resolve
+// the threshold at all (half-width above T); a true change near T is
+// inconclusive until the pairs place it on one side.
 func pairedVerdict(m *MetricResult, base, cur []float64) {
 	m.Paired = true
 	m.Base, m.New = rangeSummary(base), rangeSummary(cur)
@@ -49,6 +64,7 @@ func pairedVerdict(m *MetricResult, base, cur []float64) {
 	m.Change = math.Expm1(est)
 	if !ok {
 		m.Verdict = TooFewSamples
+		m.MorePairs = MinPairs - len(d)
 		m.Note = fmt.Sprintf("%d pairs: a %.0f%% interval needs at least %d", len(d), 100*Confidence, MinPairs)
 		return
 	}
@@ -58,16 +74,38 @@ func pairedVerdict(m *MetricResult, base, cur []float64) {
 	// better, whichever way the metric improves.
 	s := float64(m.Better)
 	goodLo, goodHi := math.Min(s*m.Lo, s*m.Hi), math.Max(s*m.Lo, s*m.Hi)
+	badLo, badHi := -goodHi, -goodLo
 	switch {
 	case goodLo > 0:
 		m.Verdict = Better
-	case goodHi < 0 && goodHi < -m.Threshold:
+	case badLo > m.Threshold:
 		m.Verdict = Regression
+	case badHi > m.Threshold:
+		m.Verdict, m.Unjudged = Inconclusive, "interval holds the threshold"
+		m.MorePairs = morePairs(len(d), m.Detectable, m.Threshold)
+		m.Note = fmt.Sprintf("not judged: the interval holds the %s threshold", formatThreshold(m.Threshold))
+		if m.MorePairs > 0 {
+			m.Note += fmt.Sprintf("; about %d more pairs would likely resolve it", m.MorePairs)
+		}
 	case goodHi < 0:
 		m.Verdict = Worse
 	default:
 		m.Verdict = Same
 	}
+}
+
+// morePairs estimates how many pairs beyond n would narrow an interval of
+// half-width h under T/2, so that it can no longer hold both no change and
+// the threshold T: the half-width shrinks as 1/sqrt(pairs). 0 when T is 0
+// (no width is narrow enough) or h already is.
+func morePairs(n int, h, t float64) int {
+	if !(t > 0) || !(h > t/2) {
+		return 0
+	}
+	need := math.Ceil(float64(n) * (h / (t / 2)) * (h / (t / 2)))
+	// Round up to an even count: ab adds pairs in ABBA order.
+	more := int(need) - n
+	return more + more%2
 }
 
 // rangeSummary is a side's median and range, the figures ab shows per side
