@@ -95,10 +95,10 @@ const (
 	// neither "no regression" nor "regression" is established. It fails
 	// the gate as its own outcome (never a pass): see Report.Outcome.
 	Inconclusive Verdict = "inconclusive"
-	Same          Verdict = "~"               // no significant change: the difference is inside the noise
-	NoData        Verdict = "no data"         // the figure is absent on a side
-	Missing       Verdict = "missing"         // scenario in the baseline, absent from the new run
-	Added         Verdict = "new"             // scenario in the new run only
+	Same         Verdict = "~"       // no significant change: the difference is inside the noise
+	NoData       Verdict = "no data" // the figure is absent on a side
+	Missing      Verdict = "missing" // scenario in the baseline, absent from the new run
+	Added        Verdict = "new"     // scenario in the new run only
 )
 
 var severity = map[Verdict]int{NoData: 0, Same: 1, TooFewSamples: 2, Better: 3, Worse: 4, Inconclusive: 5, Regression: 6}
