@@ -82,7 +82,7 @@ func pairedVerdict(m *MetricResult, base, cur []float64) {
 		m.Verdict = Regression
 	case badHi > m.Threshold:
 		m.Verdict, m.Unjudged = Inconclusive, "interval holds the threshold"
-		m.MorePairs = morePairs(len(d), m.Detectable, m.Threshold)
+		m.MorePairs = morePairs(len(d), m.Detectable, -s*m.Change, m.Threshold)
 		m.Note = fmt.Sprintf("not judged: the interval holds the %s threshold", formatThreshold(m.Threshold))
 		if m.MorePairs > 0 {
 			m.Note += fmt.Sprintf("; about %d more pairs would likely resolve it", m.MorePairs)
@@ -94,15 +94,24 @@ func pairedVerdict(m *MetricResult, base, cur []float64) {
 	}
 }
 
-// morePairs estimates how many pairs beyond n would narrow an interval of
-// half-width h under T/2, so that it can no longer hold both no change and
-// the threshold T: the half-width shrinks as 1/sqrt(pairs). 0 when T is 0
-// (no width is narrow enough) or h already is.
-func morePairs(n int, h, t float64) int {
-	if !(t > 0) || !(h > t/2) {
+// morePairs estimates how many pairs beyond n would likely resolve an
+// interval of half-width h around the estimate est (both in the bad
+// direction) that holds the threshold t. The interval stops holding t once
+// its half-width is under the estimate's distance to t; the half-width
+// shrinks as 1/sqrt(pairs), and the estimate itself moves as the interval
+// narrows, so the target is that distance with a margin of 1.5 (and at
+// least t/10: an estimate at the threshold may need more pairs than any
+// run affords). 0 when t is 0 (no width is narrow enough) or h already is
+// under the target.
+func morePairs(n int, h, est, t float64) int {
+	if !(t > 0) {
 		return 0
 	}
-	need := math.Ceil(float64(n) * (h / (t / 2)) * (h / (t / 2)))
+	target := max(math.Abs(est-t)/1.5, t/10)
+	if !(h > target) {
+		return 0
+	}
+	need := math.Ceil(float64(n) * (h / target) * (h / target))
 	// Round up to an even count: ab adds pairs in ABBA order.
 	more := int(need) - n
 	return more + more%2
