@@ -293,7 +293,11 @@ func (r *Runner) runBinary(ctx context.Context, s *side, config string) (results
 	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 2 {
 		return results.Repetition{}, nil, fmt.Errorf("%s side: %s %s: %w:\n%s", s.Name, s.Exe, quoteArgs(args), ErrBadInput, tail(out.Bytes()))
 	}
-	rep, sc := readRepetition(filepath.Join(tmp, "results.json"), runErr, out.Bytes())
+	doc, err := results.InDir(tmp) // whichever name the side's binary writes
+	if err != nil {
+		doc = filepath.Join(tmp, "results.json")
+	}
+	rep, sc := readRepetition(doc, runErr, out.Bytes())
 	if hostLoad != nil {
 		// Measured by this process for both sides alike, whatever the
 		// side's binary records itself.
