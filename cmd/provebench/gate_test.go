@@ -130,3 +130,34 @@ func TestCompareHeadlineSaysWhatTheExitSays(t *testing.T) {
 		}
 	}
 }
+
+func TestABFlags(t *testing.T) {
+	code, stdout, _ := capture(t, "ab", "--help")
+	if code != exitOK {
+		t.Fatalf("ab --help: exit %d", code)
+	}
+	for _, line := range strings.Split(stdout, "\n") {
+		if strings.HasPrefix(strings.TrimSpace(line), "--warmups") && strings.Count(line, "default") != 1 {
+			t.Errorf("--warmups shows %d defaults: %q", strings.Count(line, "default"), line)
+		}
+	}
+	for _, want := range []string{"--until-resolved", "4 inconclusive"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("ab --help lacks %q", want)
+		}
+	}
+	dir := t.TempDir()
+	scen := writeFile(t, dir, "s.yaml", tinyScenario)
+	for _, args := range [][]string{
+		{"ab", scen, "--warmups", "-1"},
+		{"ab", scen, "--until-resolved", "-1m"},
+	} {
+		out := filepath.Join(dir, "never")
+		if code := run(t, append(args, "-o", out)...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("%v: left an output directory", args)
+		}
+	}
+}
