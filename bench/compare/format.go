@@ -256,7 +256,8 @@ func (r *Report) rule() string {
 	case r.GateTimed:
 		return fmt.Sprintf("a regression is a significant change (Mann-Whitney U, p < %g) beyond the metric's threshold in the bad direction; ", r.Alpha) + exact
 	}
-	return "stored runs: only " + exact + fmt.Sprintf(" Timed figures are shown (Mann-Whitney U, p < %g) but not gated: use provebench ab for a timed gate.", r.Alpha)
+	return "stored runs: only " + exact + fmt.Sprintf(" A GPU's device time per partition gates too (Mann-Whitney U, p < %g, beyond its threshold): the host's load does not move the device's clock. ", r.Alpha) +
+		"Other timed figures are shown but not gated: use provebench ab for a timed gate. A gated figure the test cannot judge (too few repetitions) is inconclusive."
 }
 
 // detectable states, for ab, the smallest change of wall and CPU time per

@@ -152,12 +152,15 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 // judgeAB is --until-resolved's judge: compare's own estimate, per
 // configuration, of the pairs that would resolve its inconclusive
 // metrics. A metric not judged for another reason (an oversubscribed
-// host) gets a round of 2 more pairs: the load may yet fall.
+// host) gets a round of 2 more pairs: the load may yet fall. Runs that
+// cannot be compared want nothing: the final comparison says why.
 func judgeAB(opts compare.Options) ab.Judge {
 	return func(base, cur *results.Run) (map[string]int, error) {
 		rep, err := compare.Compare(base, cur, opts)
 		if err != nil {
-			return nil, err
+			// Nothing to resolve: the final comparison reports the
+			// same error as bad input.
+			return nil, nil
 		}
 		more := map[string]int{}
 		for _, u := range rep.Unjudged() {

@@ -25,9 +25,9 @@ const (
 	exitFailure    = 1 // the work ran and failed (a proof did not verify, a run failed)
 	exitUsage      = 2 // bad input: flags, YAML, files
 	exitRegression = 3 // compare or ab found a regression
-	// exitInconclusive: compare or ab found no regression but could not
-	// judge a gated metric (an oversubscribed host, an interval holding
-	// the threshold, too few samples): never a pass.
+	// compare or ab found no regression but could not judge a gated metric
+	// (an oversubscribed host, an interval holding the threshold, too few
+	// samples): never a pass.
 	exitInconclusive = 4
 	exitInterrupted  = 130 // Ctrl-C
 )
