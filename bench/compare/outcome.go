@@ -60,20 +60,16 @@ func (r *Report) Unjudged() []UnjudgedMetric {
 	return out
 }
 
-// MorePairs returns, per scenario, about how many more pairs would likely
-// resolve its inconclusive metrics (the most any of them needs), and
-// whether some metric is not judged for a reason more pairs do not
-// address (an oversubscribed host): ab --until-resolved reads it.
-func (r *Report) MorePairs() (more map[string]int, other bool) {
-	more = map[string]int{}
+// MorePairs returns, for each scenario with a metric not judged, about how
+// many more pairs would likely resolve it: the most any of its
+// inconclusive metrics needs, or 0 when none of them lacks pairs (an
+// oversubscribed host). ab --until-resolved reads it.
+func (r *Report) MorePairs() map[string]int {
+	more := map[string]int{}
 	for _, u := range r.Unjudged() {
-		if u.MorePairs > 0 {
-			more[u.Scenario] = max(more[u.Scenario], u.MorePairs)
-		} else {
-			other = true
-		}
+		more[u.Scenario] = max(more[u.Scenario], u.MorePairs)
 	}
-	return more, other
+	return more
 }
 
 // describeUnjudged is the headline's list: each inconclusive metric once,

@@ -162,13 +162,11 @@ func judgeAB(opts compare.Options) ab.Judge {
 			// same error as bad input.
 			return nil, nil
 		}
-		more := map[string]int{}
-		for _, u := range rep.Unjudged() {
-			n := u.MorePairs
-			if n <= 0 {
-				n = 2
+		more := rep.MorePairs()
+		for name, n := range more {
+			if n == 0 {
+				more[name] = 2
 			}
-			more[u.Scenario] = max(more[u.Scenario], n)
 		}
 		return more, nil
 	}
