@@ -153,9 +153,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	if r.Paired {
 		b.WriteString("\nCells read base → new medians (change: the pairs' median ratio, shown when its 95% interval excludes no change); " +
-			"~ is no significant change, ? too few pairs to tell. Details show each side's median [min, max] and the change with its 95% interval.\n\n")
+			"~ is no significant change, ? too few pairs to tell, ? ⚠️ not judged (see above). Details show each side's median [min, max] and the change with its 95% interval.\n\n")
 	} else {
-		b.WriteString("\nCells read base → new (change) of the medians; ~ is no significant change, ? too few repetitions to tell. " +
+		b.WriteString("\nCells read base → new (change) of the medians; ~ is no significant change, ? too few repetitions to tell, ? ⚠️ not judged (see above). " +
 			"Details show the median ± its 95% confidence interval, or [min, max] of the repetitions when they are too few for one.\n\n")
 	}
 
