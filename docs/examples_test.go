@@ -168,3 +168,24 @@ func TestKubernetesManifests(t *testing.T) {
 		}
 	}
 }
+
+// TestGateWorkflowTreatsInconclusive: the example ab step says what it
+// does with exit 4 (inconclusive) rather than letting it pass unnoticed.
+func TestGateWorkflowTreatsInconclusive(t *testing.T) {
+	wf := readYAML(t, "github-actions-example.yml")[0]
+	steps, _ := at(t, wf, "jobs", "ab", "steps").([]any)
+	for _, st := range steps {
+		m, _ := st.(map[string]any)
+		if m["id"] != "ab" {
+			continue
+		}
+		run := str(m["run"])
+		for _, want := range []string{" ab ", "--until-resolved", `"$rc" -eq 4`, "::warning", `exit "$rc"`, "GITHUB_OUTPUT"} {
+			if !strings.Contains(run, want) {
+				t.Errorf("the ab step lacks %q:\n%s", want, run)
+			}
+		}
+		return
+	}
+	t.Fatal("no step with id ab in the ab job")
+}

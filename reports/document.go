@@ -274,6 +274,7 @@ func summarySection(run *results.Run, sums []*scenarioSummary) section {
 			fmtSpread(s.busy, kindPercent), fmtSpread(s.steadyBusy, kindPercent), verified, front,
 		})
 	}
+	deviceNotes := addDeviceColumns(t, sums)
 	addHostColumn(t, run)
 	interval := ""
 	for _, s := range sums {
@@ -287,7 +288,7 @@ func summarySection(run *results.Run, sums []*scenarioSummary) section {
 			"Peak RSS (kernel) is the kernel's exact high-water mark of the child process (VmHWM); " +
 			"sampled is the highest RSS the sampler saw" + interval + ". Device busy is the backend's busy time over the pipeline's wall time; " +
 			"steady busy the same between 10% and 90% of the partitions done, without the ramp-up and the drain. " +
-			"Pareto marks the configurations no other beats beyond the noise of the repetitions on both throughput and peak RSS (see the plot below).",
+			"Pareto marks the configurations no other beats beyond the noise of the repetitions on both throughput and peak RSS (see the plot below)." + deviceNotes,
 	}}
 }
 

@@ -40,6 +40,10 @@ type scenarioSummary struct {
 	pps, spp, rss, rssSampled, busy, steadyBusy spread
 	// gpu and gpuDevice have N == 0 when NVML was absent.
 	gpu, gpuDevice spread
+	// device is the device time per partition, setup the time until the
+	// prover was ready, joules the GPUs' energy per proof: N == 0 where a
+	// repetition lacks them (exec driver, no NVML, older documents).
+	device, setup, joules spread
 	// dataset is the peak of the pipeline's live dataset bytes (exact,
 	// from the counter's own peak); N == 0 when not recorded.
 	dataset spread
@@ -128,6 +132,9 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 		v, ok := r.PeakCounters["dataset_bytes"]
 		return float64(v), ok
 	})
+	s.device = collect(func(r *results.Repetition) (float64, bool) { return derefF(r.DeviceSecondsPerPartition) })
+	s.setup = collect(func(r *results.Repetition) (float64, bool) { return derefF(r.SetupSeconds) })
+	s.joules = collect(func(r *results.Repetition) (float64, bool) { return derefF(r.JoulesPerProof) })
 	s.gpu = collect(func(r *results.Repetition) (float64, bool) { return derefU(r.PeakGPUMemoryBytes) })
 	s.gpuDevice = collect(func(r *results.Repetition) (float64, bool) { return derefU(r.PeakGPUDeviceMemoryBytes) })
 
@@ -194,6 +201,66 @@ func derefU(p *uint64) (float64, bool) {
 		return 0, false
 	}
 	return float64(*p), true
+}
+
+func derefF(p *float64) (float64, bool) {
+	if p == nil {
+		return 0, false
+	}
+	return *p, true
+}
+
+// deviceColumns are the summary's optional columns, shown only when some
+// configuration of the run has the figure, after "s/proof"; a
+// configuration without it reads n/a there, never 0.
+var deviceColumns = []struct {
+	title, note string
+	get         func(s *scenarioSummary) spread
+	format      func(s spread) string
+}{
+	{"device s/partition",
+		"Device s/partition is the device's own time per partition (CUDA events on a GPU; the GPU worker's busy time on the CPU backend).",
+		func(s *scenarioSummary) spread { return s.device },
+		func(s spread) string { return fmtSpread(s, kindSeconds) }},
+	{"setup s",
+		"Setup s is the time until the prover was ready (key loaded, on the device, kernels warm), outside the measured window when the run is warm.",
+		func(s *scenarioSummary) spread { return s.setup },
+		func(s spread) string { return fmtSpread(s, kindSeconds) }},
+	{"J/proof",
+		"J/proof is the GPUs' energy per proof over the measured window (NVML).",
+		func(s *scenarioSummary) spread { return s.joules },
+		func(s spread) string {
+			if !s.ok() {
+				return "n/a"
+			}
+			if fmt.Sprintf("%.3g", s.Min) == fmt.Sprintf("%.3g", s.Max) {
+				return fmt.Sprintf("%.3g", s.Median)
+			}
+			return fmt.Sprintf("%.3g (%.3g–%.3g)", s.Median, s.Min, s.Max)
+		}},
+}
+
+// addDeviceColumns inserts deviceColumns the run has into the summary
+// table, after its "s/proof" column, and returns the sentences that
+// explain them.
+func addDeviceColumns(t *table, sums []*scenarioSummary) string {
+	at := slices.Index(t.Header, "s/proof") + 1
+	var notes []string
+	for _, c := range deviceColumns {
+		if !slices.ContainsFunc(sums, func(s *scenarioSummary) bool { return c.get(s).ok() }) {
+			continue
+		}
+		t.Header = slices.Insert(t.Header, at, c.title)
+		for i, s := range sums {
+			t.Rows[i] = slices.Insert(t.Rows[i], at, c.format(c.get(s)))
+		}
+		at++
+		notes = append(notes, c.note)
+	}
+	if len(notes) == 0 {
+		return ""
+	}
+	return " " + strings.Join(notes, " ")
 }
 
 // representative picks the repetition whose series the timeline draws: the

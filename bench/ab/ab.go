@@ -64,6 +64,10 @@ type Runner struct {
 	CacheDir string
 	// Log receives one line per pair; nil for silence.
 	Log io.Writer
+
+	// runOne runs one repetition of a side; nil means runBinary. Tests
+	// replace it with a double to exercise the scheduling.
+	runOne func(ctx context.Context, s *side, config string) (results.Repetition, *results.Run, error)
 }
 
 // side is a side's state during a run.
@@ -73,12 +77,27 @@ type side struct {
 	doc *results.Run
 }
 
+// Judge looks at both sides' documents so far and returns, per
+// configuration, how many more pairs it wants (none: every gated metric
+// is resolved). RunUntil calls it after each round of pairs.
+type Judge func(base, cur *results.Run) (more map[string]int, err error)
+
 // Run measures every configuration and returns both sides' documents,
 // which it also keeps on disk. A failed repetition is recorded and the run
 // goes on; an error is returned for bad input (wrapping ErrBadInput), a
 // document that cannot be written, or cancellation (ctx's error; finished
 // repetitions are kept).
 func (r *Runner) Run(ctx context.Context, configs []Config) (base, cur *results.Run, err error) {
+	return r.RunUntil(ctx, configs, time.Time{}, nil)
+}
+
+// RunUntil is Run, then, while judge wants more pairs of some
+// configurations and the deadline has not passed, more pairs of those,
+// interleaved and numbered after the ones already run (ABBA order goes on
+// from there), judged again after each round. No pair starts after the
+// deadline; a pair in flight finishes. A nil judge or a zero deadline adds
+// nothing.
+func (r *Runner) RunUntil(ctx context.Context, configs []Config, deadline time.Time, judge Judge) (base, cur *results.Run, err error) {
 	sides := [2]*side{{Side: r.Base}, {Side: r.New}}
 	for _, s := range sides {
 		s.dir = filepath.Join(r.OutDir, s.Name)
@@ -88,8 +107,20 @@ func (r *Runner) Run(ctx context.Context, configs []Config) (base, cur *results.
 		s.doc = &results.Run{Schema: results.SchemaVersion, Tool: "provebench", StartedAt: time.Now().UTC()}
 	}
 	docs := func() (*results.Run, *results.Run) { return sides[0].doc, sides[1].doc }
+	done := make(map[string]int, len(configs)) // pairs run per configuration
 	for _, cfg := range configs {
-		if err := r.config(ctx, sides, cfg); err != nil {
+		if err := r.warmups(ctx, sides, cfg); err != nil {
+			b, n := docs()
+			return b, n, err
+		}
+		if err := r.pairs(ctx, sides, cfg, 1, cfg.Pairs, cfg.Pairs, time.Time{}); err != nil {
+			b, n := docs()
+			return b, n, err
+		}
+		done[cfg.Name] = cfg.Pairs
+	}
+	if judge != nil && !deadline.IsZero() {
+		if err := r.resolve(ctx, sides, configs, done, deadline, judge); err != nil {
 			b, n := docs()
 			return b, n, err
 		}
@@ -104,8 +135,57 @@ func (r *Runner) Run(ctx context.Context, configs []Config) (base, cur *results.
 	return b, n, nil
 }
 
-// config runs one configuration's warm-ups and pairs.
-func (r *Runner) config(ctx context.Context, sides [2]*side, cfg Config) error {
+// resolve adds rounds of pairs to the configurations judge wants more of,
+// until it wants none or the deadline passes.
+func (r *Runner) resolve(ctx context.Context, sides [2]*side, configs []Config, done map[string]int, deadline time.Time, judge Judge) error {
+	for time.Now().Before(deadline) {
+		more, err := judge(sides[0].doc, sides[1].doc)
+		if err != nil {
+			return err
+		}
+		added := false
+		for _, cfg := range configs {
+			n := more[cfg.Name]
+			if n <= 0 || !time.Now().Before(deadline) {
+				continue
+			}
+			n += n % 2 // whole ABBA rounds
+			from := done[cfg.Name] + 1
+			if r.Log != nil {
+				fmt.Fprintf(r.Log, "%s: not resolved after %d pairs: up to %d more\n", cfg.Name, done[cfg.Name], n)
+			}
+			if err := r.pairs(ctx, sides, cfg, from, from+n-1, 0, deadline); err != nil {
+				return err
+			}
+			done[cfg.Name] = max(done[cfg.Name], lastPair(sides[0].doc, cfg.Name))
+			added = true
+		}
+		if !added {
+			return nil
+		}
+	}
+	return nil
+}
+
+// lastPair is the highest pair index of a configuration in a side's
+// document.
+func lastPair(doc *results.Run, config string) int {
+	last := 0
+	for i := range doc.Scenarios {
+		if doc.Scenarios[i].Name != config {
+			continue
+		}
+		for _, rep := range doc.Scenarios[i].Repetitions {
+			if !rep.Warmup {
+				last = max(last, rep.Index)
+			}
+		}
+	}
+	return last
+}
+
+// warmups runs one configuration's warm-ups, the sides alternating.
+func (r *Runner) warmups(ctx context.Context, sides [2]*side, cfg Config) error {
 	for k := 1; k <= cfg.Warmups; k++ {
 		for _, s := range order(sides, k) {
 			if _, err := r.repetition(ctx, s, cfg.Name, k, true); err != nil {
@@ -113,7 +193,17 @@ func (r *Runner) config(ctx context.Context, sides [2]*side, cfg Config) error {
 			}
 		}
 	}
-	for i := 1; i <= cfg.Pairs; i++ {
+	return nil
+}
+
+// pairs runs pairs from..to of a configuration in ABBA order; total is
+// what the log counts them out of (0: open-ended). With a deadline, no
+// pair starts after it.
+func (r *Runner) pairs(ctx context.Context, sides [2]*side, cfg Config, from, to, total int, deadline time.Time) error {
+	for i := from; i <= to; i++ {
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
+			return nil
+		}
 		var got [2]*results.Repetition
 		for _, s := range order(sides, i) {
 			rep, err := r.repetition(ctx, s, cfg.Name, i, false)
@@ -126,7 +216,7 @@ func (r *Runner) config(ctx context.Context, sides [2]*side, cfg Config) error {
 				got[1] = rep
 			}
 		}
-		r.logPair(cfg, i, got)
+		r.logPair(cfg.Name, i, total, got)
 	}
 	return nil
 }
@@ -139,7 +229,7 @@ func order(sides [2]*side, i int) [2]*side {
 	return [2]*side{sides[1], sides[0]}
 }
 
-func (r *Runner) logPair(cfg Config, i int, got [2]*results.Repetition) {
+func (r *Runner) logPair(config string, i, total int, got [2]*results.Repetition) {
 	if r.Log == nil {
 		return
 	}
@@ -153,7 +243,11 @@ func (r *Runner) logPair(cfg Config, i int, got [2]*results.Repetition) {
 	if h := got[1].HostLoad; h != nil {
 		load = fmt.Sprintf(" (load %.1f)", h.Load1)
 	}
-	fmt.Fprintf(r.Log, "%s pair %d/%d: base %s, new %s%s\n", cfg.Name, i, cfg.Pairs, describe(got[0]), describe(got[1]), load)
+	of := ""
+	if total > 0 {
+		of = fmt.Sprintf("/%d", total)
+	}
+	fmt.Fprintf(r.Log, "%s pair %d%s: base %s, new %s%s\n", config, i, of, describe(got[0]), describe(got[1]), load)
 }
 
 // NoCalibrationStoreEnv, set to 1, tells `provebench run` not to add its
@@ -164,9 +258,28 @@ const NoCalibrationStoreEnv = "PROVEBENCH_NO_CALIBRATION_STORE"
 // repetition runs one repetition of a side's configuration through the
 // side's binary, appends it to the side's document and saves it.
 func (r *Runner) repetition(ctx context.Context, s *side, config string, index int, warm bool) (*results.Repetition, error) {
+	runOne := r.runOne
+	if runOne == nil {
+		runOne = r.runBinary
+	}
+	rep, sc, err := runOne(ctx, s, config)
+	if err != nil {
+		return nil, err
+	}
+	rep.Index, rep.Warmup = index, warm
+	s.add(config, sc, rep)
+	if err := r.save(s); err != nil {
+		return nil, err
+	}
+	return &rep, nil
+}
+
+// runBinary runs one repetition of a side's configuration through the
+// side's binary and reads back what it wrote.
+func (r *Runner) runBinary(ctx context.Context, s *side, config string) (results.Repetition, *results.Run, error) {
 	tmp, err := os.MkdirTemp(s.dir, ".rep-")
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", s.Name, err)
+		return results.Repetition{}, nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
 	defer os.RemoveAll(tmp)
 	args := append([]string{"run"}, s.Files...)
@@ -184,23 +297,22 @@ func (r *Runner) repetition(ctx context.Context, s *side, config string, index i
 	runErr := cmd.Run()
 	hostLoad, _ := load.Stop()
 	if ctx.Err() != nil {
-		return nil, ctx.Err()
+		return results.Repetition{}, nil, ctx.Err()
 	}
 	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 2 {
-		return nil, fmt.Errorf("%s side: %s %s: %w:\n%s", s.Name, s.Exe, quoteArgs(args), ErrBadInput, tail(out.Bytes()))
+		return results.Repetition{}, nil, fmt.Errorf("%s side: %s %s: %w:\n%s", s.Name, s.Exe, quoteArgs(args), ErrBadInput, tail(out.Bytes()))
 	}
-	rep, sc := readRepetition(filepath.Join(tmp, "results.json"), runErr, out.Bytes())
-	rep.Index, rep.Warmup = index, warm
+	doc, err := results.InDir(tmp) // whichever name the side's binary writes
+	if err != nil {
+		doc = filepath.Join(tmp, "results.json")
+	}
+	rep, sc := readRepetition(doc, runErr, out.Bytes())
 	if hostLoad != nil {
 		// Measured by this process for both sides alike, whatever the
 		// side's binary records itself.
 		rep.HostLoad = hostLoad
 	}
-	s.add(config, sc, rep)
-	if err := r.save(s); err != nil {
-		return nil, err
-	}
-	return &rep, nil
+	return rep, sc, nil
 }
 
 // readRepetition reads the single repetition a side's run wrote, and the

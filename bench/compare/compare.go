@@ -90,13 +90,19 @@ const (
 	Worse         Verdict = "worse"           // significantly worse, within the threshold or not gated
 	Better        Verdict = "better"          // significantly better
 	TooFewSamples Verdict = "too few samples" // not significant, and could not have been
-	Same          Verdict = "~"               // no significant change: the difference is inside the noise
-	NoData        Verdict = "no data"         // the figure is absent on a side
-	Missing       Verdict = "missing"         // scenario in the baseline, absent from the new run
-	Added         Verdict = "new"             // scenario in the new run only
+	// Inconclusive is a gated metric that could not be judged: its clock
+	// was disturbed (wall time on an oversubscribed host), its samples too
+	// few for the test, or its interval holds the threshold, so that
+	// neither "no regression" nor "regression" is established. It fails
+	// the gate as its own outcome (never a pass): see Report.Outcome.
+	Inconclusive Verdict = "inconclusive"
+	Same         Verdict = "~"       // no significant change: the difference is inside the noise
+	NoData       Verdict = "no data" // the figure is absent on a side
+	Missing      Verdict = "missing" // scenario in the baseline, absent from the new run
+	Added        Verdict = "new"     // scenario in the new run only
 )
 
-var severity = map[Verdict]int{NoData: 0, Same: 1, TooFewSamples: 2, Better: 3, Worse: 4, Regression: 5}
+var severity = map[Verdict]int{NoData: 0, Same: 1, TooFewSamples: 2, Better: 3, Worse: 4, Inconclusive: 5, Regression: 6}
 
 // Summary is one side's figure for a metric. For a sampled metric, Center
 // is the median over N measured repetitions, [Lo, Hi] its confidence
@@ -135,6 +141,12 @@ type MetricResult struct {
 	Lo, Hi, Level float64
 	Detectable    float64
 	Verdict       Verdict
+	// MorePairs is, for an inconclusive paired metric whose interval is
+	// too wide, about how many more pairs would likely resolve it (from
+	// the observed spread); 0 when more pairs are not what it lacks.
+	MorePairs int
+	// Unjudged is, for an inconclusive metric, why in a few words.
+	Unjudged string
 	// Note explains the verdict where it needs it (too few samples, n/a).
 	Note string
 }
@@ -280,9 +292,9 @@ func Compare(base, cur *results.Run, opts Options) (*Report, error) {
 	c := &comparer{th: th, bt: &benchmath.Thresholds{CompareAlpha: alpha}, opts: opts}
 	if opts.Paired {
 		if why := oversubscription(base, cur); why != "" {
-			c.wallUngated = why
-			rep.Warnings = append(rep.Warnings, why+": wall time (seconds_per_proof, partitions_per_second) is reported, not gated; "+
-				"cpu_seconds and the exact figures still gate")
+			c.oversubscribed = why
+			rep.Warnings = append(rep.Warnings, why+": wall time (seconds_per_proof, partitions_per_second), and the CPU backend's device time, "+
+				"are not judged (inconclusive); cpu_seconds, a GPU's device time and the exact figures still gate")
 		}
 	}
 	for i := range base.Scenarios {
@@ -385,8 +397,9 @@ type comparer struct {
 	th   Thresholds
 	bt   *benchmath.Thresholds
 	opts Options
-	// wallUngated, when set, says why wall-time metrics do not gate.
-	wallUngated string
+	// oversubscribed, when set, says why metrics on the host's clock
+	// cannot be judged (ab on an oversubscribed host).
+	oversubscribed string
 }
 
 func (c *comparer) scenario(bsc, nsc *results.Scenario) ScenarioResult {
@@ -403,7 +416,7 @@ func (c *comparer) scenario(bsc, nsc *results.Scenario) ScenarioResult {
 			m.Exact = true
 			exactVerdict(&m, def.exact(bsc.Repetitions), def.exact(nsc.Repetitions))
 		} else {
-			c.timed(&m, def, bm, nm)
+			c.timed(&m, def, bm, nm, nsc.Backend)
 			out.Notes = append(out.Notes, outlierNotes(&m, def, bm, nm)...)
 		}
 		out.Metrics = append(out.Metrics, m)
@@ -412,6 +425,9 @@ func (c *comparer) scenario(bsc, nsc *results.Scenario) ScenarioResult {
 	finals, notes := c.finalCounters(bm, nm)
 	out.Metrics = append(out.Metrics, finals...)
 	out.Notes = append(out.Notes, notes...)
+	for i := range out.Metrics {
+		tooFewIsInconclusive(&out.Metrics[i])
+	}
 	out.Verdict = scenarioVerdict(out.Metrics)
 	if len(nm) == 0 {
 		out.Notes = append(out.Notes, "the new run has no measured repetition of this scenario")
@@ -419,9 +435,31 @@ func (c *comparer) scenario(bsc, nsc *results.Scenario) ScenarioResult {
 	return out
 }
 
+// onHostClock reports whether a metric is read on the host's clock, which
+// other jobs on the machine slow down: wall time, and device time on the
+// CPU backend (there the "device" is the host's CPUs, and its busy time is
+// wall time of the prover's calls). A GPU's device time is its own clock.
+func onHostClock(metric, backend string) bool {
+	switch metric {
+	case SecondsPerProof, PartitionsPerSecond:
+		return true
+	case DeviceSecondsPerPartition:
+		return backend == "cpu"
+	}
+	return false
+}
+
+// gatesStored reports whether a timed metric gates between stored runs by
+// default: only a GPU's device time, whose clock the host's load does not
+// move (the CPU backend's is the host's: see onHostClock).
+func gatesStored(metric, backend string) bool {
+	return metric == DeviceSecondsPerPartition && !onHostClock(metric, backend)
+}
+
 // timed compares a timed or sampled metric: by paired ratios in ab, by
-// the U test between stored runs, where it gates only when asked to.
-func (c *comparer) timed(m *MetricResult, def metricDef, bm, nm []*results.Repetition) {
+// the U test between stored runs, where it gates only when asked to (or,
+// for a GPU's device time, by default) on the scenario's backend.
+func (c *comparer) timed(m *MetricResult, def metricDef, bm, nm []*results.Repetition, backend string) {
 	if c.opts.Paired {
 		bp, np := pairs(bm, nm)
 		if len(bp) == 0 && len(bm) > 0 && len(nm) > 0 {
@@ -434,14 +472,13 @@ func (c *comparer) timed(m *MetricResult, def metricDef, bm, nm []*results.Repet
 			noData(m, bv, nv, bwhy, nwhy)
 			return
 		}
-		wall := m.Metric == SecondsPerProof || m.Metric == PartitionsPerSecond
-		ungated := wall && c.wallUngated != "" && m.Gated()
-		if ungated {
-			m.Threshold = math.Inf(1)
-		}
 		pairedVerdict(m, bv, nv)
-		if ungated {
-			m.Note = strings.TrimPrefix(m.Note+"; not gated: host oversubscribed", "; ")
+		if onHostClock(m.Metric, backend) && c.oversubscribed != "" && m.Gated() {
+			// Whatever the interval says, it measured the scheduler's
+			// share of the CPUs, not the code: not judged.
+			m.Verdict, m.MorePairs, m.Unjudged = Inconclusive, 0, "host oversubscribed"
+			m.Note = "not judged: host oversubscribed, so this clock measured the scheduler; rerun where the load average stays under " +
+				fmt.Sprintf("%g per CPU", OversubscribedLoad)
 		}
 		return
 	}
@@ -451,11 +488,24 @@ func (c *comparer) timed(m *MetricResult, def metricDef, bm, nm []*results.Repet
 		noData(m, bv, nv, bwhy, nwhy)
 		return
 	}
-	if !c.opts.GateTimed && m.Gated() {
+	if !c.opts.GateTimed && m.Gated() && !gatesStored(m.Metric, backend) {
 		m.Threshold = math.Inf(1)
 		m.Note = "not gated between stored runs (ab, or --gate-timed)"
+		if m.Metric == DeviceSecondsPerPartition {
+			m.Note = "not gated between stored runs on the CPU backend, whose device time is the host's clock (ab, or --gate-timed)"
+		}
 	}
 	sampledVerdict(m, bv, nv, c.bt)
+}
+
+// tooFewIsInconclusive turns a gated metric the test could not judge
+// (too few samples) into an inconclusive one: a gate that could not look
+// must not pass.
+func tooFewIsInconclusive(m *MetricResult) {
+	if m.Gated() && m.Verdict == TooFewSamples {
+		m.Verdict, m.Unjudged = Inconclusive, "too few samples"
+		m.Note = strings.TrimSuffix("not judged: too few samples; "+m.Note, "; ")
+	}
 }
 
 // counterPeaks compares the live counters' peaks: exact when they repeat

@@ -203,13 +203,14 @@ func TestUngatedMetricDoesNotDecideTheScenario(t *testing.T) {
 	}
 }
 
-func TestTooFewSamplesIsNeverARegression(t *testing.T) {
+func TestTooFewSamplesIsInconclusiveNeverARegression(t *testing.T) {
 	base := makeRun(t, 5, shape{name: "s", strategy: "hold", repeats: 3, pps: 10, noise: 0.01})
 	cur := makeRun(t, 6, shape{name: "s", strategy: "hold", repeats: 3, pps: 7, noise: 0.01})
 	rep := mustCompare(t, base, cur)
 	m := metric(t, rep, "s", compare.PartitionsPerSecond)
-	if m.Verdict != compare.TooFewSamples || rep.Regressed() {
-		t.Errorf("3 repeats, -30%%: verdict %s (regressed %v), want %q and no regression", m.Verdict, rep.Regressed(), compare.TooFewSamples)
+	// Gated (--gate-timed) but the test could not look: not a pass.
+	if m.Verdict != compare.Inconclusive || rep.Regressed() || rep.Outcome() != compare.NotJudged {
+		t.Errorf("3 repeats, -30%%: verdict %s (regressed %v, outcome %v), want %q and no regression", m.Verdict, rep.Regressed(), rep.Outcome(), compare.Inconclusive)
 	}
 	if !strings.Contains(m.Note, "samples") {
 		t.Errorf("note %q does not say how many samples are needed", m.Note)
@@ -380,7 +381,14 @@ func TestMissingAndAddedScenarios(t *testing.T) {
 	if err := rep.WriteText(&txt); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"1 missing from the new run", "1 without a baseline", "incomplete"} {
+	if rep.Outcome() != compare.Incomplete {
+		t.Errorf("outcome %v, want Incomplete", rep.Outcome())
+	}
+	// The headline says what the exit status (2) says, not "OK".
+	if !strings.HasPrefix(txt.String(), "provebench compare: INCOMPLETE: ") {
+		t.Errorf("headline: %q", strings.SplitN(txt.String(), "\n", 2)[0])
+	}
+	for _, want := range []string{"the new run lacks 1 of the baseline's configurations: \"b\"", "1 without a baseline", "incomplete"} {
 		if !strings.Contains(txt.String(), want) {
 			t.Errorf("text report lacks %q:\n%s", want, txt.String())
 		}
@@ -529,8 +537,8 @@ func TestReportOutputs(t *testing.T) {
 	// Every table row has the header's column count (the | in the name is escaped).
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "| hold") {
-			if n := strings.Count(line, "|") - strings.Count(line, `\|`); n != 9 {
-				t.Errorf("overview row has %d separators, want 9: %s", n, line)
+			if n := strings.Count(line, "|") - strings.Count(line, `\|`); n != 10 {
+				t.Errorf("overview row has %d separators, want 10: %s", n, line)
 			}
 		}
 	}

@@ -28,46 +28,72 @@ const StepSummaryEnv = "GITHUB_STEP_SUMMARY"
 var summaryMetrics = []struct{ metric, title string }{
 	{SecondsPerProof, "s/proof"},
 	{PartitionsPerSecond, "partitions/s"},
+	{DeviceSecondsPerPartition, "device s/partition"},
 	{PeakRSSBytes, "peak RSS"},
 	{PeakGPUMemoryBytes, "peak GPU mem"},
 }
 
-// headline is the one-line outcome.
-func (r *Report) headline() (ok bool, text string) {
-	regressions, scenarios, compared := 0, 0, 0
-	var missing, added int
+// headline is the one-line outcome, written from Outcome so that it says
+// what the exit status says: a label (OK, REGRESSION, INCOMPLETE,
+// INCONCLUSIVE) and the sentence.
+func (r *Report) headline() (Outcome, string, string) {
+	regressions, scenarios, added := 0, 0, 0
+	var regressed []string
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
-		switch s.Verdict {
-		case Missing:
-			missing++
-			continue
-		case Added:
+		if s.Verdict == Added {
 			added++
-			continue
 		}
-		compared++
-		if n := len(s.Regressions()); n > 0 {
-			regressions += n
+		if rs := s.Regressions(); len(rs) > 0 {
+			regressions += len(rs)
 			scenarios++
+			for _, m := range rs {
+				if !slices.Contains(regressed, m.Metric) {
+					regressed = append(regressed, m.Metric)
+				}
+			}
 		}
 	}
+	compared := r.compared()
+	missing := r.MissingScenarios()
 	var extra []string
-	if missing > 0 {
-		extra = append(extra, fmt.Sprintf("%d missing from the new run", missing))
+	if len(missing) > 0 {
+		extra = append(extra, fmt.Sprintf("the new run lacks %d of the baseline's configurations: %s", len(missing), r.missingText(missing)))
+	}
+	if unjudged := r.Unjudged(); len(unjudged) > 0 {
+		extra = append(extra, fmt.Sprintf("%d gated %s not judged: %s", len(unjudged), plural(len(unjudged), "metric"), r.describeUnjudged(unjudged)))
 	}
 	if added > 0 {
 		extra = append(extra, fmt.Sprintf("%d without a baseline", added))
 	}
 	tail := ""
 	if len(extra) > 0 {
-		tail = "; " + strings.Join(extra, ", ")
+		tail = "; " + strings.Join(extra, "; ")
 	}
-	if regressions == 0 {
-		return true, fmt.Sprintf("no regression in %d compared %s%s", compared, plural(compared, "scenario"), tail)
+	out := r.Outcome()
+	if out == Regressed {
+		return out, "REGRESSION", fmt.Sprintf("%d %s (%s) in %d of %d compared %s%s",
+			regressions, plural(regressions, "regression"), strings.Join(regressed, ", "), scenarios, compared, plural(compared, "scenario"), tail)
 	}
-	return false, fmt.Sprintf("%d %s in %d of %d compared %s%s",
-		regressions, plural(regressions, "regression"), scenarios, compared, plural(compared, "scenario"), tail)
+	text := fmt.Sprintf("no regression in %d compared %s%s", compared, plural(compared, "scenario"), tail)
+	switch out {
+	case Incomplete:
+		return out, "INCOMPLETE", text
+	case NotJudged:
+		return out, "INCONCLUSIVE", text
+	}
+	return out, "OK", text
+}
+
+// mark is the headline's symbol in Markdown: only a pass gets ✅.
+func (o Outcome) mark() string {
+	switch o {
+	case Pass:
+		return "✅"
+	case NotJudged:
+		return "⚠️"
+	}
+	return "❌"
 }
 
 // WriteMarkdown writes the report as Markdown for a CI job summary or a
@@ -75,12 +101,8 @@ func (r *Report) headline() (ok bool, text string) {
 // every scenario's metrics in a collapsed section.
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
-	ok, head := r.headline()
-	mark := "✅"
-	if !ok {
-		mark = "❌"
-	}
-	fmt.Fprintf(&b, "### %s: %s %s\n\n", r.command(), mark, head)
+	out, label, head := r.headline()
+	fmt.Fprintf(&b, "### %s: %s %s: %s\n\n", r.command(), out.mark(), label, markdown.Escape(head))
 	fmt.Fprintf(&b, "- **Base**: %s\n- **New**: %s\n", markdown.Escape(r.Base.describe()), markdown.Escape(r.New.describe()))
 	fmt.Fprintf(&b, "- **Rule**: %s Thresholds: %s\n", markdown.Escape(r.rule()), markdown.Escape(r.thresholdList()))
 	if d := r.detectable(); d != "" {
@@ -94,13 +116,20 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\n")
 	}
 
-	if !ok {
+	if out == Regressed {
 		b.WriteString("#### Regressions\n\n")
 		for i := range r.Scenarios {
 			s := &r.Scenarios[i]
 			for _, m := range s.Regressions() {
 				fmt.Fprintf(&b, "- **%s** `%s`: %s\n", markdown.Escape(s.Name), m.Metric, markdown.Escape(m.explain()))
 			}
+		}
+		b.WriteString("\n")
+	}
+	if unjudged := r.Unjudged(); len(unjudged) > 0 {
+		b.WriteString("#### Not judged\n\n")
+		for _, u := range unjudged {
+			fmt.Fprintf(&b, "- **%s** `%s`: %s\n", markdown.Escape(u.Scenario), u.Metric, markdown.Escape(u.explainUnjudged()))
 		}
 		b.WriteString("\n")
 	}
@@ -124,9 +153,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 	if r.Paired {
 		b.WriteString("\nCells read base → new medians (change: the pairs' median ratio, shown when its 95% interval excludes no change); " +
-			"~ is no significant change, ? too few pairs to tell. Details show each side's median [min, max] and the change with its 95% interval.\n\n")
+			"~ is no significant change, ? too few pairs to tell, ? ⚠️ not judged (see above). Details show each side's median [min, max] and the change with its 95% interval.\n\n")
 	} else {
-		b.WriteString("\nCells read base → new (change) of the medians; ~ is no significant change, ? too few repetitions to tell. " +
+		b.WriteString("\nCells read base → new (change) of the medians; ~ is no significant change, ? too few repetitions to tell, ? ⚠️ not judged (see above). " +
 			"Details show the median ± its 95% confidence interval, or [min, max] of the repetitions when they are too few for one.\n\n")
 	}
 
@@ -137,7 +166,7 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 			continue
 		}
 		open := ""
-		if s.Verdict == Regression {
+		if s.Verdict == Regression || s.Verdict == Inconclusive {
 			open = " open"
 		}
 		fmt.Fprintf(&b, "<details%s><summary>%s: %s</summary>\n\n", open, html.EscapeString(s.Name), html.EscapeString(string(s.Verdict)))
@@ -164,12 +193,8 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 // one aligned line per scenario and metric.
 func (r *Report) WriteText(w io.Writer) error {
 	var b bytes.Buffer
-	ok, head := r.headline()
-	outcome := "OK"
-	if !ok {
-		outcome = "REGRESSION"
-	}
-	fmt.Fprintf(&b, "%s: %s: %s\n", r.command(), outcome, head)
+	_, label, head := r.headline()
+	fmt.Fprintf(&b, "%s: %s: %s\n", r.command(), label, head)
 	fmt.Fprintf(&b, "base: %s\nnew:  %s\n", r.Base.describe(), r.New.describe())
 	fmt.Fprintf(&b, "rule: %s\nthresholds: %s\n", r.rule(), r.thresholdList())
 	if d := r.detectable(); d != "" {
@@ -225,11 +250,14 @@ func (r *Report) rule() string {
 	switch {
 	case r.Paired:
 		return "timed figures: the ratio new/base over pairs of repetitions run back to back, with its 95% interval (Hodges–Lehmann, Wilcoxon signed-rank); " +
-			"a regression only when the whole interval lies past the metric's threshold in the bad direction; " + exact
+			"a regression only when the whole interval lies past the metric's threshold in the bad direction; " +
+			"inconclusive (not judged, never a pass) when the interval holds the threshold, when too few pairs give one, " +
+			"or when the host was oversubscribed for a metric on the host's clock; " + exact
 	case r.GateTimed:
 		return fmt.Sprintf("a regression is a significant change (Mann-Whitney U, p < %g) beyond the metric's threshold in the bad direction; ", r.Alpha) + exact
 	}
-	return "stored runs: only " + exact + fmt.Sprintf(" Timed figures are shown (Mann-Whitney U, p < %g) but not gated: use provebench ab for a timed gate.", r.Alpha)
+	return "stored runs: only " + exact + fmt.Sprintf(" A GPU's device time per partition gates too (Mann-Whitney U, p < %g, beyond its threshold): the host's load does not move the device's clock. ", r.Alpha) +
+		"Other timed figures are shown but not gated: use provebench ab for a timed gate. A gated figure the test cannot judge (too few repetitions) is inconclusive."
 }
 
 // detectable states, for ab, the smallest change of wall and CPU time per
@@ -240,7 +268,7 @@ func (r *Report) detectable() string {
 		return ""
 	}
 	var parts []string
-	for _, metric := range []string{SecondsPerProof, CPUSeconds} {
+	for _, metric := range []string{SecondsPerProof, CPUSeconds, DeviceSecondsPerPartition} {
 		var each []string
 		for i := range r.Scenarios {
 			if m := r.Scenarios[i].Metric(metric); m != nil && m.Level > 0 {
@@ -317,6 +345,10 @@ func (r *Report) thresholdList() string {
 	return strings.Join(parts, ", ")
 }
 
+// informational are the reported, never gated, figures a run may lack
+// altogether; their rows are left out when neither side has them.
+var informational = map[string]bool{SetupSeconds: true, JoulesPerProof: true}
+
 // splitZeros separates exact metrics that are zero in both runs (nothing
 // failed, counters balanced) from the ones worth a row.
 func splitZeros(ms []MetricResult) (shown []*MetricResult, zeros []string) {
@@ -324,6 +356,11 @@ func splitZeros(ms []MetricResult) (shown []*MetricResult, zeros []string) {
 		m := &ms[i]
 		if m.Exact && m.Verdict == Same && m.Base != nil && m.Base.Center == 0 {
 			zeros = append(zeros, m.Metric)
+			continue
+		}
+		if informational[m.Metric] && m.Verdict == NoData && m.Base == nil && m.New == nil {
+			// Setup and energy, where neither run has them (the exec
+			// driver, no NVML, older documents): nothing to read.
 			continue
 		}
 		shown = append(shown, m)
@@ -346,6 +383,8 @@ func (m *MetricResult) cell() string {
 		if m.Verdict == Regression {
 			delta += " ❌"
 		}
+	case m.Verdict == Inconclusive:
+		delta = "? ⚠️"
 	case m.Verdict == TooFewSamples:
 		delta = "?"
 	}
@@ -363,6 +402,16 @@ func (m *MetricResult) explain() string {
 	}
 	return fmt.Sprintf("%s → %s (%s; %s; threshold %s)",
 		formatValue(m.Base.Center, m.Unit), formatValue(m.New.Center, m.Unit), m.changeText(), how, formatThreshold(m.Threshold))
+}
+
+// explainUnjudged is one sentence on an inconclusive metric: what was
+// measured and why it does not settle the question.
+func (m *MetricResult) explainUnjudged() string {
+	what := "no figures"
+	if m.Base != nil && m.New != nil {
+		what = fmt.Sprintf("%s → %s (%s)", formatValue(m.Base.Center, m.Unit), formatValue(m.New.Center, m.Unit), m.changeText())
+	}
+	return fmt.Sprintf("%s; threshold %s; %s", what, formatThreshold(m.Threshold), m.Note)
 }
 
 // describe is one side of a metric: median ± CI (n) or the exact figure.
@@ -456,6 +505,8 @@ func mdVerdict(v Verdict) string {
 		return "✅ better"
 	case Missing:
 		return "⚠️ missing"
+	case Inconclusive:
+		return "⚠️ **inconclusive**"
 	}
 	return string(v)
 }

@@ -22,6 +22,14 @@ const (
 	// SteadyDeviceBusyFraction leaves out the ramp-up and the drain.
 	SteadyDeviceBusyFraction = "steady_device_busy_fraction"
 	CPUSeconds               = "cpu_seconds" // user + system
+	// DeviceSecondsPerPartition is the device's own time per partition
+	// (CUDA events; the GPU worker's busy time on the CPU backend).
+	DeviceSecondsPerPartition = "device_seconds_per_partition"
+	// SetupSeconds is the time until the prover was ready, outside the
+	// clock of a warm repetition.
+	SetupSeconds = "setup_seconds"
+	// JoulesPerProof is the GPUs' energy per proof (NVML).
+	JoulesPerProof = "joules_per_proof"
 	// FailedRepetitions counts repetitions (warm-ups aside) that ended
 	// failed, memory-limit, timeout or crashed.
 	FailedRepetitions = "failed_repetitions"
@@ -43,6 +51,7 @@ const (
 	UnitBytes    Unit = "B"
 	UnitFraction Unit = "fraction"
 	UnitCount    Unit = "count"
+	UnitJoules   Unit = "J"
 )
 
 // Direction says which way a metric improves.
@@ -72,8 +81,19 @@ type metricDef struct {
 
 // metricOrder is the order metrics are reported in; counters follow.
 var metricOrder = []string{
-	SecondsPerProof, PartitionsPerSecond, PeakRSSBytes, PeakGPUMemoryBytes,
-	DeviceBusyFraction, SteadyDeviceBusyFraction, CPUSeconds, FailedRepetitions, FailedPartitions, UnverifiedProofs,
+	SecondsPerProof, PartitionsPerSecond, DeviceSecondsPerPartition, PeakRSSBytes, PeakGPUMemoryBytes,
+	DeviceBusyFraction, SteadyDeviceBusyFraction, CPUSeconds, SetupSeconds, JoulesPerProof,
+	FailedRepetitions, FailedPartitions, UnverifiedProofs,
+}
+
+// optional is the sample function of a figure a repetition may lack.
+func optional(get func(r *results.Repetition) *float64) func(r *results.Repetition) (float64, bool) {
+	return func(r *results.Repetition) (float64, bool) {
+		if p := get(r); p != nil {
+			return *p, true
+		}
+		return 0, false
+	}
 }
 
 var metricDefs = map[string]metricDef{
@@ -109,6 +129,15 @@ var metricDefs = map[string]metricDef{
 		absent: "no steady state: fewer than 5 partitions, or too few samples between 10% and 90% done"},
 	CPUSeconds: {unit: UnitSeconds, better: LowerIsBetter,
 		sample: func(r *results.Repetition) (float64, bool) { return r.CPUUserSeconds + r.CPUSystemSeconds, true }},
+	DeviceSecondsPerPartition: {unit: UnitSeconds, better: LowerIsBetter,
+		sample: optional(func(r *results.Repetition) *float64 { return r.DeviceSecondsPerPartition }),
+		absent: "no device time: the exec driver, no partition done, or a document from before device time was recorded"},
+	SetupSeconds: {unit: UnitSeconds, better: LowerIsBetter,
+		sample: optional(func(r *results.Repetition) *float64 { return r.SetupSeconds }),
+		absent: "no setup time: the exec driver, or a document from before setup was measured apart"},
+	JoulesPerProof: {unit: UnitJoules, better: LowerIsBetter,
+		sample: optional(func(r *results.Repetition) *float64 { return r.JoulesPerProof }),
+		absent: "no energy: NVML absent, or the device does not count energy"},
 	FailedRepetitions: {unit: UnitCount, better: LowerIsBetter,
 		exact: func(reps []results.Repetition) float64 {
 			n := 0

@@ -30,6 +30,21 @@ func pairs(bm, nm []*results.Repetition) (bp, np []*results.Repetition) {
 // pairedVerdict judges a metric from aligned pairs: the interval of the
 // ratio new/base at Confidence (signedrank.go), a regression only when the
 // whole interval lies past the threshold in the bad direction.
+//
+// A gated metric is judged only when its interval settles the question
+// the threshold T asks. With the interval written in the bad direction
+// (a rise of time, a fall of throughput) as [lo, hi]:
+//
+//   - lo > T: regression established;
+//   - hi <= T: no regression established (better, worse within the
+//     threshold, or ~);
+//   - lo <= T < hi: the interval holds the threshold, so the pairs are
+//     consistent both with a change within it and with one beyond it:
+//     inconclusive, with about how many more pairs would resolve it.
+//
+// Identical sides are inconclusive only when the run could not resolve
+// the threshold at all (half-width above T); a true change near T is
+// inconclusive until the pairs place it on one side.
 func pairedVerdict(m *MetricResult, base, cur []float64) {
 	m.Paired = true
 	m.Base, m.New = rangeSummary(base), rangeSummary(cur)
@@ -50,6 +65,7 @@ func pairedVerdict(m *MetricResult, base, cur []float64) {
 	m.Change = math.Expm1(est)
 	if !ok {
 		m.Verdict = TooFewSamples
+		m.MorePairs = MinPairs - len(d)
 		m.Note = fmt.Sprintf("%d pairs: a %.0f%% interval needs at least %d", len(d), 100*Confidence, MinPairs)
 		return
 	}
@@ -59,16 +75,47 @@ func pairedVerdict(m *MetricResult, base, cur []float64) {
 	// better, whichever way the metric improves.
 	s := float64(m.Better)
 	goodLo, goodHi := math.Min(s*m.Lo, s*m.Hi), math.Max(s*m.Lo, s*m.Hi)
+	badLo, badHi := -goodHi, -goodLo
 	switch {
 	case goodLo > 0:
 		m.Verdict = Better
-	case goodHi < 0 && goodHi < -m.Threshold:
+	case badLo > m.Threshold:
 		m.Verdict = Regression
+	case badHi > m.Threshold:
+		m.Verdict, m.Unjudged = Inconclusive, "interval holds the threshold"
+		m.MorePairs = morePairs(len(d), m.Detectable, -s*m.Change, m.Threshold)
+		m.Note = fmt.Sprintf("not judged: the interval holds the %s threshold", formatThreshold(m.Threshold))
+		if m.MorePairs > 0 {
+			m.Note += fmt.Sprintf("; about %d more pairs would likely resolve it", m.MorePairs)
+		}
 	case goodHi < 0:
 		m.Verdict = Worse
 	default:
 		m.Verdict = Same
 	}
+}
+
+// morePairs estimates how many pairs beyond n would likely resolve an
+// interval of half-width h around the estimate est (both in the bad
+// direction) that holds the threshold t. The interval stops holding t once
+// its half-width is under the estimate's distance to t; the half-width
+// shrinks as 1/sqrt(pairs), and the estimate itself moves as the interval
+// narrows, so the target is that distance with a margin of 1.5 (and at
+// least t/10: an estimate at the threshold may need more pairs than any
+// run affords). 0 when t is 0 (no width is narrow enough) or h already is
+// under the target.
+func morePairs(n int, h, est, t float64) int {
+	if !(t > 0) {
+		return 0
+	}
+	target := max(math.Abs(est-t)/1.5, t/10)
+	if !(h > target) {
+		return 0
+	}
+	need := math.Ceil(float64(n) * (h / target) * (h / target))
+	// Round up to an even count: ab adds pairs in ABBA order.
+	more := int(need) - n
+	return more + more%2
 }
 
 // rangeSummary is a side's median and range, the figures ab shows per side

@@ -101,18 +101,19 @@ func TestOversubscribedHostDoesNotGateWallTime(t *testing.T) {
 		return run
 	}
 	for _, tc := range []struct {
-		load      float64
-		regressed bool
-	}{{1.5, true}, {11, false}} {
+		load float64
+		want Outcome
+	}{{1.5, Regressed}, {11, NotJudged}} {
 		rep, err := Compare(mk(tc.load, 1), mk(tc.load, 1.5), Options{Paired: true})
 		if err != nil {
 			t.Fatal(err)
 		}
 		m := rep.Scenario("s").Metric(SecondsPerProof)
-		if rep.Regressed() != tc.regressed || m.Gated() == !tc.regressed {
-			t.Errorf("load %g on 2 CPUs, +50%% wall time: regressed %v, gated %v; want %v", tc.load, rep.Regressed(), m.Gated(), tc.regressed)
+		// Oversubscribed: wall time is not judged, and that is not a pass.
+		if rep.Outcome() != tc.want || (tc.want == NotJudged && (m.Verdict != Inconclusive || m.Unjudged != "host oversubscribed")) {
+			t.Errorf("load %g on 2 CPUs, +50%% wall time: outcome %v, verdict %s (%s); want %v", tc.load, rep.Outcome(), m.Verdict, m.Unjudged, tc.want)
 		}
-		if !tc.regressed && !strings.Contains(strings.Join(rep.Warnings, " "), "oversubscribed") {
+		if tc.want == NotJudged && !strings.Contains(strings.Join(rep.Warnings, " "), "oversubscribed") {
 			t.Errorf("warnings %q do not say the host was oversubscribed", rep.Warnings)
 		}
 	}

@@ -26,6 +26,11 @@ const (
 	UnitSteadyDeviceBusy    = "device-busy-steady-%"
 	UnitCPUUser             = "cpu-user-sec"
 	UnitCPUSystem           = "cpu-sys-sec"
+	// UnitDevicePerPartition is device time per partition on the device's
+	// own clock; each device stage has its own unit (DeviceStageUnit).
+	UnitDevicePerPartition = "device-sec/partition"
+	UnitSetup              = "setup-sec"
+	UnitJoulesPerProof     = "J/proof"
 )
 
 // BenchmarkBase is the base name of every benchmark line provebench writes:
@@ -146,11 +151,27 @@ func benchValues(r *Repetition) []benchfmt.Value {
 		benchfmt.Value{Value: r.CPUUserSeconds, Unit: UnitCPUUser},
 		benchfmt.Value{Value: r.CPUSystemSeconds, Unit: UnitCPUSystem},
 	)
+	if r.DeviceSecondsPerPartition != nil {
+		vals = append(vals, benchfmt.Value{Value: *r.DeviceSecondsPerPartition, Unit: UnitDevicePerPartition})
+	}
+	for _, k := range slices.Sorted(maps.Keys(r.DeviceStageSeconds)) {
+		vals = append(vals, benchfmt.Value{Value: r.DeviceStageSeconds[k], Unit: DeviceStageUnit(k)})
+	}
+	if r.SetupSeconds != nil {
+		vals = append(vals, benchfmt.Value{Value: *r.SetupSeconds, Unit: UnitSetup})
+	}
+	if r.JoulesPerProof != nil {
+		vals = append(vals, benchfmt.Value{Value: *r.JoulesPerProof, Unit: UnitJoulesPerProof})
+	}
 	for _, k := range slices.Sorted(maps.Keys(r.PeakCounters)) {
 		vals = append(vals, benchfmt.Value{Value: float64(r.PeakCounters[k]), Unit: CounterUnit(k)})
 	}
 	return vals
 }
+
+// DeviceStageUnit is the benchmark unit of a device stage's time per
+// partition: ntt_region -> device-ntt_region-sec/partition.
+func DeviceStageUnit(stage string) string { return "device-" + stage + "-sec/partition" }
 
 // CounterUnit is the benchmark unit of a counter's peak: "peak-<name>", with
 // a byte counter's "_bytes" suffix written as "-B" so that benchstat scales

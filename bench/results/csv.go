@@ -19,7 +19,9 @@ import (
 //	workload_proofs, label.<key>..., repetition, warmup, status, error,
 //	started_at, wall_seconds, ..., cpu_system_seconds (the repetition's
 //	scalar figures, named as in the JSON document),
-//	peak.<counter>..., final.<counter>..., stage.<stage>.<figure>...
+//	peak.<counter>..., final.<counter>..., stage.<stage>.<figure>...,
+//	device_stage.<stage>... (device seconds per partition),
+//	setup_stage.<stage>... (setup seconds)
 //
 // The label, counter and stage columns are the union over the run's
 // scenarios, each group sorted by name, so the same scenarios give the same
@@ -59,6 +61,11 @@ var repetitionColumns = []struct {
 		}
 		return formatFloat(*r.SteadyDeviceBusyFraction)
 	}},
+	{"device_seconds_per_partition", func(r *Repetition) string { return formatFloatPtr(r.DeviceSecondsPerPartition) }},
+	{"measure", func(r *Repetition) string { return r.Measure }},
+	{"setup_seconds", func(r *Repetition) string { return formatFloatPtr(r.SetupSeconds) }},
+	{"energy_joules", func(r *Repetition) string { return formatFloatPtr(r.EnergyJoules) }},
+	{"joules_per_proof", func(r *Repetition) string { return formatFloatPtr(r.JoulesPerProof) }},
 	{"cpu_user_seconds", func(r *Repetition) string { return formatFloat(r.CPUUserSeconds) }},
 	{"cpu_system_seconds", func(r *Repetition) string { return formatFloat(r.CPUSystemSeconds) }},
 	{"host_load1", func(r *Repetition) string {
@@ -90,9 +97,10 @@ var stageColumns = []struct {
 
 // WriteCSV writes the run as CSV, one row per repetition, with a header.
 func WriteCSV(w io.Writer, run *Run) error {
-	var labels, peaks, finals, stages []string
+	var labels, peaks, finals, stages, devStages, setupStages []string
 	{
 		l, p, f, s := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+		ds, ss := map[string]bool{}, map[string]bool{}
 		for _, sc := range run.Scenarios {
 			for k := range sc.Labels {
 				l[k] = true
@@ -107,8 +115,16 @@ func WriteCSV(w io.Writer, run *Run) error {
 				for k := range r.Stages {
 					s[k] = true
 				}
+				for k := range r.DeviceStageSeconds {
+					ds[k] = true
+				}
+				for k := range r.SetupStages {
+					ss[k] = true
+				}
 			}
 		}
+		devStages = slices.Sorted(maps.Keys(ds))
+		setupStages = slices.Sorted(maps.Keys(ss))
 		labels = slices.Sorted(maps.Keys(l))
 		peaks = slices.Sorted(maps.Keys(p))
 		finals = slices.Sorted(maps.Keys(f))
@@ -132,6 +148,12 @@ func WriteCSV(w io.Writer, run *Run) error {
 		for _, c := range stageColumns {
 			header = append(header, "stage."+k+"."+c.name)
 		}
+	}
+	for _, k := range devStages {
+		header = append(header, "device_stage."+k)
+	}
+	for _, k := range setupStages {
+		header = append(header, "setup_stage."+k)
 	}
 
 	cw := csv.NewWriter(w)
@@ -162,6 +184,8 @@ func WriteCSV(w io.Writer, run *Run) error {
 					}
 				}
 			}
+			row = appendSeconds(row, devStages, r.DeviceStageSeconds)
+			row = appendSeconds(row, setupStages, r.SetupStages)
 			if err := cw.Write(row); err != nil {
 				return fmt.Errorf("write CSV row for %s repetition %d: %w", sc.Name, r.Index, err)
 			}
@@ -187,6 +211,19 @@ func appendCounters(row, names []string, counters map[string]int64) []string {
 	for _, k := range names {
 		if v, ok := counters[k]; ok {
 			row = append(row, strconv.FormatInt(v, 10))
+		} else {
+			row = append(row, "")
+		}
+	}
+	return row
+}
+
+// appendSeconds appends one cell per name: the figure, or empty where the
+// repetition lacks it.
+func appendSeconds(row, names []string, secs map[string]float64) []string {
+	for _, k := range names {
+		if v, ok := secs[k]; ok {
+			row = append(row, formatFloat(v))
 		} else {
 			row = append(row, "")
 		}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -32,7 +33,9 @@ type abFlags struct {
 	baseScenarios          []string
 	newScenarios           []string
 	filter                 string
-	pairs, warmups         int
+	pairs                  int
+	warmups                optionalInt
+	untilResolved          time.Duration
 	thresholds, markdown   string
 	cacheDir               string
 	allowDifferentHardware bool
@@ -59,14 +62,27 @@ direction; ~ when the interval includes no change. Exact figures (failures,
 counters, the strategies' bounds) are compared directly. Outliers (modified
 Z-score beyond 3.5) and high host load are flagged.
 
+Device time per partition (device_seconds_per_partition: the GPU's own
+clock; the GPU worker's busy time on the CPU backend) gates by default at 5%
+beside wall and CPU time. A gated metric that cannot be judged makes the
+outcome inconclusive, never a pass: its interval holds the threshold (the
+report says about how many more pairs would resolve it), too few pairs, or,
+for a metric on the host's clock (wall time, the CPU backend's device
+time), a host oversubscribed beyond 2 runnable threads per CPU.
+--until-resolved DURATION keeps adding pairs to unresolved configurations,
+interleaved as before, until every gated metric is judged or the time is up.
+
 It writes DIR/base/results.json and DIR/new/results.json (rewritten after
 every repetition), DIR/ab.txt and the Markdown summary DIR/ab.md, which is
 also appended to $GITHUB_STEP_SUMMARY when that is set.
 
-Exit status: 0 no regression, 3 regression, 1 a repetition failed or crashed,
-2 bad input (also when the sides' backends differ, unless
---allow-different-hardware), 130 interrupted.`,
+Exit status: 0 no regression (every gated metric judged), 3 regression,
+4 inconclusive (no regression found, but a gated metric could not be
+judged), 1 a repetition failed or crashed, 2 bad input (also when the sides'
+backends differ, unless --allow-different-hardware), 130 interrupted. The
+first line of the report says the same.`,
 		Example: `  provebench ab scenarios/ci.yaml -o out/ab --base-binary /tmp/provebench-main
+  provebench ab scenarios/ci.yaml -o out/ab --base-binary /tmp/provebench-main --until-resolved 10m
   provebench ab -o out/ab --base-scenario base.yaml --new-scenario new.yaml --pairs 20`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runAB(cmd.Context(), cmd.OutOrStdout(), args, f)
@@ -80,7 +96,8 @@ Exit status: 0 no regression, 3 regression, 1 a repetition failed or crashed,
 	fl.StringArrayVar(&f.newScenarios, "new-scenario", nil, "scenario file of the new side, repeatable (default: the positional files)")
 	fl.StringVar(&f.filter, "filter", "", "compare only configurations whose name matches this regular expression")
 	fl.IntVar(&f.pairs, "pairs", 0, fmt.Sprintf("pairs per configuration (default: the scenario's repeats, at least %d; at least %d)", defaultMinPairs, compare.MinPairs))
-	fl.IntVar(&f.warmups, "warmups", -1, "warm-ups per side and configuration (default: the scenario's)")
+	fl.Var(&f.warmups, "warmups", "warm-ups per side and configuration (default: the scenario's)")
+	fl.DurationVar(&f.untilResolved, "until-resolved", 0, "keep adding pairs to configurations with a gated metric not yet judged, until all are or this much time has passed since ab began measuring (e.g. 10m; a pair in flight finishes)")
 	fl.StringVar(&f.thresholds, "threshold", "", "per-metric thresholds over the defaults, e.g. seconds_per_proof=5%,peak_rss_bytes=10% (or =off)")
 	fl.StringVar(&f.markdown, "markdown", "", "also write the Markdown summary to this file")
 	fl.StringVar(&f.cacheDir, "cache", groth16.DefaultCacheDir(), "proving key cache directory")
@@ -93,14 +110,22 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	if err != nil {
 		return usagef("--threshold: %v", err)
 	}
+	if f.untilResolved < 0 {
+		return usagef("--until-resolved: %v: want a duration such as 10m", f.untilResolved)
+	}
 	runner, configs, err := planAB(ctx, args, f)
 	if err != nil {
 		return err
 	}
 	fmt.Fprintf(w, "ab: %d configurations, base %s, new %s; results in %s\n", len(configs),
 		describeSide(runner.Base), describeSide(runner.New), runner.OutDir)
+	opts := compare.Options{Thresholds: th, Paired: true, AllowDifferentHardware: f.allowDifferentHardware}
 	start := time.Now()
-	base, cur, runErr := runner.Run(ctx, configs)
+	var deadline time.Time
+	if f.untilResolved > 0 {
+		deadline = start.Add(f.untilResolved)
+	}
+	base, cur, runErr := runner.RunUntil(ctx, configs, deadline, judgeAB(opts))
 	switch {
 	case errors.Is(runErr, ab.ErrBadInput):
 		return usageError{runErr}
@@ -110,7 +135,7 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 		return runErr
 	}
 	fmt.Fprintf(w, "measured in %s\n\n", time.Since(start).Round(time.Second))
-	rep, err := compare.Compare(base, cur, compare.Options{Thresholds: th, Paired: true, AllowDifferentHardware: f.allowDifferentHardware})
+	rep, err := compare.Compare(base, cur, opts)
 	if err != nil {
 		return usageError{err}
 	}
@@ -123,6 +148,54 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	}
 	return published
 }
+
+// judgeAB is --until-resolved's judge: compare's own estimate, per
+// configuration, of the pairs that would resolve its inconclusive
+// metrics. A metric not judged for another reason (an oversubscribed
+// host) gets a round of 2 more pairs: the load may yet fall. Runs that
+// cannot be compared want nothing: the final comparison says why.
+func judgeAB(opts compare.Options) ab.Judge {
+	return func(base, cur *results.Run) (map[string]int, error) {
+		rep, err := compare.Compare(base, cur, opts)
+		if err != nil {
+			// Nothing to resolve: the final comparison reports the
+			// same error as bad input.
+			return nil, nil
+		}
+		more := rep.MorePairs()
+		for name, n := range more {
+			if n == 0 {
+				more[name] = 2
+			}
+		}
+		return more, nil
+	}
+}
+
+// optionalInt is an int flag that may be left unset: its help shows no
+// default of its own, since the default is described in words.
+type optionalInt struct {
+	v   int
+	set bool
+}
+
+func (o *optionalInt) String() string {
+	if o == nil || !o.set {
+		return ""
+	}
+	return strconv.Itoa(o.v)
+}
+
+func (o *optionalInt) Set(s string) error {
+	v, err := strconv.Atoi(s)
+	if err != nil || v < 0 {
+		return fmt.Errorf("%q: want a count, 0 or more", s)
+	}
+	o.v, o.set = v, true
+	return nil
+}
+
+func (o *optionalInt) Type() string { return "int" }
 
 // planAB checks the sides and lists the configurations both have.
 func planAB(ctx context.Context, args []string, f abFlags) (*ab.Runner, []ab.Config, error) {
@@ -197,11 +270,11 @@ func pairConfigs(baseFiles, newFiles []string, f abFlags) ([]ab.Config, error) {
 		if b.Backend != n.Backend && !f.allowDifferentHardware {
 			return nil, usagef("configuration %q: backend %s on the base side, %s on the new: timings across backends differ for reasons that are not the code's (--allow-different-hardware to compare anyway)", b.Name, b.Backend, n.Backend)
 		}
-		cfg := ab.Config{Name: b.Name, Pairs: f.pairs, Warmups: f.warmups}
+		cfg := ab.Config{Name: b.Name, Pairs: f.pairs, Warmups: f.warmups.v}
 		if cfg.Pairs == 0 {
 			cfg.Pairs = max(b.Repeats, n.Repeats, defaultMinPairs)
 		}
-		if cfg.Warmups < 0 {
+		if !f.warmups.set {
 			cfg.Warmups = max(b.Warmups, n.Warmups)
 		}
 		configs = append(configs, cfg)

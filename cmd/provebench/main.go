@@ -21,11 +21,15 @@ import (
 
 // Exit statuses.
 const (
-	exitOK          = 0
-	exitFailure     = 1   // the work ran and failed (a proof did not verify, a run failed)
-	exitUsage       = 2   // bad input: flags, YAML, files
-	exitRegression  = 3   // compare or ab found a regression
-	exitInterrupted = 130 // Ctrl-C
+	exitOK         = 0
+	exitFailure    = 1 // the work ran and failed (a proof did not verify, a run failed)
+	exitUsage      = 2 // bad input: flags, YAML, files
+	exitRegression = 3 // compare or ab found a regression
+	// compare or ab found no regression but could not judge a gated metric
+	// (an oversubscribed host, an interval holding the threshold, too few
+	// samples): never a pass.
+	exitInconclusive = 4
+	exitInterrupted  = 130 // Ctrl-C
 )
 
 // usageError marks bad input, which exits with status 2.

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/spf13/cobra"
@@ -177,7 +178,7 @@ func newCompareCmd() *cobra.Command {
 	var alpha float64
 	var gateTimed, allowHW, paired bool
 	c := &cobra.Command{
-		Use:   "compare BASE NEW",
+		Use:   "compare BASE NEW | --paired DIR",
 		Short: "Compare two runs and fail on a regression",
 		Long: `compare reads two stored results documents and, per configuration and metric,
 reports the change of the median with its significance (Mann-Whitney U over
@@ -195,12 +196,33 @@ backend) are refused unless --allow-different-hardware is given.
 
 The Markdown report is appended to $GITHUB_STEP_SUMMARY when that is set.
 
-Exit status: 0 no regression, 3 regression, 2 bad, mismatched or
+BASE and NEW are results documents or the output folders that hold them
+(results.json.gz or results.json). With --paired, one folder of an ab run
+stands for its two sides (DIR/base and DIR/new).
+
+Device time per partition (device_seconds_per_partition) gates by default
+on a GPU backend, whose clock the host's load does not move; setup time and
+energy are reported. A gated metric that could not be judged (too few
+repetitions for the test; in --paired, an interval that holds the threshold
+or an oversubscribed host) makes the outcome inconclusive: not a pass.
+
+Exit status: 0 no regression, 3 regression, 4 inconclusive (no regression
+found, but a gated metric could not be judged), 2 bad, mismatched or
 different-hardware input (including a new run that lacks some of the
-baseline's configurations).`,
+baseline's configurations). The first line of the report says the same.`,
 		Example: `  provebench compare baseline/ci.json out/results.json
+  provebench compare out/baseline out/new        # output folders
+  provebench compare --paired out/ab             # judge an ab run again
   provebench compare base.json new.json --threshold seconds_per_proof=3%,peak_rss_bytes=5%`,
-		Args: exactArgs(2),
+		Args: func(cmd *cobra.Command, args []string) error {
+			if paired && len(args) == 1 {
+				return nil
+			}
+			if len(args) != 2 {
+				return usagef("compare takes BASE and NEW (documents or output folders), or --paired and one ab folder; got %d arguments", len(args))
+			}
+			return nil
+		},
 		RunE: func(cmd *cobra.Command, args []string) error {
 			th, err := compare.ParseThresholds(thresholds)
 			if err != nil {
@@ -209,7 +231,11 @@ baseline's configurations).`,
 			if alpha <= 0 || alpha >= 1 {
 				return usagef("--alpha: %v is not between 0 and 1", alpha)
 			}
-			rep, err := compare.CompareFiles(args[0], args[1], compare.Options{
+			basePath, newPath, err := comparePaths(args)
+			if err != nil {
+				return usageError{err}
+			}
+			rep, err := compare.CompareFiles(basePath, newPath, compare.Options{
 				Thresholds: th, Alpha: alpha, GateTimed: gateTimed, AllowDifferentHardware: allowHW, Paired: paired,
 			})
 			if err != nil {
@@ -224,8 +250,24 @@ baseline's configurations).`,
 	c.Flags().StringVar(&markdown, "markdown", "", "also write the Markdown report to this file")
 	c.Flags().BoolVar(&gateTimed, "gate-timed", false, "also gate timed figures (time, throughput, memory) between the stored runs: risky, see above")
 	c.Flags().BoolVar(&allowHW, "allow-different-hardware", false, "compare runs from different CPUs, GPUs or backends")
-	c.Flags().BoolVar(&paired, "paired", false, "BASE and NEW are the two sides of one ab run (DIR/base, DIR/new): judge them again as ab does, by their pairs")
+	c.Flags().BoolVar(&paired, "paired", false, "BASE and NEW are the two sides of one ab run (or give its DIR alone: DIR/base, DIR/new): judge them again as ab does, by their pairs")
 	return c
+}
+
+// comparePaths resolves compare's arguments to the two documents: one ab
+// folder (--paired DIR) stands for DIR/base and DIR/new; a folder stands
+// for the results document in it.
+func comparePaths(args []string) (base, cur string, err error) {
+	if len(args) == 1 {
+		args = []string{filepath.Join(args[0], "base"), filepath.Join(args[0], "new")}
+	}
+	if base, err = results.InDir(args[0]); err != nil {
+		return "", "", fmt.Errorf("baseline: %w", err)
+	}
+	if cur, err = results.InDir(args[1]); err != nil {
+		return "", "", fmt.Errorf("new results: %w", err)
+	}
+	return base, cur, nil
 }
 
 // publishComparison prints the comparison, writes its Markdown where asked
@@ -244,11 +286,20 @@ func publishComparison(w io.Writer, rep *compare.Report, markdown string) error 
 			return fmt.Errorf("append to $%s: %w", compare.StepSummaryEnv, err)
 		}
 	}
-	if rep.Regressed() {
+	return outcomeError(rep)
+}
+
+// outcomeError turns the comparison's outcome into its exit status: the
+// same outcome the headline printed.
+func outcomeError(rep *compare.Report) error {
+	switch rep.Outcome() {
+	case compare.Regressed:
 		return exitError{code: exitRegression, err: errors.New("regression found")}
-	}
-	if missing := rep.MissingScenarios(); len(missing) > 0 {
+	case compare.Incomplete:
+		missing := rep.MissingScenarios()
 		return exitError{code: exitUsage, err: fmt.Errorf("the new run lacks %d of the baseline's configurations (%s): an incomplete run cannot pass", len(missing), strings.Join(missing, ", "))}
+	case compare.NotJudged:
+		return exitError{code: exitInconclusive, err: fmt.Errorf("inconclusive: %d gated metrics not judged (see the report): not a pass", len(rep.Unjudged()))}
 	}
 	return nil
 }

@@ -1,0 +1,140 @@
+package compare
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+)
+
+// Outcome is what a comparison concludes as a whole, and so what its exit
+// status says: the headline is written from it, so the two cannot
+// disagree.
+type Outcome int
+
+// Outcomes, from the most severe down: a regression outweighs an
+// incomplete run, which outweighs a metric not judged.
+const (
+	// Pass: every gated metric was judged and none regressed.
+	Pass Outcome = iota
+	// Regressed: a gated metric regressed.
+	Regressed
+	// Incomplete: the new run lacks some of the baseline's configurations
+	// (an interrupted or filtered run), which must not pass a gate by
+	// leaving out what it would have failed.
+	Incomplete
+	// NotJudged: no regression, but a gated metric could not be judged
+	// (Inconclusive): a gate that could not look must not pass.
+	NotJudged
+)
+
+// Outcome returns the comparison's outcome.
+func (r *Report) Outcome() Outcome {
+	switch {
+	case r.Regressed():
+		return Regressed
+	case len(r.MissingScenarios()) > 0:
+		return Incomplete
+	case len(r.Unjudged()) > 0:
+		return NotJudged
+	}
+	return Pass
+}
+
+// UnjudgedMetric is a gated metric of a scenario that could not be judged.
+type UnjudgedMetric struct {
+	Scenario string
+	*MetricResult
+}
+
+// Unjudged lists the inconclusive metrics of every compared scenario.
+func (r *Report) Unjudged() []UnjudgedMetric {
+	var out []UnjudgedMetric
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		for j := range s.Metrics {
+			if s.Metrics[j].Verdict == Inconclusive {
+				out = append(out, UnjudgedMetric{Scenario: s.Name, MetricResult: &s.Metrics[j]})
+			}
+		}
+	}
+	return out
+}
+
+// MorePairs returns, for each scenario with a metric not judged, about how
+// many more pairs would likely resolve it: the most any of its
+// inconclusive metrics needs, or 0 when none of them lacks pairs (an
+// oversubscribed host). ab --until-resolved reads it.
+func (r *Report) MorePairs() map[string]int {
+	more := map[string]int{}
+	for _, u := range r.Unjudged() {
+		more[u.Scenario] = max(more[u.Scenario], u.MorePairs)
+	}
+	return more
+}
+
+// describeUnjudged is the headline's list: each inconclusive metric once,
+// with why, and the scenarios where it happened when not all.
+func (r *Report) describeUnjudged(list []UnjudgedMetric) string {
+	type entry struct {
+		why       []string
+		scenarios []string
+		more      int
+	}
+	var order []string
+	byMetric := map[string]*entry{}
+	for _, u := range list {
+		e := byMetric[u.Metric]
+		if e == nil {
+			e = &entry{}
+			byMetric[u.Metric] = e
+			order = append(order, u.Metric)
+		}
+		if !slices.Contains(e.why, u.Unjudged) {
+			e.why = append(e.why, u.Unjudged)
+		}
+		e.scenarios = append(e.scenarios, u.Scenario)
+		e.more = max(e.more, u.MorePairs)
+	}
+	var parts []string
+	for _, name := range order {
+		e := byMetric[name]
+		why := strings.Join(e.why, ", ")
+		if e.more > 0 {
+			why += fmt.Sprintf("; about %d more pairs would likely resolve it", e.more)
+		}
+		where := ""
+		if len(e.scenarios) < r.compared() {
+			where = " in " + strings.Join(e.scenarios, ", ")
+		}
+		parts = append(parts, fmt.Sprintf("%s%s (%s)", name, where, why))
+	}
+	return strings.Join(parts, "; ")
+}
+
+// compared counts the scenarios present on both sides.
+func (r *Report) compared() int {
+	n := 0
+	for i := range r.Scenarios {
+		if v := r.Scenarios[i].Verdict; v != Missing && v != Added {
+			n++
+		}
+	}
+	return n
+}
+
+// missingText lists the configurations the new run lacks, saying when the
+// new run has one whose name differs only in case (Hold against hold):
+// names pair exactly, so that is a rename to undo, not a missing run.
+func (r *Report) missingText(missing []string) string {
+	var parts []string
+	for _, name := range missing {
+		hint := ""
+		for i := range r.Scenarios {
+			if s := &r.Scenarios[i]; s.Verdict == Added && s.Name != name && strings.EqualFold(s.Name, name) {
+				hint = fmt.Sprintf(" (the new run has %q: names pair exactly, and these differ only in case)", s.Name)
+			}
+		}
+		parts = append(parts, fmt.Sprintf("%q%s", name, hint))
+	}
+	return strings.Join(parts, ", ")
+}
