@@ -57,9 +57,13 @@ type Config struct {
 // Runner runs the sides.
 type Runner struct {
 	Base, New Side
-	// OutDir receives OutDir/base/results.json and OutDir/new/results.json,
-	// rewritten after every repetition.
+	// OutDir receives OutDir/base/results.json.gz and
+	// OutDir/new/results.json.gz (results.json with Format
+	// results.FormatJSON), rewritten after every repetition.
 	OutDir string
+	// Format is the sides' documents' storage format; empty means
+	// results.FormatGzip.
+	Format results.Format
 	// CacheDir is the proving key cache both sides use.
 	CacheDir string
 	// Log receives one line per pair; nil for silence.
@@ -180,7 +184,13 @@ func (r *Runner) repetition(ctx context.Context, s *side, config string, index i
 	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 2 {
 		return nil, fmt.Errorf("%s side: %s %s: %w:\n%s", s.Name, s.Exe, quoteArgs(args), ErrBadInput, tail(out.Bytes()))
 	}
-	rep, sc := readRepetition(filepath.Join(tmp, "results.json"), runErr, out.Bytes())
+	// The side's binary writes results.json.gz, or results.json if it
+	// predates compressed documents.
+	path, err := results.Find(tmp)
+	if err != nil {
+		path = filepath.Join(tmp, results.FormatGzip.FileName())
+	}
+	rep, sc := readRepetition(path, runErr, out.Bytes())
 	rep.Index, rep.Warmup = index, warm
 	if hostLoad != nil {
 		// Measured by this process for both sides alike, whatever the
@@ -249,7 +259,14 @@ func (s *side) add(config string, run *results.Run, rep results.Repetition) {
 }
 
 func (r *Runner) save(s *side) error {
-	return results.Write(filepath.Join(s.dir, "results.json"), s.doc)
+	f := r.Format
+	if f == "" {
+		f = results.FormatGzip
+	}
+	if err := results.WriteFormat(filepath.Join(s.dir, f.FileName()), s.doc, f); err != nil {
+		return err
+	}
+	return results.RemoveOthers(s.dir, f)
 }
 
 // tail is the end of a side's output, for error messages.

@@ -408,9 +408,14 @@ func Read(path string) (*Run, error) {
 	return Decode(path, data)
 }
 
-// Decode parses a results document and validates it (Run.Validate); name
-// is used in error messages.
+// Decode parses a results document, plain JSON or gzip-compressed
+// (recognised by its magic bytes, whatever the name), and validates it
+// (Run.Validate); name is used in error messages.
 func Decode(name string, data []byte) (*Run, error) {
+	data, err := decompress(name, data)
+	if err != nil {
+		return nil, err
+	}
 	var head struct {
 		Schema *int   `json:"schema"`
 		Tool   string `json:"tool"`
@@ -443,11 +448,6 @@ func Decode(name string, data []byte) (*Run, error) {
 // old file or the new one, never a partial one.
 func WriteFile(path string, data []byte) error { return atomicfile.Write(path, data) }
 
-// Write encodes the run as indented JSON to path atomically.
-func Write(path string, r *Run) error {
-	data, err := json.MarshalIndent(r, "", " ")
-	if err != nil {
-		return fmt.Errorf("encode results: %w", err)
-	}
-	return WriteFile(path, append(data, '\n'))
-}
+// Write encodes the run to path atomically: compact JSON in gzip when the
+// name ends in .gz, indented JSON otherwise (FormatOf).
+func Write(path string, r *Run) error { return WriteFormat(path, r, FormatOf(path)) }
