@@ -178,7 +178,7 @@ func TestHistoryBadInput(t *testing.T) {
 	for _, args := range [][]string{
 		{"history", "add", "--db", db, notResults},
 		{"history", "add", "--db", db, "../../docs/results/cpu-simulate/simulated/results.json.gz"}, // predictions, not measurements
-		{"history", "add", "--db", db, "../../history/testdata/nightly-1.json.gz"},                   // no git commit recorded
+		{"history", "add", "--db", db, "../../history/testdata/nightly-1.json.gz"},                  // no git commit recorded
 		{"history", "changes", "--db", filepath.Join(dir, "absent.db")},
 		{"history", "changes", "--db", db, "--metric", "nope"},
 		{"history", "changes", "--db", db, "--format", "yaml"},
