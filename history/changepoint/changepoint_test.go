@@ -103,6 +103,7 @@ func TestFalseAlarmRate(t *testing.T) {
 			alarms++
 		}
 	}
+	t.Logf("false alarms in %d of %d flat series", alarms, series)
 	if rate := float64(alarms) / series; rate > 2*DefaultSignificance {
 		t.Errorf("false alarms in %d of %d flat series (%.1f%%), want about %.0f%%", alarms, series, 100*rate, 100*DefaultSignificance)
 	}
