@@ -201,14 +201,27 @@ func (c Cache) Files(env results.Environment, backend string) ([]string, error) 
 	if err != nil {
 		return nil, fmt.Errorf("calibration cache: %w", err)
 	}
-	schema := fmt.Sprintf("-v%d-", results.SchemaVersion)
 	var files []string
 	for _, n := range names {
-		if strings.Contains(n, schema) {
+		if results.ReadsSchema(schemaOf(n)) {
 			files = append(files, filepath.Join(dir, n))
 		}
 	}
 	return files, nil
+}
+
+// schemaOf reads the schema version from a document's name
+// (<started>-v<schema>-<hash>.json[.gz]); 0 when it has none.
+func schemaOf(name string) int {
+	parts := strings.Split(name, "-")
+	if len(parts) < 3 || !strings.HasPrefix(parts[1], "v") {
+		return 0
+	}
+	v, err := strconv.Atoi(parts[1][1:])
+	if err != nil {
+		return 0
+	}
+	return v
 }
 
 // Backends lists the backends a host has documents of, by name.

@@ -1,7 +1,6 @@
 package calibcache
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -132,8 +131,9 @@ func TestHostKeyIsAPathElement(t *testing.T) {
 	}
 }
 
-// TestStoresCompressedAndReadsPlain: the cache writes gzip documents and
-// still lists, and reads, the plain .json ones earlier versions wrote.
+// TestStoresCompressedAndReadsPlain: the cache writes gzip documents of
+// the current schema and still lists, and reads, the plain schema-1 .json
+// ones earlier versions wrote.
 func TestStoresCompressedAndReadsPlain(t *testing.T) {
 	c := Cache{Dir: t.TempDir()}
 	doc := readFixture(t)
@@ -149,7 +149,8 @@ func TestStoresCompressedAndReadsPlain(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	old := filepath.Join(filepath.Dir(written[0]), fmt.Sprintf("20000101T000000Z-v%d-00000000.json", results.SchemaVersion))
+	// A schema-1 document, plain, as earlier versions cached it.
+	old := filepath.Join(filepath.Dir(written[0]), "20000101T000000Z-v1-00000000.json")
 	if err := os.WriteFile(old, plain, 0o644); err != nil {
 		t.Fatal(err)
 	}

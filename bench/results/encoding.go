@@ -20,8 +20,9 @@ type Format string
 // Storage formats.
 const (
 	// FormatGzip is compact JSON (no indentation) in a gzip stream, the
-	// default: a sampled row (one instant of every series) costs some
-	// 15-20 bytes instead of ~440 indented.
+	// default: with the delta-encoded series of schema 2, a sampled row
+	// (one instant of every series) costs 7-17 bytes on real documents,
+	// against ~450 indented with the columns as values.
 	FormatGzip Format = "json.gz"
 	// FormatJSON is indented JSON, for reading with a text editor.
 	FormatJSON Format = "json"
@@ -55,8 +56,14 @@ func FormatOf(path string) Format {
 	return FormatJSON
 }
 
-// Encode serialises the run in a format.
+// Encode serialises the run in a format, as a document of the current
+// schema (a schema-1 document read and written again becomes schema 2).
 func Encode(r *Run, f Format) ([]byte, error) {
+	if r.Schema != SchemaVersion {
+		c := *r
+		c.Schema = SchemaVersion
+		r = &c
+	}
 	switch f {
 	case FormatJSON:
 		data, err := json.MarshalIndent(r, "", " ")

@@ -16,7 +16,9 @@ import (
 
 // SchemaVersion is the version of the document layout. Readers reject other
 // versions rather than misreading them; bump it on any incompatible change.
-const SchemaVersion = 1
+// 2: series columns delta-encoded (series_encoding.go); schema 1 is still
+// read (ReadsSchema).
+const SchemaVersion = 2
 
 // Run is one invocation of `provebench run`.
 type Run struct {
@@ -426,8 +428,8 @@ func Decode(name string, data []byte) (*Run, error) {
 	if head.Schema == nil || head.Tool != "provebench" {
 		return nil, fmt.Errorf("%s: no provebench schema field (%w)", name, ErrSchema)
 	}
-	if *head.Schema != SchemaVersion {
-		return nil, fmt.Errorf("%s: schema %d, this provebench reads %d (%w)", name, *head.Schema, SchemaVersion, ErrSchema)
+	if !ReadsSchema(*head.Schema) {
+		return nil, fmt.Errorf("%s: schema %d, this provebench reads 1 and %d (%w)", name, *head.Schema, SchemaVersion, ErrSchema)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
