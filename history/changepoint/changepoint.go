@@ -114,18 +114,27 @@ func Detect(values []float64, opts Options) ([]ChangePoint, error) {
 
 // permutationPValue is the share of series, permuted within each of the
 // current segments, whose best split is at least as divergent as q (the
-// observed series counted among them).
+// observed series counted among them). It stops as soon as the share
+// cannot fall back to the significance level, returning what it has
+// counted: more than the significance, which is all the caller asks then
+// (most candidates of a series without a change end this way, after a few
+// dozen permutations).
 func permutationPValue(values []float64, bounds []int, q float64, o Options, rng *rand.Rand) float64 {
 	perm := slices.Clone(values)
+	d := newMatrix(len(values))
 	atLeast := 0
 	for range o.Permutations {
 		for s := 0; s+1 < len(bounds); s++ {
 			seg := perm[bounds[s]:bounds[s+1]]
 			rng.Shuffle(len(seg), func(i, j int) { seg[i], seg[j] = seg[j], seg[i] })
 		}
-		_, pq, ok := bestOverSegments(distances(perm, o.Alpha), bounds, o.MinSize)
+		fill(d, perm, o.Alpha)
+		_, pq, ok := bestOverSegments(d, bounds, o.MinSize)
 		if ok && pq >= q {
 			atLeast++
+			if p := float64(1+atLeast) / float64(1+o.Permutations); p > o.Significance {
+				return p
+			}
 		}
 	}
 	return float64(1+atLeast) / float64(1+o.Permutations)
@@ -133,12 +142,23 @@ func permutationPValue(values []float64, bounds []int, q float64, o Options, rng
 
 // distances is the matrix |vi − vj|^alpha.
 func distances(values []float64, alpha float64) [][]float64 {
-	n := len(values)
+	d := newMatrix(len(values))
+	fill(d, values, alpha)
+	return d
+}
+
+func newMatrix(n int) [][]float64 {
 	d := make([][]float64, n)
 	flat := make([]float64, n*n)
 	for i := range d {
 		d[i] = flat[i*n : (i+1)*n]
 	}
+	return d
+}
+
+// fill sets d to the distances of values.
+func fill(d [][]float64, values []float64, alpha float64) {
+	n := len(values)
 	for i := range n {
 		for j := i + 1; j < n; j++ {
 			v := math.Abs(values[i] - values[j])
@@ -148,7 +168,6 @@ func distances(values []float64, alpha float64) [][]float64 {
 			d[i][j], d[j][i] = v, v
 		}
 	}
-	return d
 }
 
 // bestOverSegments is the best split over every segment between bounds:

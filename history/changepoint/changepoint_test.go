@@ -180,3 +180,15 @@ func TestBadInput(t *testing.T) {
 		t.Errorf("a series too short to split: %v, %v", got, err)
 	}
 }
+
+// BenchmarkDetect: a year of nightly medians with one step, the default
+// 999 permutations.
+func BenchmarkDetect(b *testing.B) {
+	r := rand.New(rand.NewPCG(1, 1))
+	v := append(noisy(r, 200, 100, 0.03), noisy(r, 165, 110, 0.03)...)
+	for b.Loop() {
+		if _, err := Detect(v, Options{Seed: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
