@@ -29,7 +29,9 @@
 // Here the end of each candidate split is the end of its segment (the
 // paper also maximises over that end, κ), which keeps a scan O(n²) with
 // running sums; each side must hold at least MinSize values, so one
-// outlier cannot make a segment of its own.
+// outlier cannot make a segment of its own. A permutation test stops as
+// soon as its candidate cannot be significant; a year of nightly medians
+// with one step takes about 0.8 s (BenchmarkDetect, on a shared 2-core VM).
 //
 // # References
 //
