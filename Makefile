@@ -36,7 +36,7 @@ vet:
 
 test: vet
 	$(GO) test ./...
-	$(GO) test -race ./pipeline/... ./bench/...
+	$(GO) test -race ./pipeline/... ./bench/... ./history/store/
 	$(MAKE) --no-print-directory fuzz
 
 # Fuzz the decoders of untrusted input briefly (seed corpora in each
