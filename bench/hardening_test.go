@@ -165,7 +165,7 @@ func TestUnwritableResultsKeepTheSweep(t *testing.T) {
 	a.Warmups, a.Repeats, b.Warmups, b.Repeats = 0, 1, 0, 1
 	var warnings strings.Builder
 	r.Warn = &warnings
-	path := filepath.Join(r.OutDir, ResultsFile)
+	path := r.ResultsPath()
 	// After the first repetition, results.json becomes a directory that
 	// no rename can replace.
 	r.Progress = &onFirstEnd{fn: func() {

@@ -3,7 +3,6 @@ package bench
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -138,7 +137,7 @@ func (o *orderProbe) RepetitionStart(spec *Spec, idx int, warmup bool) {
 func TestRunInterleaved(t *testing.T) {
 	r := newTestRunner(t)
 	r.Interleave = true
-	probe := &orderProbe{path: filepath.Join(r.OutDir, ResultsFile)}
+	probe := &orderProbe{path: r.ResultsPath()}
 	r.Progress = probe
 	doc, err := r.Run(context.Background(), tinySpecs(2))
 	if err != nil {
@@ -192,7 +191,7 @@ func TestInterleavedInterruptKeepsFinished(t *testing.T) {
 	if _, err := r.Run(ctx, tinySpecs(3)); err == nil {
 		t.Fatal("an interrupted run returned no error")
 	}
-	doc, err := results.Read(filepath.Join(r.OutDir, ResultsFile))
+	doc, err := results.Read(r.ResultsPath())
 	if err != nil {
 		t.Fatal(err)
 	}

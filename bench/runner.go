@@ -38,8 +38,12 @@ type GPUReading struct {
 type Runner struct {
 	// Exe is the provebench binary children run (`Exe child`).
 	Exe string
-	// OutDir receives results.json, rewritten after every repetition.
+	// OutDir receives the results document (ResultsPath), rewritten after
+	// every repetition.
 	OutDir string
+	// Format is the results document's storage format; empty means
+	// results.FormatGzip (results.json.gz).
+	Format results.Format
 	// CacheDir is the proving key cache.
 	CacheDir string
 	// Env describes the host; GPU, if set, samples the GPUs.
@@ -78,8 +82,21 @@ func (r *Runner) warnf(format string, args ...any) {
 	}
 }
 
-// ResultsFile is the name of the results document in the output directory.
+// ResultsFile is the name of a results document stored as plain JSON
+// (results.FormatJSON). A run's own document is at Runner.ResultsPath, and
+// results.Find finds either name in a directory.
 const ResultsFile = "results.json"
+
+// ResultsPath is where the runner keeps its results document: OutDir's
+// results.json.gz, or results.json for results.FormatJSON.
+func (r *Runner) ResultsPath() string { return filepath.Join(r.OutDir, r.format().FileName()) }
+
+func (r *Runner) format() results.Format {
+	if r.Format == "" {
+		return results.FormatGzip
+	}
+	return r.Format
+}
 
 // Run runs every spec's warm-ups and repetitions, one configuration after
 // another or, with Interleave, in rounds, and returns the results document
@@ -114,8 +131,13 @@ func (r *Runner) Run(ctx context.Context, specs []Spec) (*results.Run, error) {
 	if r.Interleave {
 		doc.RunOrder = results.RunOrderInterleaved
 	}
-	path := filepath.Join(r.OutDir, ResultsFile)
+	path := r.ResultsPath()
 	if err := results.Write(path, doc); err != nil {
+		return nil, fmt.Errorf("%w: %w", ErrOutDir, err)
+	}
+	// A document of the other format left by an earlier run would be
+	// read in place of this one.
+	if err := results.RemoveOthers(r.OutDir, r.format()); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOutDir, err)
 	}
 	sw := &sweep{r: r, specs: specs, doc: doc, save: r.saver(path, doc), progress: r.Progress}
@@ -239,7 +261,7 @@ func (r *Runner) finalSave(path string, doc *results.Run) error {
 	if err == nil {
 		return nil
 	}
-	f, ferr := os.CreateTemp("", "provebench-results-*.json")
+	f, ferr := os.CreateTemp("", "provebench-results-*."+string(results.FormatOf(path)))
 	if ferr != nil {
 		return fmt.Errorf("write results: %w (and no copy could be kept: %w)", err, ferr)
 	}
@@ -252,7 +274,7 @@ func (r *Runner) finalSave(path string, doc *results.Run) error {
 
 func (r *Runner) interrupted(ctx context.Context, doc *results.Run) (*results.Run, error) {
 	doc.FinishedAt = time.Now().UTC()
-	if err := r.finalSave(filepath.Join(r.OutDir, ResultsFile), doc); err != nil {
+	if err := r.finalSave(r.ResultsPath(), doc); err != nil {
 		return doc, errors.Join(ctx.Err(), err)
 	}
 	return doc, ctx.Err()

@@ -110,7 +110,7 @@ func TestRunRecordsEveryRepetition(t *testing.T) {
 	if !doc.Complete || len(doc.Scenarios) != 2 {
 		t.Fatalf("complete %v, %d scenarios", doc.Complete, len(doc.Scenarios))
 	}
-	onDisk, err := results.Read(filepath.Join(r.OutDir, ResultsFile))
+	onDisk, err := results.Read(r.ResultsPath())
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -252,7 +252,7 @@ func TestInterruptKeepsFinishedRepetitions(t *testing.T) {
 	if err == nil {
 		t.Fatal("an interrupted run returned no error")
 	}
-	onDisk, rerr := results.Read(filepath.Join(r.OutDir, ResultsFile))
+	onDisk, rerr := results.Read(r.ResultsPath())
 	if rerr != nil {
 		t.Fatal(rerr)
 	}

@@ -13,10 +13,7 @@ import (
 // markdown renders the document as GitHub-flavoured Markdown, pictures
 // linked as PNG when written (SVG otherwise) next to report.md.
 func (d *document) markdown(formats []string) ([]byte, error) {
-	ext := formats[0]
-	if slices.Contains(formats, "png") {
-		ext = "png"
-	}
+	ext := pictureExt(formats)
 	var b bytes.Buffer
 	fmt.Fprintf(&b, "# %s\n\n", markdown.Escape(d.Title))
 	for _, m := range d.Meta {
@@ -69,8 +66,18 @@ func writeMarkdownTable(b *bytes.Buffer, t *table) {
 	b.WriteString("\n")
 }
 
-// pageTemplate is the self-contained HTML page: inline CSS, inline SVG, no
-// external asset, so the file can be attached to a CI run or mailed.
+// pictureExt is the picture format documents link to: PNG when written,
+// else the first format asked for.
+func pictureExt(formats []string) string {
+	if slices.Contains(formats, "png") {
+		return "png"
+	}
+	return formats[0]
+}
+
+// pageTemplate is the HTML page: inline CSS and, self-contained, inline
+// SVG, with no external asset, so the file can be attached to a CI run or
+// mailed; otherwise each figure is an <img> of the picture file beside it.
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"svg":    func(svgs map[string]template.HTML, name string) template.HTML { return svgs[name] },
 	"anchor": slug, // headings can be linked to: report.html#timelines
@@ -90,7 +97,7 @@ h3 { font-size: 1.05rem; margin-top: 1.6rem; }
 ul.meta { color: #57606a; padding-left: 1.2rem; }
 p.note { background: #fff8c5; border-left: 4px solid #d4a72c; padding: .5rem .8rem; }
 figure { margin: 1rem 0; }
-figure svg { max-width: 100%; height: auto; display: block; }
+figure svg, figure img { max-width: 100%; height: auto; display: block; }
 figcaption { color: #57606a; font-size: .85rem; }
 .scroll { overflow-x: auto; }
 table { border-collapse: collapse; font-size: .85rem; margin: .8rem 0; }
@@ -114,7 +121,7 @@ tr:nth-child(even) td { background: #fbfcfd; }
 {{range .Text}}<p>{{.}}</p>
 {{end}}
 {{- with .Figure}}<figure>
-{{svg $.SVGs .Name}}
+{{if $.SVGs}}{{svg $.SVGs .Name}}{{else}}<img src="{{.Name}}.{{$.Ext}}" alt="{{.Alt}}" loading="lazy">{{end}}
 <figcaption>{{.Alt}}</figcaption>
 </figure>
 {{end}}
@@ -131,8 +138,9 @@ tr:nth-child(even) td { background: #fbfcfd; }
 </html>
 `))
 
-// html renders the document as one page with the SVG plots inline.
-func (d *document) html(svgs map[string][]byte) ([]byte, error) {
+// html renders the document as one page: with the SVG plots inline when
+// svgs is set, else referencing the picture files (ext) beside it.
+func (d *document) html(svgs map[string][]byte, ext string) ([]byte, error) {
 	inline := make(map[string]template.HTML, len(svgs))
 	for name, data := range svgs {
 		// The SVG is gonum/plot's own output, its text XML-escaped; drop
@@ -147,7 +155,8 @@ func (d *document) html(svgs map[string][]byte) ([]byte, error) {
 	err := pageTemplate.Execute(&b, struct {
 		Doc  *document
 		SVGs map[string]template.HTML
-	}{d, inline})
+		Ext  string
+	}{d, inline, ext})
 	if err != nil {
 		return nil, fmt.Errorf("render %s: %w", HTMLFile, err)
 	}

@@ -2,7 +2,8 @@
 // throughput against peak memory with the Pareto front, a side-by-side
 // comparison of strategies, a memory-and-counters timeline per
 // configuration (PNG and SVG, drawn with gonum/plot), a Markdown report
-// linking the PNGs and a self-contained HTML page embedding the SVGs.
+// linking the PNGs and an HTML page that shows the pictures beside it, or
+// embeds them as SVG when asked to be self-contained.
 //
 // It reads results only: nothing here knows how the figures were measured.
 package reports
@@ -28,8 +29,12 @@ var Formats = []string{"png", "svg"}
 // Options configures Generate.
 type Options struct {
 	// Formats are the picture files to write, "png" and/or "svg"; empty
-	// means both. The HTML page embeds SVG whatever is chosen here.
+	// means both.
 	Formats []string
+	// SelfContained makes report.html one file with every plot inline as
+	// SVG (to attach or mail; several MB for a large sweep). Otherwise it
+	// references the picture files beside it, PNG when written.
+	SelfContained bool
 	// Title heads the report and the plots; empty means "provebench report".
 	Title string
 	// StrategyColours fixes the palette index of the strategies it names
@@ -82,8 +87,8 @@ func GenerateContext(ctx context.Context, run *results.Run, dir string, opts Opt
 		plotTitle += " (" + b + " backend)"
 	}
 
-	// Figures, each rendered in every format asked for, and always in SVG
-	// for the HTML page.
+	// Figures, each rendered in every format asked for, and in SVG for a
+	// self-contained HTML page.
 	var figs []figure
 	order := strategyOrder(sums, opts.StrategyColours)
 	if f, ok := throughputFigure(plotTitle, sums, order, rssAxis); ok {
@@ -142,7 +147,7 @@ func GenerateContext(ctx context.Context, run *results.Run, dir string, opts Opt
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
-		for _, format := range unionFormats(formats) {
+		for _, format := range renderFormats(formats, opts.SelfContained) {
 			data, err := render(f, format)
 			if err != nil {
 				return nil, fmt.Errorf("report: %w", err)
@@ -162,7 +167,10 @@ func GenerateContext(ctx context.Context, run *results.Run, dir string, opts Opt
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
-	page, err := doc.html(svgs)
+	if !opts.SelfContained {
+		svgs = nil
+	}
+	page, err := doc.html(svgs, pictureExt(formats))
 	if err != nil {
 		return nil, fmt.Errorf("report: %w", err)
 	}
@@ -191,8 +199,10 @@ func checkFormats(formats []string) ([]string, error) {
 	return out, nil
 }
 
-func unionFormats(formats []string) []string {
-	if slices.Contains(formats, "svg") {
+// renderFormats are the formats to draw: those asked for, and SVG for a
+// self-contained page.
+func renderFormats(formats []string, selfContained bool) []string {
+	if !selfContained || slices.Contains(formats, "svg") {
 		return formats
 	}
 	return append(slices.Clone(formats), "svg")

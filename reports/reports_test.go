@@ -204,9 +204,23 @@ func TestGenerateCPURun(t *testing.T) {
 		t.Error("no summary row for release pw=2 in report.md")
 	}
 
+	// By default the page shows the PNGs beside it, embedding nothing.
+	if n := strings.Count(page, "<img src="); n != len(want)/2-1 || strings.Contains(page, "<svg") {
+		t.Errorf("report.html references %d pictures (want %d) and embeds SVG %v", n, len(want)/2-1, strings.Contains(page, "<svg"))
+	}
+	for _, name := range timelineNames(summaries(run)) {
+		if !strings.Contains(page, `<img src="`+name+`.png"`) {
+			t.Errorf("report.html does not show %s.png", name)
+		}
+	}
 	// Self-contained page: every plot inline, nothing fetched.
-	if n := strings.Count(page, "<svg"); n != len(want)/2-1 {
-		t.Errorf("report.html embeds %d SVGs, want %d", n, len(want)/2-1)
+	selfDir := filepath.Join(t.TempDir(), "self")
+	if _, err := Generate(run, selfDir, Options{Title: "ci scenarios", SelfContained: true}); err != nil {
+		t.Fatal(err)
+	}
+	self := string(readFile(t, filepath.Join(selfDir, HTMLFile)))
+	if n := strings.Count(self, "<svg"); n != len(want)/2-1 || strings.Contains(self, "<img") {
+		t.Errorf("self-contained report.html embeds %d SVGs, want %d, and no <img>", n, len(want)/2-1)
 	}
 	// The failed repetition is drawn with the moment it was stopped, and
 	// the glossary defines the counters the run recorded.
@@ -218,8 +232,8 @@ func TestGenerateCPURun(t *testing.T) {
 		t.Error("report.html lacks the glossary of counters")
 	}
 	for _, bad := range []string{"<img", "<link", "<script", "<?xml"} {
-		if strings.Contains(page, bad) {
-			t.Errorf("report.html contains %q", bad)
+		if strings.Contains(self, bad) {
+			t.Errorf("self-contained report.html contains %q", bad)
 		}
 	}
 }
@@ -242,7 +256,7 @@ func TestGenerateGPURun(t *testing.T) {
 	checkPNG(t, filepath.Join(dir, "strategies.png"), 0)
 
 	page := string(readFile(t, filepath.Join(dir, HTMLFile)))
-	if !strings.Contains(page, "peak GPU memory (process, NVML)") || !strings.Contains(page, "NVIDIA H200") {
+	if !strings.Contains(page, `<img src="throughput-gpu-memory.png"`) || !strings.Contains(page, "NVIDIA H200") {
 		t.Error("report.html lacks the GPU plot or the GPU's name")
 	}
 	md := string(readFile(t, filepath.Join(dir, MarkdownFile)))

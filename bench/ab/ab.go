@@ -57,9 +57,13 @@ type Config struct {
 // Runner runs the sides.
 type Runner struct {
 	Base, New Side
-	// OutDir receives OutDir/base/results.json and OutDir/new/results.json,
-	// rewritten after every repetition.
+	// OutDir receives OutDir/base/results.json.gz and
+	// OutDir/new/results.json.gz (results.json with Format
+	// results.FormatJSON), rewritten after every repetition.
 	OutDir string
+	// Format is the sides' documents' storage format; empty means
+	// results.FormatGzip.
+	Format results.Format
 	// CacheDir is the proving key cache both sides use.
 	CacheDir string
 	// Log receives one line per pair; nil for silence.
@@ -302,11 +306,13 @@ func (r *Runner) runBinary(ctx context.Context, s *side, config string) (results
 	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 2 {
 		return results.Repetition{}, nil, fmt.Errorf("%s side: %s %s: %w:\n%s", s.Name, s.Exe, quoteArgs(args), ErrBadInput, tail(out.Bytes()))
 	}
-	doc, err := results.InDir(tmp) // whichever name the side's binary writes
+	// The side's binary writes results.json.gz, or results.json if it
+	// predates compressed documents.
+	path, err := results.Find(tmp)
 	if err != nil {
-		doc = filepath.Join(tmp, "results.json")
+		path = filepath.Join(tmp, results.FormatGzip.FileName())
 	}
-	rep, sc := readRepetition(doc, runErr, out.Bytes())
+	rep, sc := readRepetition(path, runErr, out.Bytes())
 	if hostLoad != nil {
 		// Measured by this process for both sides alike, whatever the
 		// side's binary records itself.
@@ -370,7 +376,14 @@ func (s *side) add(config string, run *results.Run, rep results.Repetition) {
 }
 
 func (r *Runner) save(s *side) error {
-	return results.Write(filepath.Join(s.dir, "results.json"), s.doc)
+	f := r.Format
+	if f == "" {
+		f = results.FormatGzip
+	}
+	if err := results.WriteFormat(filepath.Join(s.dir, f.FileName()), s.doc, f); err != nil {
+		return err
+	}
+	return results.RemoveOthers(s.dir, f)
 }
 
 // tail is the end of a side's output, for error messages.

@@ -4,7 +4,7 @@
 //
 // Layout, under the directory Dir returns (beside the proving keys):
 //
-//	<host>/<backend>/<started>-v<schema>-<hash>.json
+//	<host>/<backend>/<started>-v<schema>-<hash>.json.gz
 //
 // <host> names the host as a results document's environment does
 // (hostname, CPU model and memory: HostKey), <started> is the run's start
@@ -13,13 +13,14 @@
 // opening it. Each document is the run's own, less the scenarios a
 // calibration cannot use (exec drivers, other backends, none measured) and
 // its shard record.
-// The newest Keep documents of a host and backend are kept.
+// Documents are stored compressed (results.FormatGzip); plain .json ones
+// written by earlier versions are read alike. The newest Keep documents of
+// a host and backend are kept.
 package calibcache
 
 import (
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -135,16 +136,15 @@ func (c Cache) store(doc *results.Run, backend string) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	data, err := json.MarshalIndent(doc, "", " ")
+	data, err := results.Encode(doc, results.FormatGzip)
 	if err != nil {
-		return "", fmt.Errorf("calibration cache: encode: %w", err)
+		return "", fmt.Errorf("calibration cache: %w", err)
 	}
-	data = append(data, '\n')
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return "", fmt.Errorf("calibration cache: %w", err)
 	}
 	sum := sha256.Sum256(data)
-	name := fmt.Sprintf("%s-v%d-%s.json", doc.StartedAt.UTC().Format("20060102T150405Z"), doc.Schema, hex.EncodeToString(sum[:4]))
+	name := fmt.Sprintf("%s-v%d-%s.json.gz", doc.StartedAt.UTC().Format("20060102T150405Z"), doc.Schema, hex.EncodeToString(sum[:4]))
 	p := filepath.Join(dir, name)
 	if err := results.WriteFile(p, data); err != nil {
 		return "", fmt.Errorf("calibration cache: %w", err)
@@ -162,7 +162,8 @@ func documents(dir string) ([]string, error) {
 	var names []string
 	for _, e := range entries {
 		// Hidden names are atomic writes in progress.
-		if e.Type().IsRegular() && strings.HasSuffix(e.Name(), ".json") && !strings.HasPrefix(e.Name(), ".") {
+		n := e.Name()
+		if e.Type().IsRegular() && (strings.HasSuffix(n, ".json") || strings.HasSuffix(n, ".json.gz")) && !strings.HasPrefix(n, ".") {
 			names = append(names, e.Name())
 		}
 	}
@@ -200,14 +201,27 @@ func (c Cache) Files(env results.Environment, backend string) ([]string, error) 
 	if err != nil {
 		return nil, fmt.Errorf("calibration cache: %w", err)
 	}
-	schema := fmt.Sprintf("-v%d-", results.SchemaVersion)
 	var files []string
 	for _, n := range names {
-		if strings.Contains(n, schema) {
+		if results.ReadsSchema(schemaOf(n)) {
 			files = append(files, filepath.Join(dir, n))
 		}
 	}
 	return files, nil
+}
+
+// schemaOf reads the schema version from a document's name
+// (<started>-v<schema>-<hash>.json[.gz]); 0 when it has none.
+func schemaOf(name string) int {
+	parts := strings.Split(name, "-")
+	if len(parts) < 3 || !strings.HasPrefix(parts[1], "v") {
+		return 0
+	}
+	v, err := strconv.Atoi(parts[1][1:])
+	if err != nil {
+		return 0
+	}
+	return v
 }
 
 // Backends lists the backends a host has documents of, by name.

@@ -130,3 +130,37 @@ func TestHostKeyIsAPathElement(t *testing.T) {
 		t.Error("a backend that is a path was accepted")
 	}
 }
+
+// TestStoresCompressedAndReadsPlain: the cache writes gzip documents of
+// the current schema and still lists, and reads, the plain schema-1 .json
+// ones earlier versions wrote.
+func TestStoresCompressedAndReadsPlain(t *testing.T) {
+	c := Cache{Dir: t.TempDir()}
+	doc := readFixture(t)
+	written, err := c.Store(doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := os.ReadFile(written[0])
+	if err != nil || !results.IsGzip(data) || !strings.HasSuffix(written[0], ".json.gz") {
+		t.Fatalf("stored %s (gzip %v, %v), want a .json.gz gzip document", written[0], results.IsGzip(data), err)
+	}
+	plain, err := os.ReadFile(fixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// A schema-1 document, plain, as earlier versions cached it.
+	old := filepath.Join(filepath.Dir(written[0]), "20000101T000000Z-v1-00000000.json")
+	if err := os.WriteFile(old, plain, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	files, err := c.Files(doc.Environment, "cpu")
+	if err != nil || len(files) != 2 || files[0] != old {
+		t.Fatalf("files %v, %v; want the plain one first, then %s", files, err, written[0])
+	}
+	for _, f := range files {
+		if _, err := results.Read(f); err != nil {
+			t.Errorf("%s: %v", f, err)
+		}
+	}
+}

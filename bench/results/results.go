@@ -16,7 +16,9 @@ import (
 
 // SchemaVersion is the version of the document layout. Readers reject other
 // versions rather than misreading them; bump it on any incompatible change.
-const SchemaVersion = 1
+// 2: series columns delta-encoded (series_encoding.go); schema 1 is still
+// read (ReadsSchema).
+const SchemaVersion = 2
 
 // Run is one invocation of `provebench run`.
 type Run struct {
@@ -433,9 +435,14 @@ func Read(path string) (*Run, error) {
 	return Decode(path, data)
 }
 
-// Decode parses a results document and validates it (Run.Validate); name
-// is used in error messages.
+// Decode parses a results document, plain JSON or gzip-compressed
+// (recognised by its magic bytes, whatever the name), and validates it
+// (Run.Validate); name is used in error messages.
 func Decode(name string, data []byte) (*Run, error) {
+	data, err := decompress(name, data)
+	if err != nil {
+		return nil, err
+	}
 	var head struct {
 		Schema *int   `json:"schema"`
 		Tool   string `json:"tool"`
@@ -446,8 +453,8 @@ func Decode(name string, data []byte) (*Run, error) {
 	if head.Schema == nil || head.Tool != "provebench" {
 		return nil, fmt.Errorf("%s: no provebench schema field (%w)", name, ErrSchema)
 	}
-	if *head.Schema != SchemaVersion {
-		return nil, fmt.Errorf("%s: schema %d, this provebench reads %d (%w)", name, *head.Schema, SchemaVersion, ErrSchema)
+	if !ReadsSchema(*head.Schema) {
+		return nil, fmt.Errorf("%s: schema %d, this provebench reads 1 and %d (%w)", name, *head.Schema, SchemaVersion, ErrSchema)
 	}
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.DisallowUnknownFields()
@@ -468,11 +475,6 @@ func Decode(name string, data []byte) (*Run, error) {
 // old file or the new one, never a partial one.
 func WriteFile(path string, data []byte) error { return atomicfile.Write(path, data) }
 
-// Write encodes the run as indented JSON to path atomically.
-func Write(path string, r *Run) error {
-	data, err := json.MarshalIndent(r, "", " ")
-	if err != nil {
-		return fmt.Errorf("encode results: %w", err)
-	}
-	return WriteFile(path, append(data, '\n'))
-}
+// Write encodes the run to path atomically: compact JSON in gzip when the
+// name ends in .gz, indented JSON otherwise (FormatOf).
+func Write(path string, r *Run) error { return WriteFormat(path, r, FormatOf(path)) }

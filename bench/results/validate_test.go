@@ -104,7 +104,7 @@ func TestDecodeValidates(t *testing.T) {
 // absent.
 func TestGPUGapsRoundTrip(t *testing.T) {
 	data := encode(t, validDoc())
-	if !strings.Contains(string(data), `"gpu_memory_bytes":[1,null,1]`) {
+	if !strings.Contains(string(data), `"gpu_memory_bytes_delta":[1,null,0]`) {
 		t.Fatalf("encoded: %s", data)
 	}
 	r, err := Decode("x.json", data)

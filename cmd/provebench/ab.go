@@ -39,6 +39,7 @@ type abFlags struct {
 	thresholds, markdown   string
 	cacheDir               string
 	allowDifferentHardware bool
+	format                 resultsFormatFlag
 }
 
 func newABCmd() *cobra.Command {
@@ -72,7 +73,8 @@ time), a host oversubscribed beyond 2 runnable threads per CPU.
 --until-resolved DURATION keeps adding pairs to unresolved configurations,
 interleaved as before, until every gated metric is judged or the time is up.
 
-It writes DIR/base/results.json and DIR/new/results.json (rewritten after
+It writes DIR/base/results.json.gz and DIR/new/results.json.gz (results.json
+with --results-format json; rewritten after
 every repetition), DIR/ab.txt and the Markdown summary DIR/ab.md, which is
 also appended to $GITHUB_STEP_SUMMARY when that is set.
 
@@ -101,6 +103,7 @@ first line of the report says the same.`,
 	fl.StringVar(&f.thresholds, "threshold", "", "per-metric thresholds over the defaults, e.g. seconds_per_proof=5%,peak_rss_bytes=10% (or =off)")
 	fl.StringVar(&f.markdown, "markdown", "", "also write the Markdown summary to this file")
 	fl.StringVar(&f.cacheDir, "cache", groth16.DefaultCacheDir(), "proving key cache directory")
+	f.format.register(fl)
 	fl.BoolVar(&f.allowDifferentHardware, "allow-different-hardware", false, "compare sides whose configurations run on different backends")
 	return c
 }
@@ -226,7 +229,11 @@ func planAB(ctx context.Context, args []string, f abFlags) (*ab.Runner, []ab.Con
 	if f.out == "" {
 		f.out = filepath.Join("out", "ab-"+time.Now().Format("20060102-150405"))
 	}
-	return &ab.Runner{Base: base, New: cur, OutDir: f.out, CacheDir: f.cacheDir, Log: os.Stderr}, configs, nil
+	format, err := f.format.format()
+	if err != nil {
+		return nil, nil, err
+	}
+	return &ab.Runner{Base: base, New: cur, OutDir: f.out, Format: format, CacheDir: f.cacheDir, Log: os.Stderr}, configs, nil
 }
 
 // validateSide has the side's own binary check its scenario files, so that

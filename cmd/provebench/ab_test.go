@@ -24,11 +24,11 @@ func TestAB(t *testing.T) {
 	if code != exitOK && code != exitRegression && code != exitInconclusive {
 		t.Fatalf("ab exited %d", code)
 	}
-	base, err := results.Read(filepath.Join(out, "base", "results.json"))
+	base, err := results.Read(filepath.Join(out, "base", "results.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	cur, err := results.Read(filepath.Join(out, "new", "results.json"))
+	cur, err := results.Read(filepath.Join(out, "new", "results.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -135,7 +135,7 @@ func TestReadersAndAuto(t *testing.T) {
 	if n := strings.Count(stderr, "backend auto: CUDA not used"); n != 1 {
 		t.Errorf("auto's reason said %d times, want once:\n%s", n, stderr)
 	}
-	base := filepath.Join(out, "results.json")
+	base := filepath.Join(out, "results.json.gz")
 	doc, err := results.Read(base)
 	if err != nil {
 		t.Fatal(err)

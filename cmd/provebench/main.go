@@ -151,6 +151,7 @@ axis, and turns the runs into plots, reports and CI verdicts.`,
 	root.AddCommand(newEngineCmd(), newExecShimCmd(), newExportCmd())
 	root.AddCommand(newABCmd())
 	root.AddCommand(newCalibrationCmd())
+	root.AddCommand(newHistoryCmd())
 	return root
 }
 

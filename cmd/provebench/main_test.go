@@ -106,17 +106,17 @@ func TestRunReportCompare(t *testing.T) {
 	if code := run(t, "run", scen, "-o", b, "--interleave"); code != exitOK {
 		t.Fatalf("run --interleave exited %d", code)
 	}
-	if il, err := results.Read(filepath.Join(b, "results.json")); err != nil {
+	if il, err := results.Read(filepath.Join(b, "results.json.gz")); err != nil {
 		t.Fatal(err)
 	} else if il.RunOrder != results.RunOrderInterleaved || len(il.Scenarios) != 2 || il.Scenarios[0].Name != "release" || len(il.Scenarios[1].Repetitions) != 2 {
 		t.Fatalf("run --interleave: run order %q, %d scenarios", il.RunOrder, len(il.Scenarios))
 	}
-	for _, f := range []string{"results.json", "results.csv", "results.bench", "report.md", "report.html", "throughput-memory.png"} {
+	for _, f := range []string{"results.json.gz", "results.csv", "results.bench", "report.md", "report.html", "throughput-memory.png"} {
 		if _, err := os.Stat(filepath.Join(a, f)); err != nil {
 			t.Errorf("run did not write %s: %v", f, err)
 		}
 	}
-	doc, err := results.Read(filepath.Join(a, "results.json"))
+	doc, err := results.Read(filepath.Join(a, "results.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -124,7 +124,7 @@ func TestRunReportCompare(t *testing.T) {
 		t.Fatalf("results: complete %v, %d scenarios, run order %q", doc.Complete, len(doc.Scenarios), doc.RunOrder)
 	}
 	gab, bmf := filepath.Join(dir, "gab.json"), filepath.Join(dir, "bmf.json")
-	if code := run(t, "report", filepath.Join(a, "results.json"), "-o", filepath.Join(dir, "rep"),
+	if code := run(t, "report", filepath.Join(a, "results.json.gz"), "-o", filepath.Join(dir, "rep"),
 		"--export", "github-action-benchmark="+gab, "--export", "bencher="+bmf); code != exitOK {
 		t.Fatalf("report exited %d", code)
 	}
@@ -134,12 +134,12 @@ func TestRunReportCompare(t *testing.T) {
 			t.Errorf("export %s: %v: %.200s", p, err, data)
 		}
 	}
-	if code := run(t, "report", filepath.Join(a, "results.json"), "-o", filepath.Join(dir, "rep"), "--export", "csv=x.csv"); code != exitUsage {
+	if code := run(t, "report", filepath.Join(a, "results.json.gz"), "-o", filepath.Join(dir, "rep"), "--export", "csv=x.csv"); code != exitUsage {
 		t.Errorf("report --export csv=: exit %d, want %d", code, exitUsage)
 	}
 	summary := filepath.Join(dir, "summary.md")
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
-	if code := run(t, "compare", filepath.Join(a, "results.json"), filepath.Join(b, "results.json")); code != exitOK && code != exitRegression {
+	if code := run(t, "compare", filepath.Join(a, "results.json.gz"), filepath.Join(b, "results.json.gz")); code != exitOK && code != exitRegression {
 		t.Fatalf("compare exited %d", code)
 	}
 	if st, err := os.Stat(summary); err != nil || st.Size() == 0 {
@@ -153,7 +153,7 @@ func TestRunReportCompare(t *testing.T) {
 	worse.Scenarios[0].Repetitions = reps
 	data, _ := json.Marshal(&worse)
 	worsePath := writeFile(t, dir, "worse.json", string(data))
-	if code := run(t, "compare", filepath.Join(a, "results.json"), worsePath); code != exitRegression {
+	if code := run(t, "compare", filepath.Join(a, "results.json.gz"), worsePath); code != exitRegression {
 		t.Fatalf("compare against a failed repetition exited %d, want %d", code, exitRegression)
 	}
 
@@ -162,12 +162,12 @@ func TestRunReportCompare(t *testing.T) {
 	other.Environment.CPUModel = "Another CPU"
 	data, _ = json.Marshal(&other)
 	otherPath := writeFile(t, dir, "other.json", string(data))
-	if code := run(t, "compare", filepath.Join(a, "results.json"), otherPath); code != exitUsage {
+	if code := run(t, "compare", filepath.Join(a, "results.json.gz"), otherPath); code != exitUsage {
 		t.Errorf("compare across CPU models exited %d, want %d", code, exitUsage)
 	}
 	// Timed figures gated with 2 repetitions a side: the test cannot judge
 	// them, so the outcome is inconclusive (or a regression), never a pass.
-	if code := run(t, "compare", "--allow-different-hardware", "--gate-timed", filepath.Join(a, "results.json"), otherPath); code != exitInconclusive && code != exitRegression {
+	if code := run(t, "compare", "--allow-different-hardware", "--gate-timed", filepath.Join(a, "results.json.gz"), otherPath); code != exitInconclusive && code != exitRegression {
 		t.Errorf("compare --allow-different-hardware exited %d", code)
 	}
 }
@@ -184,7 +184,7 @@ func TestExecProvebenchMatchesInProcess(t *testing.T) {
 	if code := run(t, "run", "embedded:exec-provebench", "-o", out, "--no-report", "--repeat", "2", "--warmups", "0"); code != exitOK {
 		t.Fatalf("run exited %d", code)
 	}
-	doc, err := results.Read(filepath.Join(out, "results.json"))
+	doc, err := results.Read(filepath.Join(out, "results.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -247,7 +247,7 @@ func TestSnarkJSScenario(t *testing.T) {
 	if code := run(t, "run", file, "-o", out, "--no-report", "--repeat", "1", "--warmups", "0"); code != exitOK {
 		t.Fatalf("run exited %d", code)
 	}
-	res, err := results.Read(filepath.Join(out, "results.json"))
+	res, err := results.Read(filepath.Join(out, "results.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

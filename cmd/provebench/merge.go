@@ -8,7 +8,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/shard"
 )
@@ -17,6 +16,7 @@ type mergeFlags struct {
 	out          string
 	allowMissing bool
 	noReport     bool
+	format       resultsFormatFlag
 }
 
 func newMergeCmd() *cobra.Command {
@@ -25,8 +25,9 @@ func newMergeCmd() *cobra.Command {
 		Use:   "merge RESULTS... -o DIR",
 		Short: "Merge the results of a sweep's shards (run --shard) into one results document and report",
 		Long: `merge reads the results of the shards of one sweep (provebench run --shard k/n),
-each a results.json or a directory holding one, and writes into DIR one
-results.json with every configuration in the order an unsharded run would
+each a results document (results.json.gz or results.json, compressed or not)
+or a directory holding one, and writes into DIR one results.json.gz (or
+results.json with --results-format json) with every configuration in the order an unsharded run would
 have them, results.csv, results.bench and the report (as provebench report).
 Each shard's host is kept in the results (shards), every configuration names
 its shard, and the report shows the host per configuration when they differ.
@@ -49,12 +50,17 @@ Exit status: 0 merged, 1 merged but a repetition did not finish in a shard
 	c.Flags().StringVarP(&f.out, "out", "o", "", "output directory (required)")
 	c.Flags().BoolVar(&f.allowMissing, "allow-missing", false, "merge even when some shards are absent (the result is marked incomplete)")
 	c.Flags().BoolVar(&f.noReport, "no-report", false, "write results only, no report or plots")
+	f.format.register(c.Flags())
 	return c
 }
 
 func runMerge(w io.Writer, args []string, f mergeFlags) error {
 	if f.out == "" {
 		return usagef("--out: an output directory is required")
+	}
+	format, err := f.format.format()
+	if err != nil {
+		return err
 	}
 	inputs, err := readShards(args)
 	if err != nil {
@@ -67,7 +73,7 @@ func runMerge(w io.Writer, args []string, f mergeFlags) error {
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return usagef("--out: %v", err)
 	}
-	written, err := writeResults(doc, f.out, f.noReport)
+	written, err := writeResults(doc, f.out, format, f.noReport)
 	if err != nil {
 		return err
 	}
@@ -79,13 +85,17 @@ func runMerge(w io.Writer, args []string, f mergeFlags) error {
 }
 
 // readShards reads each argument as a results document, or as a directory
-// holding results.json (a downloaded artifact, a shard's -o).
+// holding results.json.gz or results.json (a downloaded artifact, a shard's -o).
 func readShards(args []string) ([]shard.Input, error) {
 	var in []shard.Input
 	for _, a := range args {
 		p := a
 		if st, err := os.Stat(a); err == nil && st.IsDir() {
-			p = filepath.Join(a, bench.ResultsFile)
+			found, err := results.Find(a)
+			if err != nil {
+				return nil, err
+			}
+			p = found
 		}
 		doc, err := results.Read(p)
 		if err != nil {
@@ -96,15 +106,18 @@ func readShards(args []string) ([]shard.Input, error) {
 	return in, nil
 }
 
-// writeResults writes results.json, results.csv, results.bench and, unless
-// noReport or there is nothing to report, the report into dir; it returns
-// the paths written, results.json first.
-func writeResults(doc *results.Run, dir string, noReport bool) ([]string, error) {
+// writeResults writes the results document in format, results.csv,
+// results.bench and, unless noReport or there is nothing to report, the
+// report into dir; it returns the paths written, the document first.
+func writeResults(doc *results.Run, dir string, format results.Format, noReport bool) ([]string, error) {
+	if err := results.RemoveOthers(dir, format); err != nil {
+		return nil, err
+	}
 	var written []string
 	for _, out := range []struct {
 		name  string
 		write func(string, *results.Run) error
-	}{{bench.ResultsFile, results.Write}, {"results.csv", results.WriteCSVFile}, {"results.bench", results.WriteBenchfmtFile}} {
+	}{{format.FileName(), results.Write}, {"results.csv", results.WriteCSVFile}, {"results.bench", results.WriteBenchfmtFile}} {
 		p := filepath.Join(dir, out.name)
 		if err := out.write(p, doc); err != nil {
 			return nil, err

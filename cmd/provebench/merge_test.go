@@ -73,7 +73,7 @@ func TestShardedMergedEqualsUnsharded(t *testing.T) {
 	if code := run(t, "run", scen, "-o", whole); code != exitOK {
 		t.Fatalf("unsharded run exited %d", code)
 	}
-	wantNames := scenarioNames(t, filepath.Join(whole, "results.json"))
+	wantNames := scenarioNames(t, filepath.Join(whole, "results.json.gz"))
 	wantRows := reportRows(t, whole)
 	if len(wantNames) != 5 || !slices.Equal(wantRows, []string{"release", `m/strategy=release/early\_free=false`, `m/strategy=release/early\_free=true`, `m/strategy=hold/early\_free=false`, `m/strategy=hold/early\_free=true`}) {
 		t.Fatalf("unsharded: %v, report rows %v", wantNames, wantRows)
@@ -94,7 +94,7 @@ func TestShardedMergedEqualsUnsharded(t *testing.T) {
 		if code := run(t, append(append([]string{"merge"}, shards...), "-o", merged)...); code != exitOK {
 			t.Fatalf("merge of %d shards exited %d", n, code)
 		}
-		if got := scenarioNames(t, filepath.Join(merged, "results.json")); !slices.Equal(got, wantNames) {
+		if got := scenarioNames(t, filepath.Join(merged, "results.json.gz")); !slices.Equal(got, wantNames) {
 			t.Errorf("%d shards merged: %v, want %v", n, got, wantNames)
 		}
 		if got := reportRows(t, merged); !slices.Equal(got, wantRows) {
@@ -115,7 +115,7 @@ func TestShardExitStatuses(t *testing.T) {
 			t.Fatalf("run --shard %s exited %d", r[1], code)
 		}
 	}
-	doc, err := results.Read(filepath.Join(s2, "results.json"))
+	doc, err := results.Read(filepath.Join(s2, "results.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -170,10 +170,10 @@ func TestShardExitStatuses(t *testing.T) {
 		t.Error("bad input left an output directory behind")
 	}
 	// --shard auto with index 1 of 2 is shard 2/2: the same as s2.
-	if got, want := scenarioNames(t, filepath.Join(dir, "auto", "results.json")), scenarioNames(t, filepath.Join(s2, "results.json")); !slices.Equal(got, want) {
+	if got, want := scenarioNames(t, filepath.Join(dir, "auto", "results.json.gz")), scenarioNames(t, filepath.Join(s2, "results.json.gz")); !slices.Equal(got, want) {
 		t.Errorf("--shard auto ran %v, want %v", got, want)
 	}
-	partial, err := results.Read(filepath.Join(dir, "partial", "results.json"))
+	partial, err := results.Read(filepath.Join(dir, "partial", "results.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -200,7 +200,7 @@ func TestRunSurvivesACacheItCannotWrite(t *testing.T) {
 	if code := run(t, "run", scen, "-o", out, "--no-report", "--repeat", "1"); code != exitOK {
 		t.Fatalf("run with an unwritable calibration cache exited %d, want %d", code, exitOK)
 	}
-	if _, err := results.Read(filepath.Join(out, "results.json")); err != nil {
+	if _, err := results.Read(filepath.Join(out, "results.json.gz")); err != nil {
 		t.Fatal(err)
 	}
 }

@@ -29,14 +29,17 @@ func generateReport(doc *results.Run, dir string) ([]string, error) {
 func newReportCmd() *cobra.Command {
 	var out, title string
 	var formats, exports []string
+	var selfContained bool
 	c := &cobra.Command{
 		Use:   "report RESULTS",
 		Short: "Turn a results document into plots, report.md and report.html",
-		Long: `report reads a results.json written by run and writes, into the output
-directory: throughput against peak memory (one point per configuration, spread
-from the repeats, the Pareto front), a timeline per configuration (RSS, GPU
-memory and the buffer counters on one time axis), a comparison of strategies,
-report.md with the tables and report.html embedding the plots. A timeline
+		Long: `report reads a results document written by run (results.json.gz or
+results.json, compressed or not) and writes, into the output directory:
+throughput against peak memory (one point per configuration, spread from the
+repeats, the Pareto front), a timeline per configuration (RSS, GPU memory and
+the buffer counters on one time axis), a comparison of strategies, report.md
+with the tables and report.html showing the plots beside it
+(--self-contained: one file with every plot inline as SVG, to attach or mail). A timeline
 draws at most some thousands of points per line (the peaks kept), whatever
 the run's length; a document above 512 MiB is refused (sample less often, or
 report a part of the sweep). An interrupt (Ctrl-C, SIGTERM) stops it with
@@ -46,8 +49,9 @@ exit status 130 before it writes anything.
 per proof and peak RSS per configuration, with the repetitions' range):
 github-action-benchmark (its customSmallerIsBetter JSON) or bencher (Bencher
 Metric Format JSON). Repeatable.`,
-		Example: `  provebench report out/run/results.json -o out/run
-  provebench report out/run/results.json -o out/run --export github-action-benchmark=out/run/gab.json --export bencher=out/run/bmf.json`,
+		Example: `  provebench report out/run/results.json.gz -o out/run
+  provebench report out/run/results.json.gz -o out/mail --self-contained
+  provebench report out/run/results.json.gz -o out/run --export github-action-benchmark=out/run/gab.json --export bencher=out/run/bmf.json`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -77,7 +81,7 @@ Metric Format JSON). Repeatable.`,
 			if err != nil {
 				return err
 			}
-			files, err := reports.GenerateContext(ctx, doc, out, reports.Options{Formats: formats, Title: title, StrategyColours: pipeline.Registered().Colours()})
+			files, err := reports.GenerateContext(ctx, doc, out, reports.Options{Formats: formats, Title: title, StrategyColours: pipeline.Registered().Colours(), SelfContained: selfContained})
 			if err != nil {
 				return err
 			}
@@ -98,6 +102,7 @@ Metric Format JSON). Repeatable.`,
 	c.Flags().StringVarP(&out, "out", "o", "", "output directory (required)")
 	c.Flags().StringVar(&title, "title", "", "report title (default from the run)")
 	c.Flags().StringSliceVar(&formats, "format", nil, "plot formats: png, svg (default both)")
+	c.Flags().BoolVar(&selfContained, "self-contained", false, "report.html with every plot inline (SVG) instead of referencing the picture files beside it")
 	c.Flags().StringArrayVar(&exports, "export", nil, "also write FORMAT=FILE for a dashboard: github-action-benchmark or bencher (repeatable)")
 	return c
 }

@@ -53,6 +53,7 @@ type runFlags struct {
 	// noCalibrationCache: neither calibrate the pre-flight check on the
 	// cached runs of this host nor add this run to them.
 	noCalibrationCache bool
+	resultsFormat      resultsFormatFlag
 }
 
 // defaultScenario is what `provebench run` runs without files.
@@ -65,7 +66,8 @@ func newRunCmd() *cobra.Command {
 		Short: "Run scenarios and write results, report and plots",
 		Long: `run runs every configuration of the scenario files, each repetition in its own
 child process, sampling RSS, GPU memory and the pipeline's counters on one time
-axis. It writes DIR/results.json after every repetition (a run killed at any
+axis. It writes DIR/results.json.gz (compact JSON, gzip; --results-format json
+for an indented results.json) after every repetition (a run killed at any
 moment keeps what finished), then results.csv, results.bench (Go benchmark
 format, for benchstat) and the report (report.md, report.html and plots).
 
@@ -102,7 +104,7 @@ in rounds instead: repetition 1 of every configuration (after --filter and
 warm-ups right before its first measured repetition; a configuration with
 fewer repeats drops out of the later rounds. A host that drifts during a
 sweep (a shared VM's steal time rising, a device warming) then slows every
-configuration alike instead of the last ones. results.json keeps the
+configuration alike instead of the last ones. The results keep the
 configurations in their declared order and records run_order "interleaved".
 --interleave is for sweeps; for an A/B verdict between two sides, provebench
 ab interleaves their repetitions in ABBA pairs and tests the difference.`,
@@ -135,6 +137,7 @@ ab interleaves their repetitions in ABBA pairs and tests the difference.`,
 	fl.BoolVar(&f.noCalibrationCache, "no-calibration-cache", false, "pre-flight: neither predict from the cached runs of this host (take each strategy's bound) nor add this run to them")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "run into an output directory that holds a previous run's results, removing first the files that run wrote (only those)")
 	fl.BoolVar(&f.force, "force", false, "run configurations the pre-flight check refuses (estimated peak RSS over memory_limit or the host's memory, key larger than the free disk)")
+	f.resultsFormat.register(fl)
 	fl.BoolVar(&f.heapProf, "heap-profile", false, "write a heap profile (pprof) of each measured repetition at its Go heap's peak")
 	return c
 }
@@ -245,6 +248,10 @@ func applyRunFlags(specs []bench.Spec, f runFlags) ([]bench.Spec, error) {
 }
 
 func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
+	format, err := f.resultsFormat.format()
+	if err != nil {
+		return err
+	}
 	specs, err := loadSpecs(args)
 	if err != nil {
 		return usageError{err}
@@ -305,6 +312,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	runner := &bench.Runner{
 		Exe:      exe,
 		OutDir:   f.out,
+		Format:   format,
 		CacheDir: f.cacheDir,
 		Env:      env,
 		Progress: bench.NewProgress(w, isTerminal(w)),
@@ -333,7 +341,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if runErr != nil && !interrupted {
 		return runErr
 	}
-	written := []string{filepath.Join(f.out, bench.ResultsFile)}
+	written := []string{runner.ResultsPath()}
 	for _, out := range []struct {
 		name  string
 		write func(string, *results.Run) error

@@ -96,7 +96,7 @@ func TestSearchWritesAndTheBestRuns(t *testing.T) {
 	if code := run(t, "run", bestFile, "-o", real, "--no-report"); code != exitOK {
 		t.Fatalf("run of the best scenario exited %d", code)
 	}
-	doc, err := results.Read(filepath.Join(real, "results.json"))
+	doc, err := results.Read(filepath.Join(real, "results.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

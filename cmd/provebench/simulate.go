@@ -26,6 +26,7 @@ type simulateFlags struct {
 	memoryCap    string
 	bestScenario string
 	check        []string
+	format       resultsFormatFlag
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -75,6 +76,7 @@ provebench run runs as is.`,
 	fl.BoolVar(&f.noReport, "no-report", false, "write results only, no report or plots")
 	fl.StringVar(&f.filter, "filter", "", "simulate only configurations whose name matches this regular expression")
 	fl.BoolVar(&f.search, "search", false, "print the Pareto front of throughput against peak memory and the best configuration under --memory-cap; with -o, write search.csv and search-front.md there")
+	f.format.register(fl)
 	fl.StringSliceVar(&f.check, "check", nil, "results.json of real runs not used for calibration: print each configuration's prediction beside its measurement (Markdown)")
 	fl.StringVar(&f.memoryCap, "memory-cap", "", "with --search: the peak RSS the best configuration must stay under (such as 480GiB)")
 	fl.StringVar(&f.bestScenario, "best-scenario", "", "with --search: write the fastest configuration under --memory-cap to this scenario file, every setting explicit, for provebench run")
@@ -138,7 +140,14 @@ func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlag
 	if err := os.MkdirAll(f.out, 0o755); err != nil {
 		return usagef("--out: %v", err)
 	}
-	written := []string{filepath.Join(f.out, bench.ResultsFile)}
+	format, err := f.format.format()
+	if err != nil {
+		return err
+	}
+	if err := results.RemoveOthers(f.out, format); err != nil {
+		return err
+	}
+	written := []string{filepath.Join(f.out, format.FileName())}
 	if err := results.Write(written[0], doc); err != nil {
 		return err
 	}

@@ -31,12 +31,12 @@ func TestSimulateFromCalibrationAndWrittenCosts(t *testing.T) {
 	if code := run(t, "run", scen, "-o", cal, "--no-report"); code != exitOK {
 		t.Fatalf("run exited %d", code)
 	}
-	calDoc := filepath.Join(cal, "results.json")
+	calDoc := filepath.Join(cal, "results.json.gz")
 	sim := filepath.Join(dir, "sim")
 	if code := run(t, "simulate", scen, "--calibration", calDoc, "--explain", "-o", sim); code != exitOK {
 		t.Fatalf("simulate exited %d", code)
 	}
-	doc, err := results.Read(filepath.Join(sim, "results.json"))
+	doc, err := results.Read(filepath.Join(sim, "results.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -52,7 +52,7 @@ func TestSimulateFromCalibrationAndWrittenCosts(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(sim, "report.md")); err != nil {
 		t.Errorf("no report: %v", err)
 	}
-	if code := run(t, "compare", calDoc, filepath.Join(sim, "results.json")); code != exitOK && code != exitRegression {
+	if code := run(t, "compare", calDoc, filepath.Join(sim, "results.json.gz")); code != exitOK && code != exitRegression {
 		t.Errorf("compare of a simulated document exited %d", code)
 	}
 

@@ -1,0 +1,204 @@
+package trend
+
+import (
+	"fmt"
+	"hash/fnv"
+	"regexp"
+	"slices"
+	"time"
+
+	"github.com/provebench/provebench/history/changepoint"
+	"github.com/provebench/provebench/history/store"
+)
+
+// Key names a series.
+type Key struct {
+	Backend       string
+	Configuration string
+	Metric        string
+}
+
+func (k Key) String() string { return fmt.Sprintf("%s %s (%s)", k.Configuration, k.Metric, k.Backend) }
+
+// Point is one run's repetitions of a series' metric.
+type Point struct {
+	Commit string
+	Time   time.Time
+	Host   string
+	Values []float64 // by repetition
+	Median float64
+	Min    float64
+	Max    float64
+}
+
+// Series is a metric of one configuration across runs, oldest first.
+type Series struct {
+	Key
+	Points []Point
+}
+
+// Medians are the points' medians, the series change points are sought in.
+func (s *Series) Medians() []float64 {
+	out := make([]float64, len(s.Points))
+	for i, p := range s.Points {
+		out[i] = p.Median
+	}
+	return out
+}
+
+// FromRows groups rows (in store.Rows' order) into series, sorted by
+// metric, configuration and backend.
+func FromRows(rows []store.Row) []Series {
+	var out []Series
+	for _, r := range rows {
+		k := Key{r.Backend, r.Configuration, r.Metric}
+		if len(out) == 0 || out[len(out)-1].Key != k {
+			out = append(out, Series{Key: k})
+		}
+		s := &out[len(out)-1]
+		n := len(s.Points)
+		if n == 0 || s.Points[n-1].Commit != r.Commit || !s.Points[n-1].Time.Equal(r.Time) || s.Points[n-1].Host != r.Host {
+			s.Points = append(s.Points, Point{Commit: r.Commit, Time: r.Time, Host: r.Host})
+			n++
+		}
+		s.Points[n-1].Values = append(s.Points[n-1].Values, r.Value)
+	}
+	for i := range out {
+		for j := range out[i].Points {
+			p := &out[i].Points[j]
+			p.Median, p.Min, p.Max = Median(p.Values), slices.Min(p.Values), slices.Max(p.Values)
+		}
+	}
+	slices.SortStableFunc(out, func(a, b Series) int {
+		if c := compareStrings(a.Metric, b.Metric); c != 0 {
+			return c
+		}
+		if c := compareStrings(a.Configuration, b.Configuration); c != 0 {
+			return c
+		}
+		return compareStrings(a.Backend, b.Backend)
+	})
+	return out
+}
+
+func compareStrings(a, b string) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}
+
+// Select keeps the series whose configuration matches re (nil: all).
+func Select(series []Series, re *regexp.Regexp) []Series {
+	if re == nil {
+		return series
+	}
+	var out []Series
+	for _, s := range series {
+		if re.MatchString(s.Configuration) {
+			out = append(out, s)
+		}
+	}
+	return out
+}
+
+// Median is the median of values (the mean of the middle two for an even
+// count); 0 for none.
+func Median(values []float64) float64 {
+	v := slices.Clone(values)
+	slices.Sort(v)
+	n := len(v)
+	switch {
+	case n == 0:
+		return 0
+	case n%2 == 1:
+		return v[n/2]
+	}
+	return (v[n/2-1] + v[n/2]) / 2
+}
+
+// Change is a change point of a series.
+type Change struct {
+	Key
+	// Index is the first point of the new regime; Commit and Time are its
+	// run's, PreviousCommit the run's before it.
+	Index          int
+	Commit         string
+	Time           time.Time
+	PreviousCommit string
+	// Before and After are the medians of the points' medians from the
+	// previous change point (or the start) to this one, and from this one
+	// to the next (or the end).
+	Before, After float64
+	// Percent is the change of After from Before, in percent.
+	Percent float64
+	PValue  float64
+	// Regression is set when the metric moved in its worse direction.
+	Regression bool
+	// Runs is the number of points in the series.
+	Runs int
+}
+
+// Options for Changes.
+type Options struct {
+	changepoint.Options
+	// HigherIsBetter tells, by metric name, which metrics improve upwards.
+	HigherIsBetter func(metric string) bool
+	// Recent, when above 0, keeps only the change points among the last
+	// Recent points of their series.
+	Recent int
+}
+
+// Changes finds the change points of every series.
+func Changes(series []Series, o Options) ([]Change, error) {
+	var out []Change
+	for i := range series {
+		s := &series[i]
+		cps, err := detect(s, o.Options)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", s.Key, err)
+		}
+		med := s.Medians()
+		for j, cp := range cps {
+			if o.Recent > 0 && len(med)-cp.Index > o.Recent {
+				continue
+			}
+			lo, hi := 0, len(med)
+			if j > 0 {
+				lo = cps[j-1].Index
+			}
+			if j+1 < len(cps) {
+				hi = cps[j+1].Index
+			}
+			c := Change{
+				Key: s.Key, Index: cp.Index, Commit: s.Points[cp.Index].Commit, Time: s.Points[cp.Index].Time,
+				PreviousCommit: s.Points[cp.Index-1].Commit,
+				Before:         Median(med[lo:cp.Index]), After: Median(med[cp.Index:hi]),
+				PValue: cp.PValue, Runs: len(med),
+			}
+			if c.Before != 0 {
+				c.Percent = 100 * (c.After - c.Before) / c.Before
+			}
+			higher := o.HigherIsBetter != nil && o.HigherIsBetter(s.Metric)
+			c.Regression = (c.After > c.Before) != higher && c.After != c.Before
+			out = append(out, c)
+		}
+	}
+	return out, nil
+}
+
+// Detect returns the series' change points (for plots).
+func Detect(s *Series, o changepoint.Options) ([]changepoint.ChangePoint, error) { return detect(s, o) }
+
+// detect runs the change-point search on the medians, seeded from the
+// series' name so that every series gets its own permutations and the
+// same ones on every call.
+func detect(s *Series, o changepoint.Options) ([]changepoint.ChangePoint, error) {
+	h := fnv.New64a()
+	fmt.Fprint(h, s.Backend, "\x00", s.Configuration, "\x00", s.Metric)
+	o.Seed ^= h.Sum64()
+	return changepoint.Detect(s.Medians(), o)
+}

@@ -1,0 +1,99 @@
+package trend
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"regexp"
+	"testing"
+	"time"
+
+	"github.com/provebench/provebench/history/store"
+)
+
+// rows makes a history of one configuration: nights runs of a metric with
+// reps repetitions each, value(night, rep).
+func rows(config, metric string, nights, reps int, value func(n, r int) float64) []store.Row {
+	var out []store.Row
+	for n := range nights {
+		for r := 1; r <= reps; r++ {
+			out = append(out, store.Row{
+				Run:    store.Run{Commit: fmt.Sprintf("c%02d", n), Time: time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).AddDate(0, 0, n), Host: "h"},
+				Sample: store.Sample{Backend: "cpu", Configuration: config, Metric: metric, Repetition: r, Value: value(n, r)},
+			})
+		}
+	}
+	return out
+}
+
+func TestFromRows(t *testing.T) {
+	in := append(rows("b", "m", 3, 3, func(n, r int) float64 { return float64(10*n + r) }),
+		rows("a", "m", 2, 2, func(n, r int) float64 { return float64(r) })...)
+	series := FromRows(in)
+	if len(series) != 2 || series[0].Configuration != "a" || series[1].Configuration != "b" {
+		t.Fatalf("series %+v", series)
+	}
+	b := series[1]
+	if len(b.Points) != 3 || b.Points[2].Commit != "c02" || b.Points[2].Median != 22 || b.Points[2].Min != 21 || b.Points[2].Max != 23 {
+		t.Fatalf("points %+v", b.Points)
+	}
+	if got := Select(series, regexp.MustCompile("^b$")); len(got) != 1 || got[0].Configuration != "b" {
+		t.Fatalf("select: %+v", got)
+	}
+	if Median([]float64{4, 1, 3, 2}) != 2.5 || Median([]float64{3, 1, 2}) != 2 || Median(nil) != 0 {
+		t.Error("Median")
+	}
+}
+
+func TestChanges(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 1))
+	noise := func() float64 { return 1 + 0.02*rng.NormFloat64() }
+	// Time goes up 10% at night 20 (a regression); throughput down 10%
+	// (a regression, higher is better); memory down 10% (an improvement).
+	in := rows("x", "seconds_per_proof", 30, 3, func(n, _ int) float64 {
+		if n >= 20 {
+			return 1.1 * noise()
+		}
+		return noise()
+	})
+	in = append(in, rows("x", "partitions_per_second", 30, 3, func(n, _ int) float64 {
+		if n >= 20 {
+			return 90 * noise()
+		}
+		return 100 * noise()
+	})...)
+	in = append(in, rows("x", "peak_rss_bytes", 30, 3, func(n, _ int) float64 {
+		if n >= 20 {
+			return 0.9e9 * noise()
+		}
+		return 1e9 * noise()
+	})...)
+	higher := func(m string) bool { return m == "partitions_per_second" }
+	changes, err := Changes(FromRows(in), Options{HigherIsBetter: higher})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]bool{"seconds_per_proof": true, "partitions_per_second": true, "peak_rss_bytes": false}
+	if len(changes) != 3 {
+		t.Fatalf("changes %+v, want one per metric", changes)
+	}
+	for _, c := range changes {
+		if c.Index != 20 || c.Commit != "c20" || c.PreviousCommit != "c19" || c.Runs != 30 {
+			t.Errorf("%s: change at %d (%s after %s) of %d", c.Metric, c.Index, c.Commit, c.PreviousCommit, c.Runs)
+		}
+		if c.Regression != want[c.Metric] {
+			t.Errorf("%s: regression %v, want %v", c.Metric, c.Regression, want[c.Metric])
+		}
+		if p := c.Percent; p < -13 || p > 13 || (p > -7 && p < 7) {
+			t.Errorf("%s: %g -> %g (%+.1f%%), want about ±10%%", c.Metric, c.Before, c.After, p)
+		}
+	}
+	// Recent: a change 10 runs back is not among the last 5.
+	recent, err := Changes(FromRows(in), Options{HigherIsBetter: higher, Recent: 5})
+	if err != nil || len(recent) != 0 {
+		t.Errorf("--recent 5: %+v, %v", recent, err)
+	}
+	recent, err = Changes(FromRows(in), Options{HigherIsBetter: higher, Recent: 10})
+	if err != nil || len(recent) != 3 {
+		t.Errorf("--recent 10: %+v, %v", recent, err)
+	}
+}
