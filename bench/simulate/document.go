@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -21,7 +22,8 @@ const maxSeriesPoints = 2000
 // deterministic), marked simulated and naming the calibration. A
 // configuration predicted to pass its memory limit or the host's memory is
 // a memory-limit repetition whose error gives the time and the counters.
-func Document(specs []bench.Spec, m *Model, env results.Environment, tool string) (*results.Run, error) {
+// ctx stops it between configurations.
+func Document(ctx context.Context, specs []bench.Spec, m *Model, env results.Environment, tool string) (*results.Run, error) {
 	if env.MemoryBytes == 0 && len(specs) > 0 {
 		// No calibration host: the scenarios' own host describes it.
 		h := specs[0].Simulate.Host
@@ -45,6 +47,9 @@ func Document(specs []bench.Spec, m *Model, env results.Environment, tool string
 		doc.Simulated.Model = raw
 	}
 	for i := range specs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		spec := &specs[i]
 		o, err := Options(spec, m, int64(env.MemoryBytes))
 		if err != nil {

@@ -26,6 +26,8 @@ type simulateFlags struct {
 	memoryCap    string
 	bestScenario string
 	check        []string
+	crossValFlags
+	crossValidate bool
 }
 
 func newSimulateCmd() *cobra.Command {
@@ -65,7 +67,17 @@ provebench run runs as is.`,
   provebench simulate docs/results/cuzk-phase12-search.yaml --search --memory-cap 480GiB -o out/search --best-scenario out/best.yaml`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSimulate(cmd.Context(), cmd.OutOrStdout(), args, f)
+			if f.crossValidate {
+				if err := crossValOnly(cmd); err != nil {
+					return err
+				}
+				f.crossValFlags.out = f.out
+				return runCrossValidate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args, f.crossValFlags)
+			}
+			if err := noCrossValFlags(cmd); err != nil {
+				return err
+			}
+			return runSimulate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args, f)
 		},
 	}
 	fl := c.Flags()
@@ -78,10 +90,35 @@ provebench run runs as is.`,
 	fl.StringSliceVar(&f.check, "check", nil, "results.json of real runs not used for calibration: print each configuration's prediction beside its measurement (Markdown)")
 	fl.StringVar(&f.memoryCap, "memory-cap", "", "with --search: the peak RSS the best configuration must stay under (such as 480GiB)")
 	fl.StringVar(&f.bestScenario, "best-scenario", "", "with --search: write the fastest configuration under --memory-cap to this scenario file, every setting explicit, for provebench run")
+	fl.BoolVar(&f.crossValidate, "cross-validate", false, "the arguments are results documents of real runs: predict each family of configurations with a model calibrated on the others, and print (with -o, write crossval.csv, crossval-summary.csv, crossval.md) the errors and their distribution")
+	fl.StringVar(&f.familyBy, "family-by", "matrix", "with --cross-validate: what makes a family: matrix (vars.family, else the matrix, else the scenario), config, or label:NAME (a matrix label, variable or field path)")
+	fl.StringVar(&f.targetP90, "target-p90", "", "with --cross-validate: exit 3 when the 90th percentile of |error| of a metric passes this (such as 10%)")
+	fl.StringVar(&f.targetMax, "target-max", "", "with --cross-validate: exit 3 when the largest |error| of a metric passes this (such as 15%)")
+	fl.BoolVar(&f.allowMixedCommits, "allow-mixed-commits", false, "calibrate on documents built from different commits together (refused otherwise: they measured different provers)")
 	return c
 }
 
-func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlags) error {
+// crossValOnly refuses flags --cross-validate does not read.
+func crossValOnly(c *cobra.Command) error {
+	for _, name := range []string{"calibration", "explain", "no-report", "filter", "search", "check", "memory-cap", "best-scenario"} {
+		if c.Flags().Changed(name) {
+			return usagef("--%s does not go with --cross-validate, which calibrates on its own arguments", name)
+		}
+	}
+	return nil
+}
+
+// noCrossValFlags refuses --cross-validate's own flags without it.
+func noCrossValFlags(c *cobra.Command) error {
+	for _, name := range []string{"family-by", "target-p90", "target-max"} {
+		if c.Flags().Changed(name) {
+			return usagef("--%s needs --cross-validate", name)
+		}
+	}
+	return nil
+}
+
+func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simulateFlags) error {
 	if f.bestScenario != "" && !f.search {
 		return usagef("--best-scenario needs --search")
 	}
@@ -96,9 +133,10 @@ func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlag
 	var model *simulate.Model
 	env := results.Environment{Hostname: "simulated", OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()}
 	if len(f.calibration) > 0 {
-		if model, err = simulate.Calibrate(f.calibration); err != nil {
+		if model, err = simulate.Calibrate(f.calibration, simulate.LoadOptions{AllowMixedCommits: f.allowMixedCommits}); err != nil {
 			return usageError{err}
 		}
+		printNotes(errw, model.Notes)
 		env = model.Environment
 	}
 	if f.explain {
@@ -114,10 +152,11 @@ func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlag
 		if model == nil {
 			return usagef("--check needs --calibration")
 		}
-		checks, err := model.CheckDocument(file, int64(env.MemoryBytes))
+		checks, notes, err := model.CheckDocument(file, int64(env.MemoryBytes))
 		if err != nil {
 			return usageError{err}
 		}
+		printNotes(errw, notes)
 		fmt.Fprintf(w, "predictions for %s:\n\n", file)
 		simulate.PrintChecks(w, checks)
 		fmt.Fprintln(w)
@@ -128,26 +167,19 @@ func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlag
 			scenarios: args, calibration: f.calibration,
 		})
 	}
-	doc, err := simulate.Document(specs, model, env, bench.ToolVersion())
+	doc, err := simulate.Document(ctx, specs, model, env, bench.ToolVersion())
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	if err != nil {
 		return usageError{err}
 	}
 	if f.out == "" {
 		f.out = filepath.Join("out", "simulate-"+time.Now().Format("20060102-150405"))
 	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return usagef("--out: %v", err)
-	}
-	written := []string{filepath.Join(f.out, bench.ResultsFile)}
-	if err := results.Write(written[0], doc); err != nil {
+	written, err := writeSimulated(ctx, doc, f.out, !f.noReport)
+	if err != nil {
 		return err
-	}
-	if !f.noReport {
-		files, err := generateReport(doc, f.out)
-		if err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		written = append(written, files...)
 	}
 	printRunSummary(w, doc, written)
 	for _, sc := range doc.Scenarios {
@@ -158,4 +190,55 @@ func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlag
 		}
 	}
 	return nil
+}
+
+// writeSimulated writes the document and its report into dir: first into
+// a hidden folder there, then moved into place once whole, so that an
+// interrupt (which returns at once, the report left to die with the
+// process) leaves nothing half-written.
+func writeSimulated(ctx context.Context, doc *results.Run, dir string, report bool) ([]string, error) {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, usagef("--out: %v", err)
+	}
+	stage, err := os.MkdirTemp(dir, ".simulate-partial-")
+	if err != nil {
+		return nil, usagef("--out: %v", err)
+	}
+	defer os.RemoveAll(stage)
+	done := make(chan error, 1)
+	var files []string
+	go func() {
+		files = []string{filepath.Join(stage, bench.ResultsFile)}
+		err := results.Write(files[0], doc)
+		if err == nil && report {
+			var more []string
+			more, err = generateReport(doc, stage)
+			if err != nil {
+				err = fmt.Errorf("report: %w", err)
+			}
+			files = append(files, more...)
+		}
+		done <- err
+	}()
+	select {
+	case <-ctx.Done():
+		return nil, interrupted()
+	case err := <-done:
+		if err != nil {
+			return nil, err
+		}
+	}
+	var written []string
+	for _, f := range files {
+		rel, err := filepath.Rel(stage, f)
+		if err != nil {
+			return written, err
+		}
+		to := filepath.Join(dir, rel)
+		if err := os.Rename(f, to); err != nil {
+			return written, err
+		}
+		written = append(written, to)
+	}
+	return written, nil
 }
