@@ -112,7 +112,7 @@ func TestPreflightFallsBackWithoutAUsableCache(t *testing.T) {
 		fill       func(keys string)
 	}{
 		{"empty", "the strategy's bound (no cached run of the cpu backend on this host)", func(string) {}},
-		{"one size", "measured one size (2^10 constraints), a calibration needs two", func(keys string) {
+		{"one size", "are calibrated at one size (2^10 constraints): every cost law's exponent is assumed 1", func(keys string) {
 			cacheFixture(t, keys, func(sc *results.Scenario) bool { return sc.Constraints == 1<<10 })
 		}},
 		{"not a document", "the cached runs do not calibrate", func(keys string) {

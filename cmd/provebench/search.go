@@ -46,10 +46,16 @@ func runSearch(ctx context.Context, w io.Writer, specs []bench.Spec, m *simulate
 		return err
 	}
 	found, err := simulate.Search(ctx, specs, m, int64(env.MemoryBytes))
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	if err != nil {
 		return usageError{err}
 	}
 	r := simulate.NewSearchReport(found, memCap, f.scenarios, f.calibration)
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	printSearch(w, r)
 	var written []string
 	if f.out != "" {
