@@ -33,7 +33,7 @@ type simulateFlags struct {
 func newSimulateCmd() *cobra.Command {
 	var f simulateFlags
 	c := &cobra.Command{
-		Use:   "simulate SCENARIO...",
+		Use:   "simulate SCENARIO... | --cross-validate RESULTS...",
 		Short: "Predict scenarios in virtual time, calibrated from real runs",
 		Long: `simulate plays every configuration of the scenario files through the
 pipeline's own strategy gates on a virtual clock, in milliseconds even for
@@ -60,11 +60,35 @@ of the files (matrix axes may be ranges, such as {from: 4, to: 18, step: 2}:
 hundreds of configurations in seconds); with -o it writes DIR/search.csv (every
 configuration's prediction) and DIR/search-front.md (the front), and
 --best-scenario FILE writes the fastest under the cap as a scenario file that
-provebench run runs as is.`,
+provebench run runs as is.
+
+Calibration documents must describe one prover: documents built from
+different commits are refused (exit 2, naming each one's commit) unless
+--allow-mixed-commits, simulated documents are refused, exec configurations
+are left out with a note on stderr, and warm and cold clocks do not mix. A
+calibration at one size says on stderr that every exponent is assumed 1.
+
+Validating a model on your own host: run plain shapes and the shapes you
+mean to predict (provebench run ... -o out/cal, -o out/val), then
+  provebench simulate --cross-validate out/cal/results.json out/val/results.json -o out/xval
+groups the runs' configurations into families (--family-by matrix: a
+scenario's vars.family, else its matrix, else itself; config; or
+label:NAME, such as label:workload.constraints to leave one size out),
+predicts each family with a model calibrated on all the others, and prints
+(with -o, writes crossval.csv, crossval-summary.csv and crossval.md) each
+configuration's predicted and measured seconds per proof and peak RSS
+(medians of its repetitions) with the error, and the distribution of
+|error| (median, p90, max) per metric, overall and per strategy. Read the
+max and the signed median per strategy: one strategy far off is a
+mechanism the model lacks. --target-p90 10% --target-max 15% exits 3 when
+a metric misses either (or a configuration could not be predicted).
+
+Interrupted (Ctrl-C), simulate exits 130 at once and writes nothing.`,
 		Example: `  provebench simulate scenarios/cuzk-phase12.yaml -o out/cuzk
   provebench simulate scenarios/backpressure.yaml --calibration out/cal/results.json -o out/sim --explain
   provebench simulate scenarios/cuzk-phase12.yaml --search --memory-cap 480GiB
-  provebench simulate docs/results/cuzk-phase12-search.yaml --search --memory-cap 480GiB -o out/search --best-scenario out/best.yaml`,
+  provebench simulate docs/results/cuzk-phase12-search.yaml --search --memory-cap 480GiB -o out/search --best-scenario out/best.yaml
+  provebench simulate --cross-validate out/cal/results.json out/val/results.json --target-p90 10% --target-max 15% -o out/xval`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.crossValidate {
