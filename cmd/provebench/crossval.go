@@ -49,7 +49,11 @@ func runCrossValidate(ctx context.Context, w, errw io.Writer, files []string, f 
 		return usageError{err}
 	}
 	printNotes(errw, ms.Notes)
-	cv, err := simulate.CrossValidate(ctx, ms, by, int64(ms.Environment.MemoryBytes))
+	var cv *simulate.CrossValidation
+	err = untilDone(ctx, func() (err error) {
+		cv, err = simulate.CrossValidate(ctx, ms, by, int64(ms.Environment.MemoryBytes))
+		return err
+	})
 	if ctx.Err() != nil {
 		return interrupted()
 	}
@@ -128,6 +132,21 @@ func parsePercent(s string) (float64, error) {
 func printNotes(w io.Writer, notes []string) {
 	for _, n := range notes {
 		fmt.Fprintf(w, "note: %s\n", n)
+	}
+}
+
+// untilDone runs work and waits for it, or returns at once when ctx is
+// cancelled: simulating one large configuration cannot be stopped midway,
+// and an interrupted command exits without its result (the work dies
+// with the process).
+func untilDone(ctx context.Context, work func() error) error {
+	done := make(chan error, 1)
+	go func() { done <- work() }()
+	select {
+	case <-ctx.Done():
+		return ctx.Err()
+	case err := <-done:
+		return err
 	}
 }
 

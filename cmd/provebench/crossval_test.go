@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -151,6 +152,45 @@ func TestSimulateInterrupted(t *testing.T) {
 			if _, err := os.Stat(filepath.Join(dir, "best.yaml")); err == nil || len(entries) > 0 {
 				t.Errorf("%v interrupted after %v wrote %v", args[2:], after, entries)
 			}
+		}
+	}
+}
+
+// The same with a real SIGINT to the process, as main handles it.
+func TestSimulateExitsAtSIGINT(t *testing.T) {
+	dir := t.TempDir()
+	scen := writeFile(t, dir, "slow.yaml", slowScenario)
+	for _, mode := range []string{"plain", "search"} {
+		args := []string{"simulate", scen, "-o", filepath.Join(dir, mode)}
+		if mode == "search" {
+			args = append(args, "--search")
+		}
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), signalsEnv+"=1")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		sent := time.Now()
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%s: still running 5 s after SIGINT", mode)
+		}
+		took := time.Since(sent)
+		if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || took > time.Second {
+			t.Errorf("%s: exit %d %v after SIGINT, want %d within 1 s; stderr %s", mode, code, took, exitInterrupted, stderr.String())
+		}
+		if _, err := os.Stat(filepath.Join(dir, mode)); !os.IsNotExist(err) {
+			t.Errorf("%s: the interrupted simulation wrote its folder", mode)
 		}
 	}
 }

@@ -204,3 +204,27 @@ func TestRunSurvivesACacheItCannotWrite(t *testing.T) {
 		t.Fatal(err)
 	}
 }
+
+// Cached runs of another commit measured another prover: pre-flight
+// calibrates on the newest run's commit and says what it left out.
+func TestPreflightCalibratesOnTheNewestCommit(t *testing.T) {
+	dir := t.TempDir()
+	scen := writeFile(t, dir, "s.yaml", limitedScenario)
+	keys := filepath.Join(dir, "keys")
+	cacheFixture(t, keys, allScenarios)
+	doc, err := results.Read(calibrationFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.Environment = bench.HostEnvironment(context.Background())
+	doc.ToolVersion = "(devel) 0123456789abcdef0123456789abcdef01234567"
+	doc.StartedAt = doc.StartedAt.Add(time.Hour)
+	if _, err := (calibcache.Cache{Dir: calibcache.Dir(keys)}).Store(doc); err != nil {
+		t.Fatal(err)
+	}
+	out, err := preflightOutput(t, keys, scen, runFlags{})
+	want := "predicted from 1 cached run of this host, cpu backend, calibrated at 2^10..2^12 constraints (1 cached run of other commits left out)"
+	if err != nil || !strings.Contains(out, want) {
+		t.Errorf("%v\n%s\nwant %q", err, out, want)
+	}
+}

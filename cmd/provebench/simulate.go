@@ -191,7 +191,11 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 			scenarios: args, calibration: f.calibration,
 		})
 	}
-	doc, err := simulate.Document(ctx, specs, model, env, bench.ToolVersion())
+	var doc *results.Run
+	err = untilDone(ctx, func() (err error) {
+		doc, err = simulate.Document(ctx, specs, model, env, bench.ToolVersion())
+		return err
+	})
 	if ctx.Err() != nil {
 		return interrupted()
 	}
@@ -229,28 +233,23 @@ func writeSimulated(ctx context.Context, doc *results.Run, dir string, report bo
 		return nil, usagef("--out: %v", err)
 	}
 	defer os.RemoveAll(stage)
-	done := make(chan error, 1)
-	var files []string
-	go func() {
-		files = []string{filepath.Join(stage, bench.ResultsFile)}
-		err := results.Write(files[0], doc)
-		if err == nil && report {
-			var more []string
-			more, err = generateReport(doc, stage)
-			if err != nil {
-				err = fmt.Errorf("report: %w", err)
-			}
-			files = append(files, more...)
+	files := []string{filepath.Join(stage, bench.ResultsFile)}
+	err = untilDone(ctx, func() error {
+		if err := results.Write(files[0], doc); err != nil || !report {
+			return err
 		}
-		done <- err
-	}()
-	select {
-	case <-ctx.Done():
-		return nil, interrupted()
-	case err := <-done:
+		more, err := generateReport(doc, stage)
 		if err != nil {
-			return nil, err
+			return fmt.Errorf("report: %w", err)
 		}
+		files = append(files, more...)
+		return nil
+	})
+	if ctx.Err() != nil {
+		return nil, interrupted()
+	}
+	if err != nil {
+		return nil, err
 	}
 	var written []string
 	for _, f := range files {
