@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/bits"
 	"slices"
 	"strings"
 )
@@ -21,11 +22,11 @@ import (
 //     else its own name (an explicit scenario is a family of its own);
 //   - "config": the configuration itself, so that only its repetitions,
 //     in however many documents, are left out;
-//   - "label:NAME": the value of the matrix label NAME (a field path:
-//     label:workload.constraints leaves one size out at a time), else of the
-//     variable NAME, else of the configuration's resolved field at the path
-//     NAME (label:pipeline.strategy works for explicit scenarios too); a
-//     configuration with none is refused.
+//   - "label:NAME": the configuration's resolved field at the path NAME,
+//     as results record it (label:workload.constraints leaves one size
+//     out at a time, whether a matrix swept it or a scenario set it),
+//     else its matrix label or variable NAME; a configuration with none is
+//     refused.
 type FamilyBy struct {
 	Rule  string // "matrix", "config" or "label"
 	Label string // with "label"
@@ -78,15 +79,24 @@ func scoped(p *Point, name string) string {
 	return p.Spec.File + ":" + name
 }
 
-// labelValue finds a label's value: a matrix label, a variable, or a
-// resolved field of the configuration's spec by its JSON path.
+// labelValue finds a label's value: the configuration's resolved field at
+// that JSON path, else a matrix label (as written) or a variable. The
+// resolved field comes first so that a size swept by one matrix and set
+// by another scenario is one value.
 func labelValue(p *Point, name string) (string, bool) {
+	if v, ok := fieldValue(p, name); ok {
+		return v, true
+	}
 	if v, ok := p.Spec.Labels[name]; ok {
 		return v, true
 	}
-	if v, ok := p.Spec.Vars[name]; ok {
-		return v, true
-	}
+	v, ok := p.Spec.Vars[name]
+	return v, ok
+}
+
+// fieldValue is the configuration's resolved field at a JSON path, a
+// power of two from 2^10 written as such (2^22, not 4194304).
+func fieldValue(p *Point, path string) (string, bool) {
 	raw, err := json.Marshal(p.Spec)
 	if err != nil {
 		return "", false
@@ -97,7 +107,7 @@ func labelValue(p *Point, name string) (string, bool) {
 	if dec.Decode(&v) != nil {
 		return "", false
 	}
-	for _, key := range strings.Split(name, ".") {
+	for _, key := range strings.Split(path, ".") {
 		obj, ok := v.(map[string]any)
 		if !ok {
 			return "", false
@@ -106,9 +116,13 @@ func labelValue(p *Point, name string) (string, bool) {
 			return "", false
 		}
 	}
-	switch v.(type) {
+	switch x := v.(type) {
 	case map[string]any, []any, nil:
 		return "", false
+	case json.Number:
+		if n, err := x.Int64(); err == nil && n >= 1<<10 && n&(n-1) == 0 {
+			return fmt.Sprintf("2^%d", bits.Len64(uint64(n))-1), true
+		}
 	}
 	return fmt.Sprint(v), true
 }

@@ -132,6 +132,13 @@ func TestFamilyBy(t *testing.T) {
 			t.Errorf("%s: %q, %v; want %q", rule, got, err, want)
 		}
 	}
+	// A scenario that sets the size is in the family of a matrix that
+	// sweeps it.
+	q := p
+	q.Spec.Labels = nil
+	if got, _ := (FamilyBy{Rule: "label", Label: "workload.constraints"}).Of(&q); got != "workload.constraints=2^12" {
+		t.Errorf("the size of a scenario outside a matrix: %q", got)
+	}
 	p.Spec.Vars = map[string]string{"family": "warm-pw4"}
 	if got, _ := (FamilyBy{Rule: "matrix"}).Of(&p); got != "warm-pw4" {
 		t.Errorf("vars.family: %q", got)

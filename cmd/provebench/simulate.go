@@ -115,7 +115,7 @@ Interrupted (Ctrl-C), simulate exits 130 at once and writes nothing.`,
 	fl.StringVar(&f.memoryCap, "memory-cap", "", "with --search: the peak RSS the best configuration must stay under (such as 480GiB)")
 	fl.StringVar(&f.bestScenario, "best-scenario", "", "with --search: write the fastest configuration under --memory-cap to this scenario file, every setting explicit, for provebench run")
 	fl.BoolVar(&f.crossValidate, "cross-validate", false, "the arguments are results documents of real runs: predict each family of configurations with a model calibrated on the others, and print (with -o, write crossval.csv, crossval-summary.csv, crossval.md) the errors and their distribution")
-	fl.StringVar(&f.familyBy, "family-by", "matrix", "with --cross-validate: what makes a family: matrix (vars.family, else the matrix, else the scenario), config, or label:NAME (a matrix label, variable or field path)")
+	fl.StringVar(&f.familyBy, "family-by", "matrix", "with --cross-validate: what makes a family: matrix (vars.family, else the matrix, else the scenario), config, or label:NAME (a field path such as workload.constraints, else a matrix label or variable)")
 	fl.StringVar(&f.targetP90, "target-p90", "", "with --cross-validate: exit 3 when the 90th percentile of |error| of a metric passes this (such as 10%)")
 	fl.StringVar(&f.targetMax, "target-max", "", "with --cross-validate: exit 3 when the largest |error| of a metric passes this (such as 15%)")
 	fl.BoolVar(&f.allowMixedCommits, "allow-mixed-commits", false, "calibrate on documents built from different commits together (refused otherwise: they measured different provers)")
