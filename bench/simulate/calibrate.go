@@ -291,7 +291,8 @@ var deviceStartNames = []string{gpu.StageNTT, "ntt_region"}
 func deviceClock(r *results.Repetition) (start, finalize float64, ok bool) {
 	if len(r.DeviceStageSeconds) > 0 {
 		var total float64
-		for name, s := range r.DeviceStageSeconds {
+		for _, name := range slices.Sorted(maps.Keys(r.DeviceStageSeconds)) { // one order, one sum
+			s := r.DeviceStageSeconds[name]
 			if name == gpu.StageUpload {
 				continue // overlaps the device's compute
 			}

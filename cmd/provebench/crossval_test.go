@@ -194,3 +194,28 @@ func TestSimulateExitsAtSIGINT(t *testing.T) {
 		}
 	}
 }
+
+// Simulated results reach their folder whole or not at all: nothing of
+// the staging folder is left, and an interrupted write leaves no folder.
+func TestWriteSimulatedWholeOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	doc := &results.Run{Schema: results.SchemaVersion, Tool: "provebench", Complete: true, Simulated: &results.Simulation{}, Scenarios: []results.Scenario{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	never := filepath.Join(dir, "never")
+	if _, err := writeSimulated(ctx, doc, never, false); err == nil {
+		t.Error("an interrupted write succeeded")
+	}
+	if _, err := os.Stat(never); !os.IsNotExist(err) {
+		t.Errorf("an interrupted write left its folder: %v", err)
+	}
+	out := filepath.Join(dir, "out")
+	written, err := writeSimulated(context.Background(), doc, out, false)
+	if err != nil || len(written) != 1 {
+		t.Fatalf("%v %v", written, err)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 1 || entries[0].Name() != "results.json" {
+		t.Errorf("the folder holds %v", entries)
+	}
+}

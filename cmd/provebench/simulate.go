@@ -223,8 +223,13 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 // writeSimulated writes the document and its report into dir: first into
 // a hidden folder there, then moved into place once whole, so that an
 // interrupt (which returns at once, the report left to die with the
-// process) leaves nothing half-written.
-func writeSimulated(ctx context.Context, doc *results.Run, dir string, report bool) ([]string, error) {
+// process) leaves nothing half-written, not even the folder when it made
+// it. A report that fails leaves the document.
+func writeSimulated(ctx context.Context, doc *results.Run, dir string, report bool) (written []string, err error) {
+	if ctx.Err() != nil {
+		return nil, interrupted()
+	}
+	_, statErr := os.Stat(dir)
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, usagef("--out: %v", err)
 	}
@@ -232,15 +237,22 @@ func writeSimulated(ctx context.Context, doc *results.Run, dir string, report bo
 	if err != nil {
 		return nil, usagef("--out: %v", err)
 	}
-	defer os.RemoveAll(stage)
+	defer func() {
+		os.RemoveAll(stage)
+		if len(written) == 0 && os.IsNotExist(statErr) {
+			os.Remove(dir) // made here, and empty
+		}
+	}()
 	files := []string{filepath.Join(stage, bench.ResultsFile)}
+	var reportErr error
 	err = untilDone(ctx, func() error {
 		if err := results.Write(files[0], doc); err != nil || !report {
 			return err
 		}
 		more, err := generateReport(doc, stage)
 		if err != nil {
-			return fmt.Errorf("report: %w", err)
+			reportErr = fmt.Errorf("report: %w", err)
+			more = nil
 		}
 		files = append(files, more...)
 		return nil
@@ -251,17 +263,12 @@ func writeSimulated(ctx context.Context, doc *results.Run, dir string, report bo
 	if err != nil {
 		return nil, err
 	}
-	var written []string
 	for _, f := range files {
-		rel, err := filepath.Rel(stage, f)
-		if err != nil {
-			return written, err
-		}
-		to := filepath.Join(dir, rel)
+		to := filepath.Join(dir, filepath.Base(f))
 		if err := os.Rename(f, to); err != nil {
 			return written, err
 		}
 		written = append(written, to)
 	}
-	return written, nil
+	return written, reportErr
 }
