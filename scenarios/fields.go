@@ -138,9 +138,9 @@ var fields = []*field{
 	{
 		path: "measure", kind: kindEnum, def: bench.MeasureWarm,
 		enum: []string{bench.MeasureWarm, bench.MeasureCold},
-		doc: "When a repetition's clock starts. warm (the default): once the prover is ready, as in a proving daemon: key resident on the device, page-locked dataset memory reserved, one warm-up partition proved on every device. cold: right after the key is loaded, so the first partitions pay the device's first use and per-dataset page-locking. Setup is timed apart either way (setup_seconds).",
-		set: func(s *bench.Spec, v any) { s.Measure = v.(string) },
-		get: func(s *bench.Spec) any { return s.Measure },
+		doc:  "When a repetition's clock starts. warm (the default): once the prover is ready, as in a proving daemon: key resident on the device, page-locked dataset memory reserved, one warm-up partition proved on every device. cold: right after the key is loaded, so the first partitions pay the device's first use and per-dataset page-locking. Setup is timed apart either way (setup_seconds).",
+		set:  func(s *bench.Spec, v any) { s.Measure = v.(string) },
+		get:  func(s *bench.Spec) any { return s.Measure },
 	},
 
 	{

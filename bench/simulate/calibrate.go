@@ -12,8 +12,8 @@ import (
 	"fmt"
 	"maps"
 	"math"
+	"math/bits"
 	"slices"
-	"strings"
 
 	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/bench/results"
@@ -31,6 +31,13 @@ type Point struct {
 	Scenario string     `json:"scenario"`
 	Spec     bench.Spec `json:"-"`
 	Reps     int        `json:"repetitions"`
+	// Measure is how its repetitions' clock started (results.Repetition's
+	// Measure); SynthesisMode how its datasets were filled
+	// (workload.synthesis, SynthesisCompute when not named).
+	Measure       string `json:"measure,omitempty"`
+	SynthesisMode string `json:"synthesis_mode"`
+	// Commit is the commit of its document's binary (Commit).
+	Commit string `json:"commit,omitempty"`
 	// Concurrent is the most partitions that synthesized at once;
 	// SynthConcurrency how many synthesized alongside a partition on
 	// average (time-weighted over the series: sum k^2 / sum k), which
@@ -46,6 +53,13 @@ type Point struct {
 	GPUStart  float64 `json:"gpu_start"`
 	Upload    float64 `json:"upload"`
 	Finalize  float64 `json:"finalize"`
+	// DeviceGPUStart and DeviceFinalize are the NTT region's and the
+	// MSMs' time per partition on the device's own clock, where the
+	// repetitions recorded it (device_stage_seconds or
+	// device_seconds_per_partition); 0 where they did not. Unlike the
+	// stages above they exclude every wait of the host.
+	DeviceGPUStart float64 `json:"device_gpu_start,omitempty"`
+	DeviceFinalize float64 `json:"device_finalize,omitempty"`
 	// Baseline is the RSS when the pipeline started (key loaded), NaN when
 	// the run kept no series; LivePeak the largest live dataset bytes
 	// (synthesized plus synthesizing) sampled.
@@ -62,16 +76,16 @@ type Model struct {
 	Backend     string   `json:"backend"`
 	Host        string   `json:"host"`
 	// Cores is the calibration host's GOMAXPROCS: synthesis is one thread
-	// per partition. SynthesisContention is how much each partition
-	// synthesizing alongside slowed one (sim.Host), fitted: memory
-	// bandwidth is shared long before the cores run out (0 when the runs
-	// show no such slowing).
-	Cores               int     `json:"cores"`
-	SynthesisContention float64 `json:"synthesis_contention"`
-	Devices             int     `json:"devices"`
-	// Synthesis is one partition's synthesis alone on a core, against
-	// constraints × (rounds + 1).
-	Synthesis PowerLaw `json:"synthesis"`
+	// per partition.
+	Cores   int `json:"cores"`
+	Devices int `json:"devices"`
+	// Measure is how the calibration runs' clock started (Measurements).
+	Measure string `json:"measure,omitempty"`
+	// Synthesis is, per synthesis mode the calibration measured, one
+	// partition's synthesis alone on a core against constraints ×
+	// (rounds + 1), and how much it slows beside others: a mode's costs
+	// predict that mode only.
+	Synthesis map[string]SynthesisLaw `json:"synthesis"`
 	// DeviceReady is when the devices first complete a Start, against
 	// constraints (zero when no calibration run showed a first-use stall).
 	DeviceReady PowerLaw `json:"device_ready"`
@@ -108,6 +122,20 @@ type Model struct {
 	// Environment is the calibration host as its first document
 	// describes it.
 	Environment results.Environment `json:"-"`
+	// Notes say what the calibration left out or assumed (exec
+	// configurations, commits not recorded, one size): for stderr.
+	Notes []string `json:"notes,omitempty"`
+}
+
+// SynthesisLaw is the synthesis cost of one synthesis mode.
+type SynthesisLaw struct {
+	// Alone is one partition's synthesis alone on a core, against
+	// constraints × (rounds + 1).
+	Alone PowerLaw `json:"alone"`
+	// Contention is how much each partition synthesizing alongside slowed
+	// one (sim.Host), fitted: memory bandwidth is shared long before the
+	// cores run out (0 when the runs show no such slowing).
+	Contention float64 `json:"contention"`
 }
 
 // cudaQueueDepth is the CUDA backend's default queue depth
@@ -137,66 +165,87 @@ func perPartition(st map[string]results.StageSummary, names []string) float64 {
 	return total / float64(n)
 }
 
-// Calibrate fits a model to the measured repetitions of results documents.
-// All must come from one backend and one host; failed and warm-up
-// repetitions are left out.
-func Calibrate(files []string) (*Model, error) {
-	m := &Model{Calibration: files}
-	for _, f := range files {
-		doc, err := results.Read(f)
-		if err != nil {
-			return nil, fmt.Errorf("calibration %s: %w", f, err)
-		}
-		host := doc.Environment.Hostname + " (" + doc.Environment.CPUModel + ")"
-		if m.Host == "" {
-			m.Host, m.Cores, m.Environment = host, doc.Environment.GOMAXPROCS, doc.Environment
-		} else if m.Host != host {
-			return nil, fmt.Errorf("calibration %s: measured on %s, the others on %s: calibrate one host at a time", f, host, m.Host)
-		}
-		for _, sc := range doc.Scenarios {
-			p, ok, err := point(f, doc, &sc)
-			if err != nil {
-				return nil, err
-			}
-			if !ok {
-				continue
-			}
-			if m.Backend == "" {
-				m.Backend = sc.Backend
-			} else if m.Backend != sc.Backend {
-				return nil, fmt.Errorf("calibration %s: scenario %s ran on %s, others on %s: calibrate one backend at a time", f, sc.Name, sc.Backend, m.Backend)
-			}
-			m.Devices = max(m.Devices, p.Spec.Devices, 1)
-			m.Points = append(m.Points, p)
+// Calibrate fits a model to the measured repetitions of results documents
+// (Load says which it accepts together); failed and warm-up repetitions
+// are left out.
+func Calibrate(files []string, o LoadOptions) (*Model, error) {
+	ms, err := Load(files, o)
+	if err != nil {
+		return nil, err
+	}
+	return ms.Fit(ms.Points)
+}
+
+// Fit fits a model to points, some or all of ms.Points.
+func (ms *Measurements) Fit(points []Point) (*Model, error) {
+	if len(points) == 0 {
+		return nil, errors.New("calibration: no configuration to fit")
+	}
+	m := &Model{
+		Host: ms.Host, Cores: ms.Cores, Backend: ms.Backend, Devices: ms.Devices, Measure: ms.Measure,
+		Environment: ms.Environment, Points: points, Notes: slices.Clone(ms.Notes), DeviceSerial: true,
+	}
+	for _, p := range points {
+		if !slices.Contains(m.Calibration, p.File) {
+			m.Calibration = append(m.Calibration, p.File)
 		}
 	}
-	if len(m.Points) == 0 {
-		return nil, errors.New("calibration: no measured repetition in " + strings.Join(files, ", "))
-	}
-	m.DeviceSerial = true
 	if m.Backend == backends.CUDA {
 		m.SubmitQueue = cudaQueueDepth
 	}
+	if n, ok := m.OneSize(); ok {
+		m.Notes = append(m.Notes, OneSizeNote(n))
+	}
 	return m, m.fit()
+}
+
+// OneSize reports the size of a calibration that measured one only.
+func (m *Model) OneSize() (int, bool) {
+	n := m.Points[0].Spec.Workload.Constraints
+	for _, p := range m.Points {
+		if p.Spec.Workload.Constraints != n {
+			return 0, false
+		}
+	}
+	return n, true
+}
+
+// OneSizeNote says what a calibration at one size assumes: a power law
+// through one size has no slope to fit, so every cost is taken as
+// proportional to the constraints, and a line through one size is flat.
+func OneSizeNote(constraints int) string {
+	return fmt.Sprintf("calibrated at one size (2^%d constraints): every cost law's exponent is assumed 1 (each stage proportional to the constraints) and the baseline and working memory constant; predictions at other sizes rest on that assumption",
+		bits.Len(uint(constraints))-1)
 }
 
 // point reads one scenario's measured repetitions; ok is false when it has
 // none.
 func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, error) {
-	p := Point{File: file, Scenario: sc.Name, Baseline: math.NaN()}
+	p := Point{File: file, Scenario: sc.Name, Baseline: math.NaN(), SynthesisMode: synthesisMode(sc.Spec), Commit: Commit(doc)}
 	if err := json.Unmarshal(sc.Spec, &p.Spec); err != nil {
 		return p, false, fmt.Errorf("calibration %s: scenario %s: spec: %w", file, sc.Name, err)
 	}
 	abc, wires := pipeline.DatasetBytes(p.Spec.Workload)
 	one := float64(abc + wires)
 	var base, conc []float64
-	var reps struct{ synthesis, gpuStart, upload, finalize, peakRSS, secondsPerProof []float64 }
+	var reps struct {
+		synthesis, gpuStart, upload, finalize, peakRSS, secondsPerProof []float64
+		deviceStart, deviceFinalize                                     []float64
+	}
 	for i := range sc.Repetitions {
 		r := &sc.Repetitions[i]
 		if !r.Measured() {
 			continue
 		}
+		if p.Reps > 0 && r.Measure != p.Measure {
+			return p, false, fmt.Errorf("calibration %s: scenario %s: repetitions measured both %q and %q", file, sc.Name, p.Measure, r.Measure)
+		}
+		p.Measure = r.Measure
 		p.Reps++
+		if start, fin, ok := deviceClock(r); ok {
+			reps.deviceStart = append(reps.deviceStart, start)
+			reps.deviceFinalize = append(reps.deviceFinalize, fin)
+		}
 		reps.synthesis = append(reps.synthesis, r.Stages[pipeline.StageSynthesis].MeanSeconds)
 		reps.gpuStart = append(reps.gpuStart, perPartition(r.Stages, deviceStartStages))
 		reps.upload = append(reps.upload, perPartition(r.Stages, []string{gpu.StageUpload}))
@@ -223,6 +272,9 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 	// reached 38% in one here) moves them least.
 	p.Synthesis, p.GPUStart, p.Upload = stats.Median(reps.synthesis), stats.Median(reps.gpuStart), stats.Median(reps.upload)
 	p.Finalize, p.PeakRSS, p.SecondsPerProof = stats.Median(reps.finalize), stats.Median(reps.peakRSS), stats.Median(reps.secondsPerProof)
+	if len(reps.deviceStart) > 0 {
+		p.DeviceGPUStart, p.DeviceFinalize = stats.Median(reps.deviceStart), stats.Median(reps.deviceFinalize)
+	}
 	if len(base) > 0 {
 		p.Baseline = mean(base)
 	}
@@ -230,6 +282,41 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 		p.SynthConcurrency = mean(conc)
 	}
 	return p, true, nil
+}
+
+// deviceStartNames name the device stage of Start in device_stage_seconds.
+var deviceStartNames = []string{gpu.StageNTT, "ntt_region"}
+
+// deviceClock is a repetition's NTT-region and MSM time per partition on
+// the device's own clock, where it recorded it: its device stages, or its
+// device time per partition split as its engine stages split.
+func deviceClock(r *results.Repetition) (start, finalize float64, ok bool) {
+	if len(r.DeviceStageSeconds) > 0 {
+		var total float64
+		for _, name := range slices.Sorted(maps.Keys(r.DeviceStageSeconds)) { // one order, one sum
+			s := r.DeviceStageSeconds[name]
+			if name == gpu.StageUpload {
+				continue // overlaps the device's compute
+			}
+			total += s
+			if slices.Contains(deviceStartNames, name) {
+				start += s
+			}
+		}
+		if r.DeviceSecondsPerPartition != nil {
+			total = *r.DeviceSecondsPerPartition
+		}
+		return start, max(total-start, 0), total > 0
+	}
+	if r.DeviceSecondsPerPartition == nil || *r.DeviceSecondsPerPartition <= 0 {
+		return 0, 0, false
+	}
+	total := *r.DeviceSecondsPerPartition
+	s, f := perPartition(r.Stages, deviceStartStages), perPartition(r.Stages, deviceFinalizeStages)
+	if s+f <= 0 {
+		return 0, total, true
+	}
+	return total * s / (s + f), total * f / (s + f), true
 }
 
 // synthConcurrency is how many partitions synthesized alongside one on
@@ -325,39 +412,58 @@ func (p *Point) concurrency() float64 {
 	return float64(p.Concurrent)
 }
 
-// fitSynthesis fits the synthesis law together with the host's synthesis
+// fitSynthesis fits the synthesis law of each synthesis mode the points
+// measured, on that mode's points only.
+func (m *Model) fitSynthesis() error {
+	byMode := map[string][]Point{}
+	for _, p := range m.Points {
+		byMode[p.SynthesisMode] = append(byMode[p.SynthesisMode], p)
+	}
+	m.Synthesis = map[string]SynthesisLaw{}
+	for mode, points := range byMode {
+		law, err := m.fitSynthesisLaw(points)
+		if err != nil {
+			return fmt.Errorf("mode %s: %w", mode, err)
+		}
+		m.Synthesis[mode] = law
+	}
+	return nil
+}
+
+// fitSynthesisLaw fits the synthesis law together with the host's synthesis
 // contention: for each candidate contention (0 to 2, a hundredth at a
 // time) the law of the times with the slowing taken out, keeping the one
 // that fits best; ties go to less contention, so that runs which never
 // synthesized side by side say nothing about it.
-func (m *Model) fitSynthesis() error {
+func (m *Model) fitSynthesisLaw(points []Point) (SynthesisLaw, error) {
 	var sx []float64
-	for _, p := range m.Points {
+	for _, p := range points {
 		sx = append(sx, synthesisSize(p.Spec.Workload))
 	}
+	var best SynthesisLaw
 	bestErr := math.Inf(1)
 	for hundredth := 0; hundredth <= 200; hundredth++ {
 		contention := float64(hundredth) / 100
-		sy := make([]float64, len(m.Points))
-		for i, p := range m.Points {
+		sy := make([]float64, len(points))
+		for i, p := range points {
 			sy[i] = p.Synthesis / m.slowdown(p.concurrency(), contention)
 		}
 		law, err := fitPowerLaw(sx, sy)
 		if err != nil {
-			return err
+			return best, err
 		}
 		var sse float64
-		for i, p := range m.Points {
+		for i, p := range points {
 			if p.Synthesis > 0 {
 				d := math.Log(law.At(sx[i])*m.slowdown(p.concurrency(), contention)) - math.Log(p.Synthesis)
 				sse += d * d
 			}
 		}
 		if sse < bestErr*(1-1e-6) {
-			bestErr, m.Synthesis, m.SynthesisContention = sse, law, contention
+			bestErr, best = sse, SynthesisLaw{Alone: law, Contention: contention}
 		}
 	}
-	return nil
+	return best, nil
 }
 
 func (m *Model) fit() error {
@@ -405,19 +511,31 @@ func (m *Model) fit() error {
 
 // leastDeviceTimes is, at each size, the NTT and MSM times of the
 // configuration whose device time was least: other partitions only ever
-// hold a device up.
+// hold a device up. Where configurations recorded the device's own clock
+// it is taken as it is (the least of those at the size), since it holds
+// no wait to leave out.
 func leastDeviceTimes(points []Point) (sizes, start, finalize []float64) {
-	least := map[int]Point{}
+	least := map[int][2]float64{}
+	clocked := map[int]bool{}
 	for _, p := range points {
 		n := p.Spec.Workload.Constraints
-		if q, ok := least[n]; !ok || p.GPUStart+p.Finalize < q.GPUStart+q.Finalize {
-			least[n] = p
+		t := [2]float64{p.GPUStart, p.Finalize}
+		own := p.DeviceGPUStart+p.DeviceFinalize > 0
+		if own {
+			t = [2]float64{p.DeviceGPUStart, p.DeviceFinalize}
 		}
+		if clocked[n] && !own {
+			continue
+		}
+		if q, ok := least[n]; !ok || (own && !clocked[n]) || t[0]+t[1] < q[0]+q[1] {
+			least[n] = t
+		}
+		clocked[n] = clocked[n] || own
 	}
 	for _, n := range slices.Sorted(maps.Keys(least)) {
 		sizes = append(sizes, float64(n))
-		start = append(start, least[n].GPUStart)
-		finalize = append(finalize, least[n].Finalize)
+		start = append(start, least[n][0])
+		finalize = append(finalize, least[n][1])
 	}
 	return sizes, start, finalize
 }
@@ -439,7 +557,7 @@ func (m *Model) fitPinStall() error {
 			if measured <= 0 {
 				continue
 			}
-			o, err := Options(&p.Spec, m, 0)
+			o, err := options(&p.Spec, p.SynthesisMode, m, 0)
 			if err != nil {
 				return fmt.Errorf("calibration: %s: %w", p.Scenario, err)
 			}

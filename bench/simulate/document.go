@@ -1,6 +1,7 @@
 package simulate
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"time"
@@ -29,8 +30,8 @@ const MaxSeriesConfigurations = 100
 // configuration predicted to pass its memory limit or the host's memory is
 // a memory-limit repetition whose error gives the time and the counters.
 // Series are kept only when there are at most MaxSeriesConfigurations
-// specs.
-func Document(specs []bench.Spec, m *Model, env results.Environment, tool string) (*results.Run, error) {
+// specs; ctx stops it between configurations.
+func Document(ctx context.Context, specs []bench.Spec, m *Model, env results.Environment, tool string) (*results.Run, error) {
 	keepSeries := len(specs) <= MaxSeriesConfigurations
 	if env.MemoryBytes == 0 && len(specs) > 0 {
 		// No calibration host: the scenarios' own host describes it.
@@ -55,6 +56,9 @@ func Document(specs []bench.Spec, m *Model, env results.Environment, tool string
 		doc.Simulated.Model = raw
 	}
 	for i := range specs {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		spec := &specs[i]
 		o, err := Options(spec, m, int64(env.MemoryBytes))
 		if err != nil {

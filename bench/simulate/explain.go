@@ -3,10 +3,11 @@ package simulate
 import (
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"math/bits"
+	"slices"
 
-	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/pipeline/sim"
 )
@@ -27,49 +28,50 @@ type Check struct {
 func (m *Model) Checks(hostMemory int64) ([]Check, error) { return m.check(m.Points, hostMemory) }
 
 // CheckDocument predicts every measured configuration of a results
-// document (one not used for calibration, to validate the model).
-func (m *Model) CheckDocument(file string, hostMemory int64) ([]Check, error) {
-	doc, err := results.Read(file)
+// document (one not used for calibration, to validate the model), which
+// Load accepts; notes say what it left out.
+func (m *Model) CheckDocument(file string, hostMemory int64) ([]Check, []string, error) {
+	ms, err := Load([]string{file}, LoadOptions{})
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	var points []Point
-	for i := range doc.Scenarios {
-		p, ok, err := point(file, doc, &doc.Scenarios[i])
-		if err != nil {
-			return nil, err
-		}
-		if ok {
-			points = append(points, p)
-		}
-	}
-	return m.check(points, hostMemory)
+	checks, err := m.check(ms.Points, hostMemory)
+	return checks, ms.Notes, err
 }
 
 func (m *Model) check(points []Point, hostMemory int64) ([]Check, error) {
 	var out []Check
 	for _, p := range points {
-		o, err := Options(&p.Spec, m, hostMemory)
+		c, err := m.predict(p, hostMemory)
 		if err != nil {
 			return nil, err
-		}
-		res, err := sim.Run(o)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", p.Scenario, err)
-		}
-		c := Check{Point: p, PeakRSS: float64(res.PeakRSS), OOM: res.OOM != nil}
-		n := float64(p.Spec.Workload.Constraints)
-		// The synthesis the simulation played, sharing included.
-		for _, t := range res.Report.Partitions {
-			c.Synthesis += t.Synthesis.Seconds() / float64(len(res.Report.Partitions))
-		}
-		c.GPUStart, c.Finalize = m.GPUStart.At(n), m.Finalize.At(n)
-		if res.Report.ProofsDone > 0 {
-			c.SecondsPerProof = res.Report.Wall.Seconds() / float64(res.Report.ProofsDone)
 		}
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// predict simulates one measured configuration with the model.
+func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
+	o, err := options(&p.Spec, p.SynthesisMode, m, hostMemory)
+	if err != nil {
+		return Check{}, err
+	}
+	res, err := sim.Run(o)
+	if err != nil {
+		return Check{}, fmt.Errorf("%s: %w", p.Scenario, err)
+	}
+	c := Check{Point: p, PeakRSS: float64(res.PeakRSS), OOM: res.OOM != nil}
+	n := float64(p.Spec.Workload.Constraints)
+	// The synthesis the simulation played, sharing included.
+	for _, t := range res.Report.Partitions {
+		c.Synthesis += t.Synthesis.Seconds() / float64(len(res.Report.Partitions))
+	}
+	c.GPUStart, c.Finalize = m.GPUStart.At(n), m.Finalize.At(n)
+	if res.Report.ProofsDone > 0 {
+		c.SecondsPerProof = res.Report.Wall.Seconds() / float64(res.Report.ProofsDone)
+	}
+	return c, nil
 }
 
 // PrintChecks writes predictions beside measurements as a Markdown table.
@@ -90,9 +92,15 @@ func PrintChecks(w io.Writer, checks []Check) {
 // Explain prints the fitted model and its error on the calibration runs.
 func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 	fmt.Fprintf(w, "calibration: %s from %v\n", units.Plural(len(m.Points), "configuration"), m.Calibration)
+	if m.Measure != "" {
+		fmt.Fprintf(w, "clock: %s\n", measureName(m.Measure))
+	}
 	fmt.Fprintf(w, "host: %s, %d cores, %d devices, backend %s\n\n", m.Host, m.Cores, m.Devices, m.Backend)
-	fmt.Fprintf(w, "synthesis (one partition alone, s)  = %v   x = constraints × (rounds+1)\n", m.Synthesis)
-	fmt.Fprintf(w, "  k at once each take 1 + %.2f·(k-1) times as long (contention), and share the %d cores\n", m.SynthesisContention, m.Cores)
+	for _, mode := range slices.Sorted(maps.Keys(m.Synthesis)) {
+		law := m.Synthesis[mode]
+		fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = %v   x = constraints × (rounds+1)\n", mode, law.Alone)
+		fmt.Fprintf(w, "  k at once each take 1 + %.2f·(k-1) times as long (contention), and share the %d cores\n", law.Contention, m.Cores)
+	}
 	fmt.Fprintf(w, "gpu_start (s)                       = %v   x = constraints\n", m.GPUStart)
 	fmt.Fprintf(w, "upload (s)                          = %v   x = constraints\n", m.Upload)
 	fmt.Fprintf(w, "finalize (s)                        = %v   x = constraints\n", m.Finalize)

@@ -1,7 +1,11 @@
 package simulate
 
 import (
+	"encoding/json"
 	"fmt"
+	"maps"
+	"slices"
+	"strings"
 	"time"
 
 	"github.com/provebench/provebench/bench"
@@ -13,14 +17,32 @@ import (
 // predictions at the spec's size, overridden by whatever the spec's
 // simulate block writes. m may be nil when the spec writes every stage
 // cost itself. hostMemory is the calibration host's memory (0: unknown).
+//
+// The synthesis cost is the law of the spec's synthesis mode
+// (workload.synthesis): a calibration without a run of that mode cannot
+// predict it, unless the spec writes its synthesis cost itself.
 func Options(spec *bench.Spec, m *Model, hostMemory int64) (sim.Options, error) {
+	raw, err := json.Marshal(spec)
+	if err != nil {
+		return sim.Options{}, err
+	}
+	return options(spec, synthesisMode(raw), m, hostMemory)
+}
+
+// options is Options with the spec's synthesis mode known.
+func options(spec *bench.Spec, mode string, m *Model, hostMemory int64) (sim.Options, error) {
 	w := spec.Workload
 	o := sim.Options{Workload: w, Config: spec.Pipeline}
 	st, h := &o.Stages, &o.Host
 	if m != nil {
 		n := float64(w.Constraints)
+		synth, ok := m.Synthesis[mode]
+		if !ok && spec.Simulate.Stages.Synthesis <= 0 {
+			return o, fmt.Errorf("scenario %s (%s): the calibration measured no run with workload.synthesis %s (it measured %s): one mode's synthesis costs do not predict another's",
+				spec.Name, spec.Source, mode, strings.Join(slices.Sorted(maps.Keys(m.Synthesis)), ", "))
+		}
 		*st = sim.Stages{
-			Synthesis:    seconds(m.Synthesis.At(synthesisSize(w))),
+			Synthesis:    seconds(synth.Alone.At(synthesisSize(w))),
 			GPUStart:     seconds(m.GPUStart.At(n)),
 			Upload:       seconds(m.Upload.At(n)),
 			Finalize:     seconds(m.Finalize.At(n)),
@@ -32,7 +54,7 @@ func Options(spec *bench.Spec, m *Model, hostMemory int64) (sim.Options, error) 
 		st.PinStall = seconds(m.PinStall * float64(st.ABCBytes+st.WireBytes))
 		// The working memory counts from the start: the peak is what the
 		// model predicts, and the prover's scratch is there by then.
-		*h = sim.Host{Baseline: int64(m.Baseline.At(n) + max(m.Working.At(n), 0)), Cores: m.Cores, SynthesisContention: m.SynthesisContention, Devices: m.Devices, Memory: hostMemory}
+		*h = sim.Host{Baseline: int64(m.Baseline.At(n) + max(m.Working.At(n), 0)), Cores: m.Cores, SynthesisContention: synth.Contention, Devices: m.Devices, Memory: hostMemory}
 		if spec.Devices > 0 {
 			h.Devices = min(h.Devices, spec.Devices)
 		}

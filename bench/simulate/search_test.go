@@ -147,7 +147,7 @@ func BenchmarkSearch(b *testing.B) {
 // hundred of a timeline; a small one keeps them.
 func TestDocumentSeriesBounded(t *testing.T) {
 	specs := searchSpecs(t)[:simulate.MaxSeriesConfigurations+1]
-	doc, err := simulate.Document(specs, nil, results.Environment{}, "test")
+	doc, err := simulate.Document(context.Background(), specs, nil, results.Environment{}, "test")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -160,7 +160,7 @@ func TestDocumentSeriesBounded(t *testing.T) {
 	if per := len(data) / len(specs); per > 8<<10 {
 		t.Errorf("%d bytes per configuration", per)
 	}
-	small, err := simulate.Document(specs[:2], nil, results.Environment{}, "test")
+	small, err := simulate.Document(context.Background(), specs[:2], nil, results.Environment{}, "test")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -55,15 +55,19 @@ func (e exitError) Error() string {
 }
 func (e exitError) Unwrap() error { return e.err }
 
-func main() {
+func main() { os.Exit(executeWithSignals(os.Args[1:])) }
+
+// executeWithSignals runs a command that the first SIGINT or SIGTERM
+// cancels.
+func executeWithSignals(args []string) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
 	// A repetition's child stops at its first signal (the terminal's, or
 	// the one its parent forwards); only the user's process quits at once.
-	child := len(os.Args) > 1 && os.Args[1] == "child"
+	child := len(args) > 0 && args[0] == "child"
 	go onInterrupt(sig, cancel, !child, func() { os.Exit(exitInterrupted) })
-	os.Exit(execute(ctx, os.Args[1:]))
+	return execute(ctx, args)
 }
 
 // onInterrupt cancels the run at the first signal: the repetition in flight

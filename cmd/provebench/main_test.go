@@ -20,8 +20,15 @@ func TestMain(m *testing.M) {
 	if len(os.Args) > 1 && (os.Args[1] == "child" || os.Args[1] == "exec-shim" || os.Args[1] == "engine" || os.Args[1] == "export" || os.Args[1] == "run" || os.Args[1] == "validate") {
 		os.Exit(execute(context.Background(), os.Args[1:]))
 	}
+	if os.Getenv(signalsEnv) != "" {
+		os.Exit(executeWithSignals(os.Args[1:]))
+	}
 	os.Exit(m.Run())
 }
+
+// signalsEnv set makes the test binary provebench as main runs it, signal
+// handling included.
+const signalsEnv = "PROVEBENCH_TEST_MAIN"
 
 func run(t *testing.T, args ...string) int {
 	t.Helper()

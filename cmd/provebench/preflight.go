@@ -30,7 +30,7 @@ func preflight(ctx context.Context, w io.Writer, specs []bench.Spec, env results
 	switch {
 	case len(f.calibration) > 0:
 		var err error
-		if predict, err = preflightPredictor(f.calibration); err != nil {
+		if predict, err = preflightPredictor(f.calibration, f.allowMixedCommits); err != nil {
 			return usageError{err}
 		}
 	case !f.noCalibrationCache:
@@ -45,12 +45,14 @@ func preflight(ctx context.Context, w io.Writer, specs []bench.Spec, env results
 }
 
 // preflightPredictor predicts peaks with the simulator calibrated on
-// files.
-func preflightPredictor(files []string) (bench.Predictor, error) {
-	model, err := simulate.Calibrate(files)
+// files, as simulate --calibration does: the same documents refused, the
+// same notes on stderr.
+func preflightPredictor(files []string, allowMixedCommits bool) (bench.Predictor, error) {
+	model, err := simulate.Calibrate(files, simulate.LoadOptions{AllowMixedCommits: allowMixedCommits})
 	if err != nil {
 		return nil, err
 	}
+	printNotes(os.Stderr, model.Notes)
 	from := "simulated, calibrated on " + strings.Join(files, ", ")
 	return func(s *bench.Spec) (int64, string, error) {
 		peak, err := predictPeak(s, model)
@@ -86,9 +88,11 @@ func cachedPredictor(c calibcache.Cache, env results.Environment) bench.Predicto
 	}
 }
 
-// calibrateCached fits a model to the cached runs of a host and backend.
-// A model needs two sizes at least: from one, every cost law would be a
-// guess of its slope.
+// calibrateCached fits a model to the cached runs of a host and backend:
+// those of the newest run's commit, since runs of other commits measured
+// another prover. A model needs two sizes at least: from one, every cost
+// law's slope is an assumption (simulate.OneSizeNote), which pre-flight
+// does not refuse a run on.
 func calibrateCached(c calibcache.Cache, env results.Environment, backend string) (*simulate.Model, string, error) {
 	files, err := c.Files(env, backend)
 	if err != nil {
@@ -97,23 +101,36 @@ func calibrateCached(c calibcache.Cache, env results.Environment, backend string
 	if len(files) == 0 {
 		return nil, "", fmt.Errorf("%w: no cached run of the %s backend on this host", bench.ErrNoPrediction, backend)
 	}
-	model, err := simulate.Calibrate(files)
+	ms, err := simulate.Load(files, simulate.LoadOptions{AllowMixedCommits: true})
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: the cached runs do not calibrate: %v", bench.ErrNoPrediction, err)
 	}
+	commit := ms.Points[len(ms.Points)-1].Commit // files are oldest first
+	points := slices.DeleteFunc(slices.Clone(ms.Points), func(p simulate.Point) bool { return p.Commit != commit })
+	ms.Notes = nil
+	model, err := ms.Fit(points)
+	if err != nil {
+		return nil, "", fmt.Errorf("%w: the cached runs do not calibrate: %v", bench.ErrNoPrediction, err)
+	}
+	if n, ok := model.OneSize(); ok {
+		return nil, "", fmt.Errorf("%w: the cached runs of the %s backend are %s, which pre-flight does not predict on", bench.ErrNoPrediction, backend, simulate.OneSizeNote(n))
+	}
 	var sizes []int
-	runs := map[string]bool{}
-	for _, p := range model.Points {
-		sizes = append(sizes, p.Spec.Workload.Constraints)
-		runs[p.File] = true
+	runs, others := map[string]bool{}, map[string]bool{}
+	for _, p := range ms.Points {
+		if p.Commit == commit {
+			sizes = append(sizes, p.Spec.Workload.Constraints)
+			runs[p.File] = true
+		} else {
+			others[p.File] = true
+		}
 	}
 	slices.Sort(sizes)
-	sizes = slices.Compact(sizes)
-	if len(sizes) < 2 {
-		return nil, "", fmt.Errorf("%w: the cached runs of the %s backend measured one size (%s constraints), a calibration needs two", bench.ErrNoPrediction, backend, pow2(sizes[0]))
-	}
 	from := fmt.Sprintf("predicted from %s of this host, %s backend, calibrated at %s..%s constraints",
 		cachedRuns(len(runs)), backend, pow2(sizes[0]), pow2(sizes[len(sizes)-1]))
+	if len(others) > 0 {
+		from += fmt.Sprintf(" (%s of other commits left out)", cachedRuns(len(others)))
+	}
 	return model, from, nil
 }
 

@@ -112,7 +112,7 @@ func TestPreflightFallsBackWithoutAUsableCache(t *testing.T) {
 		fill       func(keys string)
 	}{
 		{"empty", "the strategy's bound (no cached run of the cpu backend on this host)", func(string) {}},
-		{"one size", "measured one size (2^10 constraints), a calibration needs two", func(keys string) {
+		{"one size", "are calibrated at one size (2^10 constraints): every cost law's exponent is assumed 1", func(keys string) {
 			cacheFixture(t, keys, func(sc *results.Scenario) bool { return sc.Constraints == 1<<10 })
 		}},
 		{"not a document", "the cached runs do not calibrate", func(keys string) {
@@ -202,5 +202,29 @@ func TestRunSurvivesACacheItCannotWrite(t *testing.T) {
 	}
 	if _, err := results.Read(filepath.Join(out, "results.json.gz")); err != nil {
 		t.Fatal(err)
+	}
+}
+
+// Cached runs of another commit measured another prover: pre-flight
+// calibrates on the newest run's commit and says what it left out.
+func TestPreflightCalibratesOnTheNewestCommit(t *testing.T) {
+	dir := t.TempDir()
+	scen := writeFile(t, dir, "s.yaml", limitedScenario)
+	keys := filepath.Join(dir, "keys")
+	cacheFixture(t, keys, allScenarios)
+	doc, err := results.Read(calibrationFixture)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.Environment = bench.HostEnvironment(context.Background())
+	doc.ToolVersion = "(devel) 0123456789abcdef0123456789abcdef01234567"
+	doc.StartedAt = doc.StartedAt.Add(time.Hour)
+	if _, err := (calibcache.Cache{Dir: calibcache.Dir(keys)}).Store(doc); err != nil {
+		t.Fatal(err)
+	}
+	out, err := preflightOutput(t, keys, scen, runFlags{})
+	want := "predicted from 1 cached run of this host, cpu backend, calibrated at 2^10..2^12 constraints (1 cached run of other commits left out)"
+	if err != nil || !strings.Contains(out, want) {
+		t.Errorf("%v\n%s\nwant %q", err, out, want)
 	}
 }

@@ -15,8 +15,8 @@ import (
 	"github.com/provebench/provebench/bench/compare"
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/internal/atomicfile"
-	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/reports"
 	"github.com/provebench/provebench/reports/export"
 )

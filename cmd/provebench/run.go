@@ -54,6 +54,9 @@ type runFlags struct {
 	// cached runs of this host nor add this run to them.
 	noCalibrationCache bool
 	resultsFormat      resultsFormatFlag
+	// allowMixedCommits: --calibration documents of different commits
+	// calibrate together.
+	allowMixedCommits bool
 }
 
 // defaultScenario is what `provebench run` runs without files.
@@ -134,6 +137,7 @@ ab interleaves their repetitions in ABBA pairs and tests the difference.`,
 	fl.IntVar(&f.shards, "shard-count", 0, "the number of shards, with --shard auto")
 	fl.BoolVar(&f.interleave, "interleave", false, "run the measured repetitions in rounds over the configurations (repetition 1 of each, then 2, ...), so host drift slows all alike")
 	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results.json of this host (instead of the cached runs or the strategy's bound)")
+	fl.BoolVar(&f.allowMixedCommits, "allow-mixed-commits", false, "pre-flight: take --calibration documents built from different commits together (refused otherwise: they measured different provers)")
 	fl.BoolVar(&f.noCalibrationCache, "no-calibration-cache", false, "pre-flight: neither predict from the cached runs of this host (take each strategy's bound) nor add this run to them")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "run into an output directory that holds a previous run's results, removing first the files that run wrote (only those)")
 	fl.BoolVar(&f.force, "force", false, "run configurations the pre-flight check refuses (estimated peak RSS over memory_limit or the host's memory, key larger than the free disk)")

@@ -45,11 +45,21 @@ func runSearch(ctx context.Context, w io.Writer, specs []bench.Spec, m *simulate
 	if err := checkBestScenarioPath(f.bestScenario, f.scenarios); err != nil {
 		return err
 	}
-	found, err := simulate.Search(ctx, specs, m, int64(env.MemoryBytes))
+	var found []simulate.Candidate
+	err := untilDone(ctx, func() (err error) {
+		found, err = simulate.Search(ctx, specs, m, int64(env.MemoryBytes))
+		return err
+	})
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	if err != nil {
 		return usageError{err}
 	}
 	r := simulate.NewSearchReport(found, memCap, f.scenarios, f.calibration)
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	printSearch(w, r)
 	var written []string
 	if f.out != "" {

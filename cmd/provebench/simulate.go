@@ -27,12 +27,14 @@ type simulateFlags struct {
 	bestScenario string
 	check        []string
 	format       resultsFormatFlag
+	crossValFlags
+	crossValidate bool
 }
 
 func newSimulateCmd() *cobra.Command {
 	var f simulateFlags
 	c := &cobra.Command{
-		Use:   "simulate SCENARIO...",
+		Use:   "simulate SCENARIO... | --cross-validate RESULTS...",
 		Short: "Predict scenarios in virtual time, calibrated from real runs",
 		Long: `simulate plays every configuration of the scenario files through the
 pipeline's own strategy gates on a virtual clock, in milliseconds even for
@@ -59,14 +61,48 @@ of the files (matrix axes may be ranges, such as {from: 4, to: 18, step: 2}:
 hundreds of configurations in seconds); with -o it writes DIR/search.csv (every
 configuration's prediction) and DIR/search-front.md (the front), and
 --best-scenario FILE writes the fastest under the cap as a scenario file that
-provebench run runs as is.`,
+provebench run runs as is.
+
+Calibration documents must describe one prover: documents built from
+different commits are refused (exit 2, naming each one's commit) unless
+--allow-mixed-commits, simulated documents are refused, exec configurations
+are left out with a note on stderr, and warm and cold clocks do not mix. A
+calibration at one size says on stderr that every exponent is assumed 1.
+
+Validating a model on your own host: run plain shapes and the shapes you
+mean to predict (provebench run ... -o out/cal, -o out/val), then
+  provebench simulate --cross-validate out/cal/results.json out/val/results.json -o out/xval
+groups the runs' configurations into families (--family-by matrix: a
+scenario's vars.family, else its matrix, else itself; config; or
+label:NAME, such as label:workload.constraints to leave one size out),
+predicts each family with a model calibrated on all the others, and prints
+(with -o, writes crossval.csv, crossval-summary.csv and crossval.md) each
+configuration's predicted and measured seconds per proof and peak RSS
+(medians of its repetitions) with the error, and the distribution of
+|error| (median, p90, max) per metric, overall and per strategy. Read the
+max and the signed median per strategy: one strategy far off is a
+mechanism the model lacks. --target-p90 10% --target-max 15% exits 3 when
+a metric misses either (or a configuration could not be predicted).
+
+Interrupted (Ctrl-C), simulate exits 130 at once and writes nothing.`,
 		Example: `  provebench simulate scenarios/cuzk-phase12.yaml -o out/cuzk
   provebench simulate scenarios/backpressure.yaml --calibration out/cal/results.json -o out/sim --explain
   provebench simulate scenarios/cuzk-phase12.yaml --search --memory-cap 480GiB
-  provebench simulate docs/results/cuzk-phase12-search.yaml --search --memory-cap 480GiB -o out/search --best-scenario out/best.yaml`,
+  provebench simulate docs/results/cuzk-phase12-search.yaml --search --memory-cap 480GiB -o out/search --best-scenario out/best.yaml
+  provebench simulate --cross-validate out/cal/results.json out/val/results.json --target-p90 10% --target-max 15% -o out/xval`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runSimulate(cmd.Context(), cmd.OutOrStdout(), args, f)
+			if f.crossValidate {
+				if err := crossValOnly(cmd); err != nil {
+					return err
+				}
+				f.crossValFlags.out = f.out
+				return runCrossValidate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args, f.crossValFlags)
+			}
+			if err := noCrossValFlags(cmd); err != nil {
+				return err
+			}
+			return runSimulate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args, f)
 		},
 	}
 	fl := c.Flags()
@@ -80,10 +116,35 @@ provebench run runs as is.`,
 	fl.StringSliceVar(&f.check, "check", nil, "results.json of real runs not used for calibration: print each configuration's prediction beside its measurement (Markdown)")
 	fl.StringVar(&f.memoryCap, "memory-cap", "", "with --search: the peak RSS the best configuration must stay under (such as 480GiB)")
 	fl.StringVar(&f.bestScenario, "best-scenario", "", "with --search: write the fastest configuration under --memory-cap to this scenario file, every setting explicit, for provebench run")
+	fl.BoolVar(&f.crossValidate, "cross-validate", false, "the arguments are results documents of real runs: predict each family of configurations with a model calibrated on the others, and print (with -o, write crossval.csv, crossval-summary.csv, crossval.md) the errors and their distribution")
+	fl.StringVar(&f.familyBy, "family-by", "matrix", "with --cross-validate: what makes a family: matrix (vars.family, else the matrix, else the scenario), config, or label:NAME (a field path such as workload.constraints, else a matrix label or variable)")
+	fl.StringVar(&f.targetP90, "target-p90", "", "with --cross-validate: exit 3 when the 90th percentile of |error| of a metric passes this (such as 10%)")
+	fl.StringVar(&f.targetMax, "target-max", "", "with --cross-validate: exit 3 when the largest |error| of a metric passes this (such as 15%)")
+	fl.BoolVar(&f.allowMixedCommits, "allow-mixed-commits", false, "calibrate on documents built from different commits together (refused otherwise: they measured different provers)")
 	return c
 }
 
-func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlags) error {
+// crossValOnly refuses flags --cross-validate does not read.
+func crossValOnly(c *cobra.Command) error {
+	for _, name := range []string{"calibration", "explain", "no-report", "filter", "search", "check", "memory-cap", "best-scenario"} {
+		if c.Flags().Changed(name) {
+			return usagef("--%s does not go with --cross-validate, which calibrates on its own arguments", name)
+		}
+	}
+	return nil
+}
+
+// noCrossValFlags refuses --cross-validate's own flags without it.
+func noCrossValFlags(c *cobra.Command) error {
+	for _, name := range []string{"family-by", "target-p90", "target-max"} {
+		if c.Flags().Changed(name) {
+			return usagef("--%s needs --cross-validate", name)
+		}
+	}
+	return nil
+}
+
+func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simulateFlags) error {
 	if f.bestScenario != "" && !f.search {
 		return usagef("--best-scenario needs --search")
 	}
@@ -98,9 +159,10 @@ func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlag
 	var model *simulate.Model
 	env := results.Environment{Hostname: "simulated", OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()}
 	if len(f.calibration) > 0 {
-		if model, err = simulate.Calibrate(f.calibration); err != nil {
+		if model, err = simulate.Calibrate(f.calibration, simulate.LoadOptions{AllowMixedCommits: f.allowMixedCommits}); err != nil {
 			return usageError{err}
 		}
+		printNotes(errw, model.Notes)
 		env = model.Environment
 	}
 	if f.explain {
@@ -116,10 +178,11 @@ func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlag
 		if model == nil {
 			return usagef("--check needs --calibration")
 		}
-		checks, err := model.CheckDocument(file, int64(env.MemoryBytes))
+		checks, notes, err := model.CheckDocument(file, int64(env.MemoryBytes))
 		if err != nil {
 			return usageError{err}
 		}
+		printNotes(errw, notes)
 		fmt.Fprintf(w, "predictions for %s:\n\n", file)
 		simulate.PrintChecks(w, checks)
 		fmt.Fprintln(w)
@@ -130,33 +193,27 @@ func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlag
 			scenarios: args, calibration: f.calibration,
 		})
 	}
-	doc, err := simulate.Document(specs, model, env, bench.ToolVersion())
+	var doc *results.Run
+	err = untilDone(ctx, func() (err error) {
+		doc, err = simulate.Document(ctx, specs, model, env, bench.ToolVersion())
+		return err
+	})
+	if ctx.Err() != nil {
+		return interrupted()
+	}
 	if err != nil {
 		return usageError{err}
 	}
 	if f.out == "" {
 		f.out = filepath.Join("out", "simulate-"+time.Now().Format("20060102-150405"))
 	}
-	if err := os.MkdirAll(f.out, 0o755); err != nil {
-		return usagef("--out: %v", err)
-	}
 	format, err := f.format.format()
 	if err != nil {
 		return err
 	}
-	if err := results.RemoveOthers(f.out, format); err != nil {
+	written, err := writeSimulated(ctx, doc, f.out, format, !f.noReport)
+	if err != nil {
 		return err
-	}
-	written := []string{filepath.Join(f.out, format.FileName())}
-	if err := results.Write(written[0], doc); err != nil {
-		return err
-	}
-	if !f.noReport {
-		files, err := generateReport(doc, f.out)
-		if err != nil {
-			return fmt.Errorf("report: %w", err)
-		}
-		written = append(written, files...)
 	}
 	printRunSummary(w, doc, written)
 	if n := len(doc.Scenarios); n > simulate.MaxSeriesConfigurations {
@@ -170,4 +227,60 @@ func runSimulate(ctx context.Context, w io.Writer, args []string, f simulateFlag
 		}
 	}
 	return nil
+}
+
+// writeSimulated writes the document and its report into dir: first into
+// a hidden folder there, then moved into place once whole, so that an
+// interrupt (which returns at once, the report left to die with the
+// process) leaves nothing half-written, not even the folder when it made
+// it. A report that fails leaves the document.
+func writeSimulated(ctx context.Context, doc *results.Run, dir string, format results.Format, report bool) (written []string, err error) {
+	if ctx.Err() != nil {
+		return nil, interrupted()
+	}
+	_, statErr := os.Stat(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, usagef("--out: %v", err)
+	}
+	stage, err := os.MkdirTemp(dir, ".simulate-partial-")
+	if err != nil {
+		return nil, usagef("--out: %v", err)
+	}
+	defer func() {
+		os.RemoveAll(stage)
+		if len(written) == 0 && os.IsNotExist(statErr) {
+			os.Remove(dir) // made here, and empty
+		}
+	}()
+	files := []string{filepath.Join(stage, format.FileName())}
+	var reportErr error
+	err = untilDone(ctx, func() error {
+		if err := results.Write(files[0], doc); err != nil || !report {
+			return err
+		}
+		more, err := generateReport(doc, stage)
+		if err != nil {
+			reportErr = fmt.Errorf("report: %w", err)
+			more = nil
+		}
+		files = append(files, more...)
+		return nil
+	})
+	if ctx.Err() != nil {
+		return nil, interrupted()
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := results.RemoveOthers(dir, format); err != nil {
+		return nil, err
+	}
+	for _, f := range files {
+		to := filepath.Join(dir, filepath.Base(f))
+		if err := os.Rename(f, to); err != nil {
+			return written, err
+		}
+		written = append(written, to)
+	}
+	return written, reportErr
 }

@@ -1,0 +1,221 @@
+package main
+
+import (
+	"context"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/provebench/provebench/bench/results"
+)
+
+// Committed real runs on the CPU backend, of one commit: every strategy at
+// 2^12 and 2^14, and at 2^15.
+const (
+	cpuCalibrate = "../../docs/results/cpu-simulate/calibrate/results.json"
+	cpuPredict   = "../../docs/results/cpu-simulate/predict/results.json"
+)
+
+func TestSimulateCrossValidate(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "xval")
+	code, stdout, stderr := capture(t, "simulate", "--cross-validate", cpuCalibrate, cpuPredict, "--family-by", "label:pipeline.strategy", "-o", out)
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	for _, want := range []string{"12 configurations in 4 families (--family-by label:pipeline.strategy)", "| pipeline.strategy=release | predict/constraints=2^15/strategy=release | 2^15 | 5 | 9 |", "| peak_rss | all | 12 | 0 |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	for name, want := range map[string]string{crossValCSVFile: "family,configuration,file,strategy", crossValSummaryFile: "seconds_per_proof,all,12,0,", crossValMarkdown: "# Cross-validation of the simulator"} {
+		b, err := os.ReadFile(filepath.Join(out, name))
+		if err != nil || !strings.Contains(string(b), want) {
+			t.Errorf("%s: %v, lacks %q", name, err, want)
+		}
+	}
+	// Targets: missed is exit 3, and the Markdown says so.
+	code, _, stderr = capture(t, "simulate", "--cross-validate", cpuCalibrate, cpuPredict, "--family-by", "config", "--target-p90", "0.01%", "--target-max", "15%", "-o", out)
+	if code != exitRegression || !strings.Contains(stderr, "p90 |error|") {
+		t.Errorf("missed target: exit %d, %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(out, crossValMarkdown)); !strings.Contains(string(b), "**Targets missed**") {
+		t.Errorf("crossval.md does not say the targets were missed")
+	}
+	if code, _, stderr := capture(t, "simulate", "--cross-validate", cpuCalibrate, cpuPredict, "--family-by", "config", "--target-p90", "1000%", "--target-max", "1000%"); code != exitOK {
+		t.Errorf("met targets: exit %d, %s", code, stderr)
+	}
+	// Bad input is exit 2.
+	for _, args := range [][]string{
+		{"--family-by", "strategy"},
+		{"--target-p90", "ten"},
+		{"--calibration", cpuCalibrate},
+		{"--search"},
+	} {
+		if code := run(t, append([]string{"simulate", "--cross-validate", cpuCalibrate, cpuPredict}, args...)...); code != exitUsage {
+			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
+		}
+	}
+	if code := run(t, "simulate", cpuCalibrate, "--family-by", "config"); code != exitUsage {
+		t.Errorf("--family-by without --cross-validate: exit %d", code)
+	}
+}
+
+func TestCalibrationRefusesMixedCommits(t *testing.T) {
+	dir := t.TempDir()
+	doc, err := results.Read(cpuPredict)
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc.ToolVersion = "(devel) 0123456789abcdef0123456789abcdef01234567"
+	other := filepath.Join(dir, "other.json")
+	if err := results.Write(other, doc); err != nil {
+		t.Fatal(err)
+	}
+	code, _, stderr := capture(t, "simulate", "--cross-validate", cpuCalibrate, other)
+	if code != exitUsage || !strings.Contains(stderr, cpuCalibrate+": 345693508163") || !strings.Contains(stderr, other+": 0123456789ab") {
+		t.Errorf("mixed commits: exit %d, %s", code, stderr)
+	}
+	code, _, stderr = capture(t, "simulate", "--cross-validate", cpuCalibrate, other, "--allow-mixed-commits")
+	if code != exitOK || !strings.Contains(stderr, "note: calibration: documents of 2 commits calibrate together") {
+		t.Errorf("--allow-mixed-commits: exit %d, %s", code, stderr)
+	}
+	// run's pre-flight refuses them the same way.
+	scen := writeFile(t, dir, "s.yaml", tinyScenario)
+	if code, _, stderr := capture(t, "run", scen, "--calibration", cpuCalibrate+","+other, "-o", filepath.Join(dir, "never")); code != exitUsage || !strings.Contains(stderr, "different commits") {
+		t.Errorf("run --calibration of two commits: exit %d, %s", code, stderr)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "never")); !os.IsNotExist(err) {
+		t.Errorf("the refused run wrote its folder")
+	}
+}
+
+// Item 18 of issue 20: a calibration at one size says what it assumes.
+func TestSimulateSaysOneSize(t *testing.T) {
+	dir := t.TempDir()
+	scen := writeFile(t, dir, "s.yaml", strings.Replace(tinyScenario, "2^7", "2^12", 1))
+	code, _, stderr := capture(t, "simulate", scen, "--calibration", cpuPredict, "--no-report", "-o", filepath.Join(dir, "sim"))
+	if code != exitOK || !strings.Contains(stderr, "note: calibrated at one size (2^15 constraints): every cost law's exponent is assumed 1") {
+		t.Errorf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+// slowScenario takes the simulator minutes: 2,000 configurations of
+// PoRep-sized proofs, costs written in the file.
+const slowScenario = `version: 1
+defaults:
+  backend: cuda
+  key: random
+  workload: {constraints: 2^27, partitions: 10, proofs: 400, concurrency: 4}
+  simulate:
+    synthesis: 45s
+    gpu_start: 0.9s
+    finalize: 0.92s
+    abc_bytes: 12GiB
+    wire_bytes: 4GiB
+    host: {memory: 100TiB, baseline: 69GiB, devices: 1}
+matrix:
+  - name: slow
+    axes:
+      pipeline.strategy: [release, hold]
+      pipeline.partition_workers: {from: 1, to: 40, step: 1}
+      pipeline.channel_capacity: {from: 1, to: 25, step: 1}
+`
+
+// Item 13 of issue 20: plain simulate and simulate --search stop with
+// exit 130 when interrupted, at once, and write nothing.
+func TestSimulateInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	scen := writeFile(t, dir, "slow.yaml", slowScenario)
+	for _, args := range [][]string{
+		{"simulate", scen, "-o", filepath.Join(dir, "plain")},
+		{"simulate", scen, "--search", "-o", filepath.Join(dir, "search"), "--best-scenario", filepath.Join(dir, "best.yaml")},
+	} {
+		for _, after := range []time.Duration{0, 300 * time.Millisecond} {
+			ctx, cancel := context.WithCancel(context.Background())
+			done := make(chan int)
+			go func() { done <- execute(ctx, args) }()
+			time.Sleep(after)
+			cancel()
+			select {
+			case code := <-done:
+				if code != exitInterrupted {
+					t.Errorf("%v interrupted after %v: exit %d, want %d", args[2:], after, code, exitInterrupted)
+				}
+			case <-time.After(2 * time.Second):
+				t.Fatalf("%v interrupted after %v: still running 2 s later", args[2:], after)
+			}
+			entries, _ := os.ReadDir(filepath.Join(dir, filepath.Base(args[len(args)-1])))
+			if _, err := os.Stat(filepath.Join(dir, "best.yaml")); err == nil || len(entries) > 0 {
+				t.Errorf("%v interrupted after %v wrote %v", args[2:], after, entries)
+			}
+		}
+	}
+}
+
+// The same with a real SIGINT to the process, as main handles it.
+func TestSimulateExitsAtSIGINT(t *testing.T) {
+	dir := t.TempDir()
+	scen := writeFile(t, dir, "slow.yaml", slowScenario)
+	for _, mode := range []string{"plain", "search"} {
+		args := []string{"simulate", scen, "-o", filepath.Join(dir, mode)}
+		if mode == "search" {
+			args = append(args, "--search")
+		}
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), signalsEnv+"=1")
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(500 * time.Millisecond)
+		sent := time.Now()
+		if err := cmd.Process.Signal(os.Interrupt); err != nil {
+			t.Fatal(err)
+		}
+		done := make(chan error, 1)
+		go func() { done <- cmd.Wait() }()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			cmd.Process.Kill()
+			t.Fatalf("%s: still running 5 s after SIGINT", mode)
+		}
+		took := time.Since(sent)
+		if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || took > time.Second {
+			t.Errorf("%s: exit %d %v after SIGINT, want %d within 1 s; stderr %s", mode, code, took, exitInterrupted, stderr.String())
+		}
+		if _, err := os.Stat(filepath.Join(dir, mode)); !os.IsNotExist(err) {
+			t.Errorf("%s: the interrupted simulation wrote its folder", mode)
+		}
+	}
+}
+
+// Simulated results reach their folder whole or not at all: nothing of
+// the staging folder is left, and an interrupted write leaves no folder.
+func TestWriteSimulatedWholeOrNothing(t *testing.T) {
+	dir := t.TempDir()
+	doc := &results.Run{Schema: results.SchemaVersion, Tool: "provebench", Complete: true, Simulated: &results.Simulation{}, Scenarios: []results.Scenario{}}
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	never := filepath.Join(dir, "never")
+	if _, err := writeSimulated(ctx, doc, never, results.FormatGzip, false); err == nil {
+		t.Error("an interrupted write succeeded")
+	}
+	if _, err := os.Stat(never); !os.IsNotExist(err) {
+		t.Errorf("an interrupted write left its folder: %v", err)
+	}
+	out := filepath.Join(dir, "out")
+	written, err := writeSimulated(context.Background(), doc, out, results.FormatGzip, false)
+	if err != nil || len(written) != 1 {
+		t.Fatalf("%v %v", written, err)
+	}
+	entries, _ := os.ReadDir(out)
+	if len(entries) != 1 || entries[0].Name() != "results.json.gz" {
+		t.Errorf("the folder holds %v", entries)
+	}
+}
