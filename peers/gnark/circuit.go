@@ -67,19 +67,26 @@ func stepConstants(j int) (ca, cb uint64) { return uint64(j) + 1, uint64(j%7) + 
 // gnark's order (public, secret, internal): the one wire, In, Out, the bits
 // (secret inputs), then the chain states (internal wires made by the mixing
 // steps); provebench orders the states before the bits, which moves no cost.
-// The constraints are provebench's, one for one:
+// The constraints are provebench's, one for one, each matrix term in the
+// same matrix:
 //
-//	bit step     b * (1 - b) = 0                  api.AssertIsBoolean
-//	mixing step  (s + cA) * (sum 2^t b_t + cB) = s'  api.Mul
-//	output       s_last * 1 = Out                 a generic R1C
-//	inputs       w * 0 = 0 for w = one, In, Out   generic R1Cs
+//	bit step     b * (b - 1) = 0
+//	mixing step  (s + cA) * (sum 2^t b_t + cB) = s'
+//	output       s_last * 1 = Out
+//	inputs       w * 0 = 0 for w = one, In, Out
 //
-// The frontend has no call for the last two shapes (AssertIsEqual puts its
-// operand in B, not A, and a product with a zero or constant factor is
-// folded into a linear expression), nor for a mixing step that consumes no
-// bits (bit fractions below one half): those are emitted as R1Cs through
-// the frontend's CustomizableSystem (api.Compiler().AddInstruction), the
-// last with a blueprint that makes its output wire (stateR1C).
+// The linear expressions are the frontend's (api.Add, api.Mul by a
+// constant), but every constraint is emitted as an R1C through the
+// frontend's CustomizableSystem (api.Compiler().AddInstruction), because
+// the frontend's own calls do not keep the shape: its products put the
+// operand with more terms in A (newR1C keeps B short), which for a mixing
+// step of two or more bits moves the full-width chain state into B and so
+// into the G2 MSM; a product with a constant factor (a mixing step that
+// consumes no bits, at bit fractions below one half) is folded into a
+// linear expression, with no constraint; and no call makes w * 0 = 0. A
+// mixing step makes its state with a blueprint of one output wire
+// (stateR1C), which gnark's solver solves as any R1C with one unknown.
+// TestShapeIsProvebenchs holds it to provebench's terms.
 type chain struct {
 	In   frontend.Variable   `gnark:",public"`
 	Out  frontend.Variable   `gnark:",public"`
@@ -106,33 +113,29 @@ func (c *chain) Define(api frontend.API) error {
 		if s.isBitStep(j) {
 			b := c.Bits[next]
 			next++
-			api.AssertIsBoolean(b)
+			cmp.AddInstruction(generic, r1c(linear(cmp, b), linear(cmp, api.Sub(b, 1)), nil))
 			pending = append(pending, b)
 			continue
 		}
 		ca, cb := stepConstants(j)
-		left := api.Add(cur, ca)
-		if len(pending) == 0 {
-			cur = newState(cmp, state, left, cb)
-			continue
+		right := constTerm(cmp, cb)
+		if len(pending) > 0 {
+			terms := make([]frontend.Variable, 0, len(pending)+1)
+			for t, b := range pending {
+				terms = append(terms, api.Mul(b, uint64(1)<<t))
+			}
+			terms = append(terms, cb)
+			right = linear(cmp, sum(api, terms))
 		}
-		terms := make([]frontend.Variable, 0, len(pending)+1)
-		for t, b := range pending {
-			terms = append(terms, api.Mul(b, uint64(1)<<t))
-		}
-		terms = append(terms, cb)
-		cur = api.Mul(left, sum(api, terms))
+		wires := cmp.AddInstruction(state, r1c(linear(cmp, api.Add(cur, ca)), right, nil))
+		cur = cmp.InternalVariable(wires[0])
 		pending = pending[:0]
 	}
 	// output: s_last * 1 = Out
-	cmp.AddInstruction(generic, r1c(cmp, linear(cmp, cur), constTerm(cmp, 1), linear(cmp, c.Out)))
+	cmp.AddInstruction(generic, r1c(linear(cmp, cur), constTerm(cmp, 1), linear(cmp, c.Out)))
 	// inputs: w * 0 = 0
-	for _, w := range []frontend.Variable{1, c.In, c.Out} {
-		l := linear(cmp, w)
-		if w == 1 {
-			l = constTerm(cmp, 1)
-		}
-		cmp.AddInstruction(generic, r1c(cmp, l, nil, nil))
+	for _, l := range []constraint.LinearExpression{constTerm(cmp, 1), linear(cmp, c.In), linear(cmp, c.Out)} {
+		cmp.AddInstruction(generic, r1c(l, nil, nil))
 	}
 	return nil
 }
@@ -164,17 +167,10 @@ func constTerm(cmp frontend.Compiler, c uint64) constraint.LinearExpression {
 }
 
 // r1c is the calldata of the R1C l * r = o for the generic blueprint.
-func r1c(_ frontend.Compiler, l, r, o constraint.LinearExpression) []uint32 {
+func r1c(l, r, o constraint.LinearExpression) []uint32 {
 	var words []uint32
 	(&constraint.BlueprintGenericR1C{}).CompressR1C(&constraint.R1C{L: l, R: r, O: o}, &words)
 	return words
-}
-
-// newState emits the mixing step left * cb = s' for a step that consumes no
-// bits, s' a new wire, and returns s'.
-func newState(cmp frontend.Compiler, bp constraint.BlueprintID, left frontend.Variable, cb uint64) frontend.Variable {
-	wires := cmp.AddInstruction(bp, r1c(cmp, linear(cmp, left), constTerm(cmp, cb), nil))
-	return cmp.InternalVariable(wires[0])
 }
 
 // stateR1C is an R1C L * R = O + s' whose output s' is a wire it makes: the
