@@ -49,11 +49,6 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, "peer-gnark %s commit %s gnark %s\n", proverName, revision(), moduleVersion("github.com/consensys/gnark"))
 		return exitOK
 	}
-	if o.tempDir, err = os.MkdirTemp("", "peer-gnark-"); err != nil {
-		fmt.Fprintf(stderr, "peer-gnark: %v\n", err)
-		return exitFailure
-	}
-	defer os.RemoveAll(o.tempDir)
 	r, err := newRunner(o, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "peer-gnark: %v\n", err)
@@ -77,9 +72,17 @@ func run(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	}
 }
 
+// buildRevision is the commit the binary was built from, set by the linker
+// (mk/peer.mk: -X main.buildRevision=...), as provebench's benchmark
+// binaries are: VCS stamping is not there in every checkout.
+var buildRevision string
+
 // revision is the commit the binary was built from ("-dirty" when the tree
-// had changes), or "unknown" when it was built without VCS stamping.
+// had changes), or "unknown".
 func revision() string {
+	if buildRevision != "" {
+		return buildRevision
+	}
 	bi, ok := debug.ReadBuildInfo()
 	if !ok {
 		return "unknown"

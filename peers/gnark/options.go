@@ -33,7 +33,6 @@ type options struct {
 	pinKeys          bool
 	icicleDevice     string
 	icicleBackendDir string
-	tempDir          string
 }
 
 // Key kinds, as provebench's scenarios name them.

@@ -10,24 +10,31 @@ import (
 	"strings"
 
 	"github.com/consensys/gnark/backend/accelerated/icicle"
-	icicle_groth16 "github.com/consensys/gnark/backend/accelerated/icicle/groth16"
+	icicle_bls12381 "github.com/consensys/gnark/backend/accelerated/icicle/groth16/bls12-381"
 	"github.com/consensys/gnark/backend/groth16"
+	groth16_bls12381 "github.com/consensys/gnark/backend/groth16/bls12-381"
 	"github.com/consensys/gnark/backend/witness"
 	"github.com/consensys/gnark/constraint"
+	cs_bls12381 "github.com/consensys/gnark/constraint/bls12-381"
 	icicle_runtime "github.com/ingonyama-zk/icicle-gnark/v3/wrappers/golang/runtime"
 )
 
 // proverName names this build's prover in results and benchmarks.
 const proverName = "gnark-icicle"
 
-// icicleProver is gnark's ICICLE Groth16 prover
-// (backend/accelerated/icicle/groth16), on ICICLE's CUDA device (or its CPU
-// device, for tests on a host without a GPU).
+// icicleProver is gnark's ICICLE Groth16 prover for BLS12-381
+// (backend/accelerated/icicle/groth16/bls12-381), on ICICLE's CUDA device
+// (or its CPU device, for tests on a host without a GPU). It calls the
+// curve's package, not backend/accelerated/icicle/groth16, which imports all
+// four of gnark's ICICLE curves and so links ICICLE's front end for each
+// (libicicle_curve_bn254, _bls12_377, _bw6_761): provebench's front end has
+// BLS12-381 only. What that package's Prove adds, loading the backend and
+// warming the device once, is done here (newProver, warmUp).
 type icicleProver struct {
-	ccs    constraint.ConstraintSystem
-	pk     groth16.ProvingKey
+	ccs    *cs_bls12381.R1CS
+	pk     *icicle_bls12381.ProvingKey
 	device icicle_runtime.Device
-	opts   []icicle.Option
+	cfg    *icicle.Config
 }
 
 func newProver(o *options) (prover, error) {
@@ -39,21 +46,40 @@ func newProver(o *options) (prover, error) {
 	default:
 		return nil, fmt.Errorf("--icicle-device %q: want CUDA or CPU", o.icicleDevice)
 	}
-	// gnark loads the backend folder in directory order, where a curve
+	// ICICLE's own loader opens a folder in directory order, where a curve
 	// library opened before its field library fails silently (every MSM
-	// then says "not supported on device"): open them in dependency order
-	// first, as provebench's CUDA backend does; gnark's own load then
-	// finds them open. An empty folder loads nothing, which the CPU device
-	// needs (the front end carries it).
-	dir := o.icicleBackendDir
-	if err := loadBackend(dir); err != nil {
+	// then says "not supported on device"): open them in dependency order,
+	// as provebench's CUDA backend does. The CPU device is in the front
+	// end: no folder needed.
+	if err := loadBackend(o.icicleBackendDir); err != nil {
 		return nil, err
 	}
-	if dir == "" {
-		dir = o.tempDir
+	cfg, err := icicle.NewConfig(icicle.WithBackend(backend), icicle.WithPinKeysToGPU(o.pinKeys))
+	if err != nil {
+		return nil, err
 	}
-	opts := []icicle.Option{icicle.WithBackend(backend), icicle.WithBackendLibrary(dir), icicle.WithPinKeysToGPU(o.pinKeys)}
-	return &icicleProver{device: icicle_runtime.CreateDevice(backend.String(), 0), opts: opts}, nil
+	p := &icicleProver{device: icicle_runtime.CreateDevice(backend.String(), 0), cfg: cfg}
+	return p, p.warmUp()
+}
+
+// warmUp creates a stream on the device and warms it, as gnark's Prove
+// does once per process.
+func (p *icicleProver) warmUp() error {
+	var code icicle_runtime.EIcicleError
+	done := make(chan struct{})
+	icicle_runtime.RunOnDevice(&p.device, func(...any) {
+		defer close(done)
+		var stream icicle_runtime.Stream
+		if stream, code = icicle_runtime.CreateStream(); code == icicle_runtime.Success {
+			code = icicle_runtime.WarmUpDevice(stream)
+		}
+	})
+	<-done
+	// ICICLE's CPU device has nothing to warm.
+	if code != icicle_runtime.Success && code != icicle_runtime.ApiNotImplemented {
+		return fmt.Errorf("warm up ICICLE %s device: %s", p.device.GetDeviceType(), code.AsString())
+	}
+	return nil
 }
 
 var backendOrder = []string{"_device", "_field_", "_curve_"}
@@ -93,19 +119,23 @@ func loadBackend(dir string) error {
 }
 
 func (p *icicleProver) setup(ccs constraint.ConstraintSystem, real bool) (groth16.VerifyingKey, error) {
-	p.ccs = ccs
+	r1cs, ok := ccs.(*cs_bls12381.R1CS)
+	if !ok {
+		return nil, fmt.Errorf("constraint system %T is not a BLS12-381 R1CS", ccs)
+	}
+	p.ccs, p.pk = r1cs, &icicle_bls12381.ProvingKey{}
 	if !real {
-		pk, err := icicle_groth16.DummySetup(ccs)
-		p.pk = pk
+		return nil, groth16_bls12381.DummySetup(r1cs, &p.pk.ProvingKey)
+	}
+	var vk groth16_bls12381.VerifyingKey
+	if err := groth16_bls12381.Setup(r1cs, &p.pk.ProvingKey, &vk); err != nil {
 		return nil, err
 	}
-	pk, vk, err := icicle_groth16.Setup(ccs)
-	p.pk = pk
-	return vk, err
+	return &vk, nil
 }
 
 func (p *icicleProver) prove(w witness.Witness) (groth16.Proof, error) {
-	return icicle_groth16.Prove(p.ccs, p.pk, w, p.opts...)
+	return icicle_bls12381.Prove(p.ccs, p.pk, w, p.cfg)
 }
 
 // deviceMemory is ICICLE's view of the device: total minus free memory
@@ -125,7 +155,7 @@ func (p *icicleProver) deviceMemory() (used, total uint64, ok bool) {
 }
 
 func (p *icicleProver) close() {
-	if pk, ok := p.pk.(interface{ FreeGPUResources() }); ok {
-		pk.FreeGPUResources()
+	if p.pk != nil {
+		p.pk.FreeGPUResources()
 	}
 }
