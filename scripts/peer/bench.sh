@@ -90,8 +90,8 @@ fi
 echo "pkg: github.com/provebench/provebench/scripts/peer"
 
 # gotest PROVER SIZE BENCH KIND: a provebench benchmark binary's lines,
-# renamed BenchmarkPeer/PROVER/2^SIZE/KIND, with ms/partition from ns/op
-# where the benchmark has none.
+# renamed BenchmarkPeer/PROVER/2^SIZE/KIND, ns/op and ms/partition per
+# partition first, then the benchmark's other metrics.
 gotest() {
 	out=$tmp/$1-$2-$4.txt
 	PROVEBENCH_BENCH_LOG=$2 "$(binary "$1")" -test.run '^$' -test.bench "$3" \
@@ -101,14 +101,17 @@ gotest() {
 	echo "commit: ${commit:-unknown}"
 	awk -v name="BenchmarkPeer/$1/2^$2/$4" '
 		/^Benchmark/ {
-			line = name " " $2
-			have = 0
+			ms = ""
 			for (i = 3; i < NF; i += 2) {
-				if ($(i+1) == "ms/partition") have = 1
+				if ($(i+1) == "ms/partition") ms = $i
 				if ($(i+1) == "ns/op") ns = $i
 			}
-			for (i = 3; i < NF; i += 2) line = line " " $i " " $(i+1)
-			if (!have) line = line " " sprintf("%.3f", ns / 1e6) " ms/partition"
+			# ns/op per partition, as ms/partition (a steady-state
+			# benchmark op is a batch of partitions).
+			if (ms == "") ms = sprintf("%.3f", ns / 1e6)
+			line = name " " $2 " " sprintf("%.0f", ms * 1e6) " ns/op " ms " ms/partition"
+			for (i = 3; i < NF; i += 2)
+				if ($(i+1) != "ns/op" && $(i+1) != "ms/partition") line = line " " $i " " $(i+1)
 			print line
 		}' "$out"
 }
