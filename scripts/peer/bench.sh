@@ -63,7 +63,7 @@ if [ -z "$provers" ]; then
 	[ -n "$provers" ] || die "no prover binaries in $bin: run make peer-bench-bin (CUDA=1 for the CUDA ones)"
 fi
 for p in $provers; do
-	[ -x "$(binary $p)" ] || die "$(binary $p) is missing: run make peer-bench-bin (CUDA=1 for the CUDA ones)"
+	[ -x "$(binary "$p")" ] || die "$(binary "$p") is missing: run make peer-bench-bin (CUDA=1 for the CUDA ones)"
 done
 
 # ICICLE's CUDA backend and front end, as make cuda-env sets them.
@@ -80,7 +80,7 @@ export ICICLE_STEP_PROFILE=1
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT INT TERM
 
-echo "goos: $(uname -s | tr 'A-Z' 'a-z')"
+echo "goos: $(uname -s | tr '[:upper:]' '[:lower:]')"
 echo "goarch: $(uname -m | sed 's/x86_64/amd64/; s/aarch64/arm64/')"
 echo "cpu: $(grep -m1 'model name' /proc/cpuinfo 2>/dev/null | sed 's/.*: //')"
 echo "cores: $(nproc 2>/dev/null || echo unknown)"
@@ -130,14 +130,14 @@ for k in $sizes; do
 		echo "prover: $p"
 		case $p in
 		provebench-cuda)
-			gotest $p "$k" '^BenchmarkProve$' single
-			gotest $p "$k" '^BenchmarkSteadyState$/^2\^'"$k"'$/^pinned-dataset$' steady
+			gotest "$p" "$k" '^BenchmarkProve$' single
+			gotest "$p" "$k" '^BenchmarkSteadyState$/^2\^'"$k"'$/^pinned-dataset$' steady
 			;;
 		provebench-cpu)
-			gotest $p "$k" '^BenchmarkProve$' single
-			gotest $p "$k" '^BenchmarkSteadyState$' steady
+			gotest "$p" "$k" '^BenchmarkProve$' single
+			gotest "$p" "$k" '^BenchmarkSteadyState$' steady
 			;;
-		*) peer $p "$k" ;;
+		*) peer "$p" "$k" ;;
 		esac
 	done
 done
