@@ -14,6 +14,9 @@
 #                     binaries (bin/cpu.test; bin/cuda.test with CUDA=1)
 #   test-peer         the peer module's tests (not part of make test: CI
 #                     needs no gnark)
+#   test-peer-icicle  its ICICLE test, on ICICLE's CPU device
+#                     (PEER_GNARK_ICICLE_DEVICE=CUDA on a GPU host); the CPU
+#                     device needs at least three hardware threads
 # Anywhere, without Go (the binaries and .icicle/, .device/ carried):
 #   peer-bench        scripts/peer/bench.sh, Go benchmark lines on stdout
 
@@ -25,7 +28,7 @@ PEER_GNARK_BIN ?= bin/peer-gnark
 PEER_GNARK_CUDA_BIN ?= bin/peer-gnark-cuda
 CPU_TEST_BIN ?= bin/cpu.test
 
-.PHONY: peer-gnark peer-gnark-cuda peer-bench-bin peer-bench test-peer
+.PHONY: peer-gnark peer-gnark-cuda peer-bench-bin peer-bench test-peer test-peer-icicle
 
 # go build runs in the peer's module. The commit goes in through the
 # linker (BENCH_REVISION, mk/cuda.mk), "-dirty" with uncommitted changes.
@@ -54,5 +57,12 @@ peer-bench:
 
 test-peer:
 	cd $(PEER_GNARK_DIR) && $(GO) vet . && $(GO) test -count=1 .
+
+# The test binary runs from a temporary folder, where the rpath relative
+# to bin/ does not reach: LD_LIBRARY_PATH does.
+test-peer-icicle: icicle
+	cd $(PEER_GNARK_DIR) && $(CUDA_GO_ENV) $(GO) vet -tags icicle . && \
+		$(CUDA_GO_ENV) PEER_GNARK_ICICLE_TEST=1 ICICLE_STEP_PROFILE=1 LD_LIBRARY_PATH='$(ICICLE_LIB)' \
+		$(GO) test -tags icicle -count=1 -run ICICLE -v .
 
 .DEFAULT_GOAL := $(_peer_mk_default_goal)
