@@ -30,6 +30,9 @@ func (r *runner) bench(ctx context.Context) error {
 	}
 	name := fmt.Sprintf("BenchmarkPeer/%s/2^%d", proverName, bits.TrailingZeros(uint(r.shape.n)))
 	for i := range r.o.bench {
+		if !r.o.benchKinds["single"] {
+			break
+		}
 		p, err := r.provePartition(ctx, 0, i, false)
 		if err != nil {
 			return err
@@ -38,6 +41,9 @@ func (r *runner) bench(ctx context.Context) error {
 	}
 	per := r.o.partitions * r.o.proofs
 	for range r.o.bench {
+		if !r.o.benchKinds["steady"] {
+			break
+		}
 		var ps []*partition
 		start := time.Now()
 		for i := range per {

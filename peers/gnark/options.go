@@ -26,6 +26,7 @@ type options struct {
 	verify       string // auto | true | false
 	timeline     bool
 	bench        int // > 0: benchmark mode, iterations of each benchmark
+	benchKinds   map[string]bool
 	memInterval  time.Duration
 	version      bool
 
@@ -50,7 +51,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	o := &options{}
 	fs := flag.NewFlagSet("peer-gnark", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	var constraints, fraction string
+	var constraints, fraction, kinds string
 	fs.StringVar(&constraints, "constraints", "2^12", "constraints per partition: a power of two, as 2^k or a number (2^5..2^27)")
 	fs.IntVar(&o.partitions, "partitions", 4, "partitions per proof")
 	fs.IntVar(&o.proofs, "proofs", 1, "proofs")
@@ -62,6 +63,7 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 	fs.StringVar(&o.verify, "verify", "auto", "verify every proof after the run with gnark's verifier: auto (with a real key) | true | false")
 	fs.BoolVar(&o.timeline, "timeline", false, "print cuzk-format TIMELINE lines on stderr")
 	fs.IntVar(&o.bench, "bench", 0, "benchmark mode: N iterations each of BenchmarkPeer/<prover>/2^k/single and /steady, Go benchmark lines on stdout")
+	fs.StringVar(&kinds, "bench-kinds", "single,steady", "benchmark mode: which benchmarks, comma-separated")
 	fs.DurationVar(&o.memInterval, "device-memory-interval", 50*time.Millisecond, "how often to print the device memory ICICLE reports (0: at partition boundaries only)")
 	fs.BoolVar(&o.version, "version", false, "print the commit this binary was built from and exit")
 	fs.BoolVar(&o.pinKeys, "pin-keys", true, "ICICLE: keep the proving key on the device between proofs (gnark's PinToGPU), as a warm prover daemon does")
@@ -83,6 +85,13 @@ func parseOptions(args []string, stderr io.Writer) (*options, error) {
 		return nil, fmt.Errorf("--bit-fraction %q: not a number", fraction)
 	}
 	o.bitsPerMille = int(math.Round(f * 1000))
+	o.benchKinds = map[string]bool{}
+	for _, k := range strings.Split(kinds, ",") {
+		if k = strings.TrimSpace(k); k != "single" && k != "steady" {
+			return nil, fmt.Errorf("--bench-kinds: %q: want single and/or steady", k)
+		}
+		o.benchKinds[k] = true
+	}
 	if _, err := newShape(o.constraints, o.bitsPerMille); err != nil {
 		return nil, fmt.Errorf("--constraints/--bit-fraction: %w", err)
 	}

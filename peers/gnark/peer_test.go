@@ -214,6 +214,7 @@ func TestBadInput(t *testing.T) {
 		"--partitions 0":                   "--partitions",
 		"--key real":                       "--key",
 		"--constraints 2^20 --verify true": "needs a real key",
+		"--bench-kinds single,fast":        "--bench-kinds",
 	} {
 		var out, errOut bytes.Buffer
 		code := run(context.Background(), strings.Fields(args), &out, &errOut)

@@ -23,6 +23,7 @@
 #   PEER_BENCH_COUNT       iterations of each benchmark, >= 3 (default 3)
 #   PEER_BENCH_PROVERS     provers to run (default: each whose binary is in
 #                          PEER_BENCH_BIN), space-separated
+#   PEER_BENCH_KINDS       single and/or steady (default "single steady")
 #   PEER_BENCH_PARTITIONS  gnark's steady state: partitions per iteration
 #                          (default 8, as provebench-cuda's)
 #   PEER_BENCH_KEY         gnark's key: auto (a real setup up to 2^16, as
@@ -36,6 +37,7 @@ sizes=$(echo "${PEER_BENCH_LOG:-12,14}" | tr ',' ' ')
 count=${PEER_BENCH_COUNT:-3}
 parts=${PEER_BENCH_PARTITIONS:-8}
 key=${PEER_BENCH_KEY:-auto}
+kinds=${PEER_BENCH_KINDS:-single steady}
 bin=${PEER_BENCH_BIN:-bin}
 
 die() { echo "scripts/peer/bench.sh: $*" >&2; exit 2; }
@@ -44,6 +46,11 @@ case $count in '' | *[!0-9]*) die "PEER_BENCH_COUNT=$count: want a number >= 3" 
 for k in $sizes; do
 	case $k in '' | *[!0-9]*) die "PEER_BENCH_LOG: $k is not a log2 size" ;; esac
 done
+for kind in $kinds; do
+	case $kind in single | steady) ;; *) die "PEER_BENCH_KINDS: $kind: want single and/or steady" ;; esac
+done
+kinds_csv=$(echo "$kinds" | tr -s ' ' ',')
+want() { case " $kinds " in *" $1 "*) return 0 ;; esac; return 1; }
 
 binary() {
 	case $1 in
@@ -120,7 +127,7 @@ gotest() {
 peer() {
 	out=$tmp/$1-$2.txt
 	"$(binary "$1")" --constraints "2^$2" --bench "$count" --partitions "$parts" --proofs 1 \
-		--key "$key" >"$out" 2>&1 || { cat "$out" >&2; die "$(binary "$1") failed"; }
+		--key "$key" --bench-kinds "$kinds_csv" >"$out" 2>&1 || { cat "$out" >&2; die "$(binary "$1") failed"; }
 	echo "commit: $("$(binary "$1")" --version | sed -n 's/.* commit \([^ ]*\).*/\1/p')"
 	grep '^BenchmarkPeer/' "$out"
 }
@@ -130,12 +137,12 @@ for k in $sizes; do
 		echo "prover: $p"
 		case $p in
 		provebench-cuda)
-			gotest "$p" "$k" '^BenchmarkProve$' single
-			gotest "$p" "$k" '^BenchmarkSteadyState$/^2\^'"$k"'$/^pinned-dataset$' steady
+			if want single; then gotest "$p" "$k" '^BenchmarkProve$' single; fi
+			if want steady; then gotest "$p" "$k" '^BenchmarkSteadyState$/^2\^'"$k"'$/^pinned-dataset$' steady; fi
 			;;
 		provebench-cpu)
-			gotest "$p" "$k" '^BenchmarkProve$' single
-			gotest "$p" "$k" '^BenchmarkSteadyState$' steady
+			if want single; then gotest "$p" "$k" '^BenchmarkProve$' single; fi
+			if want steady; then gotest "$p" "$k" '^BenchmarkSteadyState$' steady; fi
 			;;
 		*) peer "$p" "$k" ;;
 		esac
