@@ -120,12 +120,11 @@ func (c *chain) Define(api frontend.API) error {
 		ca, cb := stepConstants(j)
 		right := constTerm(cmp, cb)
 		if len(pending) > 0 {
-			terms := make([]frontend.Variable, 0, len(pending)+1)
+			terms := make([]frontend.Variable, 0, len(pending))
 			for t, b := range pending {
 				terms = append(terms, api.Mul(b, uint64(1)<<t))
 			}
-			terms = append(terms, cb)
-			right = linear(cmp, sum(api, terms))
+			right = linear(cmp, api.Add(cb, terms[0], terms[1:]...))
 		}
 		wires := cmp.AddInstruction(state, r1c(linear(cmp, api.Add(cur, ca)), right, nil))
 		cur = cmp.InternalVariable(wires[0])
@@ -138,13 +137,6 @@ func (c *chain) Define(api frontend.API) error {
 		cmp.AddInstruction(generic, r1c(l, nil, nil))
 	}
 	return nil
-}
-
-func sum(api frontend.API, terms []frontend.Variable) frontend.Variable {
-	if len(terms) == 1 {
-		return terms[0]
-	}
-	return api.Add(terms[0], terms[1], terms[2:]...)
 }
 
 // linear is v's linear expression, as wire terms.
