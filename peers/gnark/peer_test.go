@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"os/exec"
@@ -257,4 +258,51 @@ func TestPublicMatchesProvebench(t *testing.T) {
 	if len(public) != 2 || public[0] != got[0] || public[1] != got[1] {
 		t.Errorf("public inputs %v, provebench's %v", got, public)
 	}
+}
+
+// TestBenchScript runs scripts/peer/bench.sh on bin/peer-gnark (make
+// peer-gnark; skipped when it is not built): a header, the prover's commit,
+// and PEER_BENCH_COUNT lines of each benchmark; a count under 3 is refused.
+func TestBenchScript(t *testing.T) {
+	root, err := filepath.Abs("../..")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(filepath.Join(root, "bin/peer-gnark")); err != nil {
+		t.Skip("bin/peer-gnark is not built (make peer-gnark)")
+	}
+	script := func(env ...string) (string, error) {
+		cmd := exec.Command("scripts/peer/bench.sh")
+		cmd.Dir = root
+		cmd.Env = append(os.Environ(), append([]string{"PEER_BENCH_PROVERS=gnark-cpu", "PEER_BENCH_LOG=8", "PEER_BENCH_PARTITIONS=2"}, env...)...)
+		out, err := cmd.CombinedOutput()
+		return string(out), err
+	}
+	out, err := script()
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	for _, want := range []string{"\ngoarch: ", "\nprover: gnark-cpu\ncommit: "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("no %q in\n%s", want, out)
+		}
+	}
+	if n, m := strings.Count(out, "BenchmarkPeer/gnark-cpu/2^8/single 1 "), strings.Count(out, "BenchmarkPeer/gnark-cpu/2^8/steady 2 "); n != 3 || m != 3 {
+		t.Errorf("%d single and %d steady lines, want 3 of each:\n%s", n, m, out)
+	}
+	out, err = script("PEER_BENCH_COUNT=2")
+	if code := exitCode(err); code != exitUsage || !strings.Contains(out, "at least 3") {
+		t.Errorf("PEER_BENCH_COUNT=2: exit %d, %q; want 2", code, out)
+	}
+}
+
+func exitCode(err error) int {
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		return ee.ExitCode()
+	}
+	if err != nil {
+		return -1
+	}
+	return 0
 }
