@@ -87,3 +87,4 @@ clean:
 	rm -rf bin out
 
 -include mk/cuda.mk
+-include mk/peer.mk

@@ -586,7 +586,7 @@ func TestLoadFiles(t *testing.T) {
 
 func TestEmbedded(t *testing.T) {
 	names := EmbeddedNames()
-	if want := []string{"backpressure", "ci", "cuzk-phase12", "exec-provebench", "gpu", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
+	if want := []string{"backpressure", "ci", "cuzk-phase12", "exec-provebench", "gpu", "peer-gnark", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
 		t.Fatalf("EmbeddedNames() = %v, want %v", names, want)
 	}
 	for _, name := range names {
@@ -607,7 +607,7 @@ func TestEmbedded(t *testing.T) {
 	if _, err := LoadEmbedded("quickstart.yaml"); err != nil {
 		t.Errorf("LoadEmbedded with extension: %v", err)
 	}
-	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, ci, cuzk-phase12, exec-provebench, gpu, quickstart, snarkjs") {
+	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, ci, cuzk-phase12, exec-provebench, gpu, peer-gnark, quickstart, snarkjs") {
 		t.Errorf("LoadEmbedded(nope): %v", err)
 	}
 }

@@ -279,3 +279,69 @@ func TestSnarkJSScenario(t *testing.T) {
 		t.Fatalf("snarkjs groth16 verify: %v\n%s", err, b)
 	}
 }
+
+// TestPeerGnarkScenario runs the peer-gnark scenario: gnark's prover
+// (bin/peer-gnark, or $PROVEBENCH_PEER_GNARK) under the exec driver beside
+// provebench's pipeline, its TIMELINE lines rebuilding the counters and
+// stages and its own lines the peer_* counters. It needs the peer built
+// (make peer-gnark), which make test does not do: CI needs no gnark.
+func TestPeerGnarkScenario(t *testing.T) {
+	peer := os.Getenv("PROVEBENCH_PEER_GNARK")
+	if peer == "" {
+		peer, _ = filepath.Abs("../../bin/peer-gnark")
+	}
+	if _, err := os.Stat(peer); err != nil {
+		t.Skipf("%s is not built: run `make peer-gnark`", peer)
+	}
+	dir := t.TempDir()
+	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
+	data, err := scenarios.Embedded.ReadFile("peer-gnark.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc := strings.NewReplacer("vars: {peer: bin/peer-gnark}", `vars: {peer: "`+peer+`"}`, "constraints: 2^12", "constraints: 2^10").Replace(string(data))
+	if !strings.Contains(doc, peer) || !strings.Contains(doc, "2^10") {
+		t.Fatal("the peer-gnark scenario changed: update this test's replacements")
+	}
+	file := writeFile(t, dir, "peer-gnark.yaml", doc)
+	out := filepath.Join(dir, "out")
+	if code := run(t, "run", file, "-o", out, "--no-report", "--repeat", "1", "--warmups", "0"); code != exitOK {
+		t.Fatalf("run exited %d", code)
+	}
+	res, err := results.Read(filepath.Join(out, "results.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Scenarios) != 2 {
+		t.Fatalf("%d scenarios, want provebench and gnark", len(res.Scenarios))
+	}
+	for _, sc := range res.Scenarios {
+		r := sc.Repetitions[0]
+		if r.Status != results.StatusOK || r.Partitions != 4 || r.WallSeconds <= 0 {
+			t.Fatalf("%s: status %s (%s), partitions %d, wall %.3f", sc.Name, r.Status, r.Error, r.Partitions, r.WallSeconds)
+		}
+		if sc.Name != "gnark" {
+			continue
+		}
+		if sc.Driver != "exec" || r.Stages["synthesis"].Count != 4 || r.Stages["gpu"].Count != 4 {
+			t.Errorf("gnark: driver %s, stages %v", sc.Driver, r.Stages)
+		}
+		for c, want := range map[string]int64{"synthesizing": 1, "on_gpu": 1, "partitions_done": 4} {
+			if r.PeakCounters[c] != want {
+				t.Errorf("gnark: peak %s %d, want %d", c, r.PeakCounters[c], want)
+			}
+		}
+		for c, v := range r.FinalCounters {
+			if v != 0 {
+				t.Errorf("gnark: %s ends at %d", c, v)
+			}
+		}
+		// The peer's own prove time, summed, is the gpu stage's (both
+		// from gnark's solver's end to Prove's return), within a
+		// millisecond a partition.
+		gpu := r.Stages["gpu"].TotalSeconds * 1e6
+		if own := float64(r.PeakCounters["peer_prove_us"]); own <= 0 || own < gpu-4000 || own > gpu+4000 {
+			t.Errorf("gnark: peer_prove_us %.0f, gpu stage %.0f us", own, gpu)
+		}
+	}
+}

@@ -14,8 +14,10 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
+	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/cpu"
+	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/internal/benchenv"
 )
@@ -48,6 +50,7 @@ func benchKey(b *testing.B, n int) *groth16.ProvingKey {
 func BenchmarkProve(b *testing.B) {
 	for _, lg := range benchenv.LogSizes(b, "12,14,16,18") {
 		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
+			benchenv.LogRevision(b)
 			p := circuit.Params{Constraints: 1 << lg}
 			pk := benchKey(b, p.Constraints)
 			be, err := cpu.New(cpu.Options{})
@@ -199,4 +202,71 @@ func (r *rawCalls) run(b *testing.B) (fftT, msmT time.Duration) {
 		b.Fatal(err)
 	}
 	return fftT, time.Since(t)
+}
+
+// BenchmarkSteadyState proves partitions back to back through the
+// backend, two in flight as the engine's GPU worker and finalizer keep
+// them, the datasets synthesized before the timer: ms/partition is the
+// wall time per partition (the CPU twin of the CUDA backend's
+// BenchmarkSteadyState; scripts/peer/bench.sh reads both).
+func BenchmarkSteadyState(b *testing.B) {
+	const perIteration, inFlight = 4, 2
+	for _, lg := range benchenv.LogSizes(b, "12,14,16,18") {
+		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
+			benchenv.LogRevision(b)
+			p := circuit.Params{Constraints: 1 << lg}
+			be, err := cpu.New(cpu.Options{})
+			if err != nil {
+				b.Fatal(err)
+			}
+			defer be.Close()
+			if err := be.Load(context.Background(), benchKey(b, p.Constraints)); err != nil {
+				b.Fatal(err)
+			}
+			var wall time.Duration
+			partitions := 0
+			for i := 0; b.Loop(); i++ {
+				b.StopTimer()
+				ds := make([]*dataset.Dataset, perIteration)
+				for k := range ds {
+					if ds[k], err = circuit.Synthesize(context.Background(), p, uint64(i*perIteration+k), 0, k); err != nil {
+						b.Fatal(err)
+					}
+				}
+				b.StartTimer()
+				t := time.Now()
+				jobs := make(chan gpu.Job, inFlight)
+				errc := make(chan error, 1)
+				go func() {
+					defer close(jobs)
+					for _, d := range ds {
+						job, err := be.Start(context.Background(), 0, d)
+						if err != nil {
+							errc <- err
+							return
+						}
+						jobs <- job
+					}
+				}()
+				for job := range jobs {
+					if _, err := job.Wait(); err != nil {
+						b.Fatal(err)
+					}
+				}
+				select {
+				case err := <-errc:
+					b.Fatal(err)
+				default:
+				}
+				wall += time.Since(t)
+				partitions += perIteration
+				b.StopTimer()
+				for _, d := range ds {
+					d.Free()
+				}
+				b.StartTimer()
+			}
+			b.ReportMetric(float64(wall)/float64(time.Millisecond)/float64(partitions), "ms/partition")
+		})
+	}
 }
