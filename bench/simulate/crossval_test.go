@@ -15,8 +15,8 @@ import (
 // (3 repetitions) and at 2^15 (5), from one commit; and every strategy at
 // 2^10 and 2^12 from another.
 const (
-	cpuCalibrate = "../../docs/results/cpu-simulate/calibrate/results.json"
-	cpuPredict   = "../../docs/results/cpu-simulate/predict/results.json"
+	cpuCalibrate = "../../docs/results/cpu-simulate/calibrate/results.json.gz"
+	cpuPredict   = "../../docs/results/cpu-simulate/predict/results.json.gz"
 	cpuSimulated = "../../docs/results/cpu-simulate/simulated/results.json"
 	cacheFixture = "../calibcache/testdata/calibration-cpu.json"
 )

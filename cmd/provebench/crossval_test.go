@@ -15,8 +15,8 @@ import (
 // Committed real runs on the CPU backend, of one commit: every strategy at
 // 2^12 and 2^14, and at 2^15.
 const (
-	cpuCalibrate = "../../docs/results/cpu-simulate/calibrate/results.json"
-	cpuPredict   = "../../docs/results/cpu-simulate/predict/results.json"
+	cpuCalibrate = "../../docs/results/cpu-simulate/calibrate/results.json.gz"
+	cpuPredict   = "../../docs/results/cpu-simulate/predict/results.json.gz"
 )
 
 func TestSimulateCrossValidate(t *testing.T) {

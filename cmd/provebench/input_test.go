@@ -44,7 +44,7 @@ scenarios:
 	if !strings.Contains(stderr, "1 repetition did not finish (1 timeout; see ") {
 		t.Errorf("stderr: %s", stderr)
 	}
-	doc, err := results.Read(filepath.Join(out, "results.json"))
+	doc, err := results.Read(filepath.Join(out, "results.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -43,7 +43,7 @@ func TestRunIntoAFinishedDirectory(t *testing.T) {
 			t.Errorf("--overwrite removed %s, which provebench did not write inside -o", keep)
 		}
 	}
-	if _, err := os.Stat(filepath.Join(out, "results.json")); err != nil {
+	if _, err := os.Stat(filepath.Join(out, "results.json.gz")); err != nil {
 		t.Error("no new results")
 	}
 }

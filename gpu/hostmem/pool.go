@@ -3,8 +3,13 @@ package hostmem
 import (
 	"errors"
 	"fmt"
+	"os"
+	"runtime"
 	"sync"
+
+	"golang.org/x/sync/errgroup"
 )
+
 
 // Pool keeps page-locked memory for reuse, as a proving daemon keeps its
 // pinned host buffers (cuzk allocates them once): locking pages
@@ -35,21 +40,30 @@ func NewPool(p Pinner) *Pool {
 	return &Pool{pinner: p, idle: make(map[int64][]*Buffer)}
 }
 
-// Reserve allocates and locks n buffers of each size, idle until Get.
+// Reserve allocates and locks n buffers of each size, idle until Get. The
+// buffers are made in parallel and their pages touched before they are
+// locked: the kernel then zeroes them on every core at once, where the
+// driver's registration would fault them in one by one (tens of GiB take
+// seconds either way; this is a warm start's setup, before the clock).
 func (p *Pool) Reserve(n int, sizes ...int64) error {
+	var g errgroup.Group
+	g.SetLimit(max(1, runtime.GOMAXPROCS(0)))
 	for range n {
 		for _, size := range sizes {
-			own, err := p.newLocked(size)
-			if err != nil {
-				return err
-			}
-			p.mu.Lock()
-			p.idle[size] = append(p.idle[size], own)
-			p.idleB += size
-			p.mu.Unlock()
+			g.Go(func() error {
+				own, err := p.newLocked(size)
+				if err != nil {
+					return err
+				}
+				p.mu.Lock()
+				p.idle[size] = append(p.idle[size], own)
+				p.idleB += size
+				p.mu.Unlock()
+				return nil
+			})
 		}
 	}
-	return nil
+	return g.Wait()
 }
 
 // newLocked maps and locks size bytes, counted in the pool.
@@ -63,6 +77,10 @@ func (p *Pool) newLocked(size int64) (*Buffer, error) {
 	own, err := Alloc(size)
 	if err != nil {
 		return nil, err
+	}
+	mem, page := own.Bytes(), os.Getpagesize()
+	for i := 0; i < len(mem); i += page {
+		mem[i] = 0 // commit the page here, on this goroutine's core
 	}
 	if err := own.Pin(p.pinner); err != nil {
 		_, _ = own.Free()

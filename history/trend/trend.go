@@ -9,6 +9,8 @@ import (
 
 	"github.com/provebench/provebench/history/changepoint"
 	"github.com/provebench/provebench/history/store"
+
+	"github.com/provebench/provebench/internal/stats"
 )
 
 // Key names a series.
@@ -66,7 +68,7 @@ func FromRows(rows []store.Row) []Series {
 	for i := range out {
 		for j := range out[i].Points {
 			p := &out[i].Points[j]
-			p.Median, p.Min, p.Max = Median(p.Values), slices.Min(p.Values), slices.Max(p.Values)
+			p.Median, p.Min, p.Max = stats.Median(p.Values), slices.Min(p.Values), slices.Max(p.Values)
 		}
 	}
 	slices.SortStableFunc(out, func(a, b Series) int {
@@ -103,21 +105,6 @@ func Select(series []Series, re *regexp.Regexp) []Series {
 		}
 	}
 	return out
-}
-
-// Median is the median of values (the mean of the middle two for an even
-// count); 0 for none.
-func Median(values []float64) float64 {
-	v := slices.Clone(values)
-	slices.Sort(v)
-	n := len(v)
-	switch {
-	case n == 0:
-		return 0
-	case n%2 == 1:
-		return v[n/2]
-	}
-	return (v[n/2-1] + v[n/2]) / 2
 }
 
 // Change is a change point of a series.
@@ -176,7 +163,7 @@ func Changes(series []Series, o Options) ([]Change, error) {
 			c := Change{
 				Key: s.Key, Index: cp.Index, Commit: s.Points[cp.Index].Commit, Time: s.Points[cp.Index].Time,
 				PreviousCommit: s.Points[cp.Index-1].Commit,
-				Before:         Median(med[lo:cp.Index]), After: Median(med[cp.Index:hi]),
+				Before:         stats.Median(med[lo:cp.Index]), After: stats.Median(med[cp.Index:hi]),
 				PValue: cp.PValue, Runs: len(med),
 			}
 			if c.Before != 0 {
