@@ -102,8 +102,10 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		defer close(sampled)
 		streamSamples(tr, be, gomem, pool, len(names), spec.SampleInterval, start, out, stop)
 	}()
+	cpuBefore, cpuOK := cpuSeconds()
 	report, runErr := engine.Run(ctx)
 	joules := energy.end()
+	cpuAfter, cpuOK2 := cpuSeconds()
 	close(stop)
 	<-sampled
 	if runErr != nil {
@@ -143,6 +145,10 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		res.UnpooledBuffers = &n
 	}
 	res.FirstStartSecs = firstStart(report.Partitions)
+	if cpuOK && cpuOK2 {
+		c := cpuAfter - cpuBefore
+		res.RunCPUSecs = &c
+	}
 	for i := range report.Partitions {
 		if err := report.Partitions[i].Err; err != nil {
 			res.FirstError = err.Error()

@@ -3,6 +3,8 @@ package bench
 import (
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/nvml"
@@ -22,10 +24,13 @@ const (
 // Uploads, queueing and the host's assembly are not device work.
 var deviceStages = []string{gpu.StageNTT, gpu.StageMSMA, gpu.StageMSMB1, gpu.StageMSMB2, gpu.StageMSML, gpu.StageMSMH, gpu.StageDownload}
 
-// deviceTimes is the mean device time of a partition and of each device
-// stage, from the repetition's stage summaries; nil when no partition
-// reached the device. On a GPU the stages are timed with CUDA events, on
-// the device's own clock, which host load does not move.
+// deviceTimes is the device time of a typical partition and of each device
+// stage: each stage's median over the repetition's partitions, summed. A
+// median, not a mean, because one slow partition in a short run (a kernel
+// launch held up by a neighbour's upload) would otherwise move the gate's
+// figure by more than the changes it is there to catch. Nil when no
+// partition reached the device. On a GPU the stages are timed with CUDA
+// events, on the device's own clock, which host load does not move.
 func deviceTimes(stages map[string]results.StageSummary) (*float64, map[string]float64) {
 	var total float64
 	per := make(map[string]float64)
@@ -34,13 +39,22 @@ func deviceTimes(stages map[string]results.StageSummary) (*float64, map[string]f
 		if !ok || st.Count == 0 {
 			continue
 		}
-		per[name] = st.MeanSeconds
-		total += st.MeanSeconds
+		per[name] = st.P50Seconds
+		total += st.P50Seconds
 	}
 	if len(per) == 0 {
 		return nil, nil
 	}
 	return &total, per
+}
+
+// cpuSeconds is this process's CPU time so far, user and system.
+func cpuSeconds() (float64, bool) {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return 0, false
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(), true
 }
 
 // firstStart is how long the backend's Start took for the first partition
@@ -139,6 +153,7 @@ func fillProverFigures(rep *results.Repetition, res *childResult) {
 	rep.FirstStartSeconds = res.FirstStartSecs
 	rep.UnpooledBuffers = res.UnpooledBuffers
 	rep.EnergyJoules = res.EnergyJoules
+	rep.RunCPUSeconds = res.RunCPUSecs
 	if res.EnergyJoules != nil && res.ProofsDone > 0 {
 		j := *res.EnergyJoules / float64(res.ProofsDone)
 		rep.JoulesPerProof = &j

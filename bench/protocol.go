@@ -98,6 +98,8 @@ type childResult struct {
 	// UnpooledBuffers counts dataset buffers a warm start's page-locked
 	// pool could not serve (nil without a pool).
 	UnpooledBuffers *int64 `json:"unpooled_buffers,omitempty"`
+	// RunCPUSecs is the child's CPU time over the run alone (rusage).
+	RunCPUSecs *float64 `json:"run_cpu_seconds,omitempty"`
 	// EnergyJoules is the GPUs' energy over the run (NVML); nil without.
 	EnergyJoules *float64 `json:"energy_joules,omitempty"`
 }

@@ -21,7 +21,7 @@ const (
 	DeviceBusyFraction  = "device_busy_fraction"
 	// SteadyDeviceBusyFraction leaves out the ramp-up and the drain.
 	SteadyDeviceBusyFraction = "steady_device_busy_fraction"
-	CPUSeconds               = "cpu_seconds" // user + system
+	CPUSeconds               = "cpu_seconds" // user + system over the measured run (Repetition.CPUSeconds)
 	// DeviceSecondsPerPartition is the device's own time per partition
 	// (CUDA events; the GPU worker's busy time on the CPU backend).
 	DeviceSecondsPerPartition = "device_seconds_per_partition"
@@ -128,7 +128,7 @@ var metricDefs = map[string]metricDef{
 		},
 		absent: "no steady state: fewer than 5 partitions, or too few samples between 10% and 90% done"},
 	CPUSeconds: {unit: UnitSeconds, better: LowerIsBetter,
-		sample: func(r *results.Repetition) (float64, bool) { return r.CPUUserSeconds + r.CPUSystemSeconds, true }},
+		sample: func(r *results.Repetition) (float64, bool) { return r.CPUSeconds(), true }},
 	DeviceSecondsPerPartition: {unit: UnitSeconds, better: LowerIsBetter,
 		sample: optional(func(r *results.Repetition) *float64 { return r.DeviceSecondsPerPartition }),
 		absent: "no device time: the exec driver, no partition done, or a document from before device time was recorded"},

@@ -239,15 +239,16 @@ type Repetition struct {
 	// run is too short, or sampled too coarsely, to tell.
 	SteadyDeviceBusyFraction *float64 `json:"steady_device_busy_fraction,omitempty"`
 
-	// DeviceSecondsPerPartition is the mean device time of one partition
+	// DeviceSecondsPerPartition is the device time of a typical partition
 	// on the device's own clock (CUDA events on a GPU; the GPU worker's
 	// busy time on the CPU backend): the sum of its device stages (NTT
-	// region, MSMs, download). It does not move with host load, so it is
+	// region, MSMs, download), each the median over the partitions, so
+	// that one slow partition of a short run does not move it. It does not move with host load, so it is
 	// what gates a prover change. Nil when no partition completed, and
 	// for the exec driver.
 	DeviceSecondsPerPartition *float64 `json:"device_seconds_per_partition,omitempty"`
-	// DeviceStageSeconds is the mean device time per partition of each
-	// device stage (ntt_region, msm_a, msm_b1, msm_b2, msm_l, msm_h, ...),
+	// DeviceStageSeconds is the median device time per partition of each
+	// device stage (ntt, msm_a, msm_b1, msm_b2, msm_l, msm_h, download),
 	// on the same clock.
 	DeviceStageSeconds map[string]float64 `json:"device_stage_seconds,omitempty"`
 
@@ -279,6 +280,13 @@ type Repetition struct {
 	// without NVML or where the device does not count energy.
 	EnergyJoules   *float64 `json:"energy_joules,omitempty"`
 	JoulesPerProof *float64 `json:"joules_per_proof,omitempty"`
+
+	// RunCPUSeconds is the CPU time (user + system) the child spent over
+	// the measured run alone, from its own rusage before and after: a warm
+	// start's setup (key upload, page-locking, the warm-up partition) is
+	// not in it. Absent for the exec driver and older documents, where
+	// CPUSeconds falls back to the whole process's figures below.
+	RunCPUSeconds *float64 `json:"run_cpu_seconds,omitempty"`
 
 	CPUUserSeconds   float64 `json:"cpu_user_seconds"`
 	CPUSystemSeconds float64 `json:"cpu_system_seconds"`
@@ -415,6 +423,16 @@ func (r *Run) ScenarioEnvironment(i int) *Environment {
 		}
 	}
 	return &r.Environment
+}
+
+// CPUSeconds is the CPU time of the repetition's measured work: the run's
+// own (RunCPUSeconds) where recorded, else the whole process's user and
+// system time (wait4), setup included.
+func (r *Repetition) CPUSeconds() float64 {
+	if r.RunCPUSeconds != nil {
+		return *r.RunCPUSeconds
+	}
+	return r.CPUUserSeconds + r.CPUSystemSeconds
 }
 
 // Measured reports whether the repetition counts in statistics: finished

@@ -139,7 +139,7 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 	}
 	for name, v := range map[string]*float64{
 		"device_busy_fraction": rep.DeviceBusyFraction, "device_seconds_per_partition": rep.DeviceSecondsPerPartition,
-		"setup_seconds": rep.SetupSeconds, "first_start_seconds": rep.FirstStartSeconds,
+		"setup_seconds": rep.SetupSeconds, "first_start_seconds": rep.FirstStartSeconds, "run_cpu_seconds": rep.RunCPUSeconds,
 		"energy_joules": rep.EnergyJoules, "joules_per_proof": rep.JoulesPerProof,
 	} {
 		if v != nil && (*v < 0 || math.IsInf(*v, 0) || math.IsNaN(*v)) {

@@ -10,7 +10,6 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-
 // Pool keeps page-locked memory for reuse, as a proving daemon keeps its
 // pinned host buffers (cuzk allocates them once): locking pages
 // (cuMemHostRegister) commits and maps every page for the device and takes

@@ -50,7 +50,7 @@ var Metrics = []Metric{
 	{Name: "seconds_per_proof", Kind: Timed, Unit: "s", value: always(func(r *results.Repetition) float64 { return r.SecondsPerProof })},
 	{Name: "partitions_per_second", Kind: Timed, Unit: "1/s", HigherIsBetter: true, value: always(func(r *results.Repetition) float64 { return r.PartitionsPerSecond })},
 	{Name: "wall_seconds", Kind: Timed, Unit: "s", value: always(func(r *results.Repetition) float64 { return r.WallSeconds })},
-	{Name: "cpu_seconds", Kind: Timed, Unit: "s", value: always(func(r *results.Repetition) float64 { return r.CPUUserSeconds + r.CPUSystemSeconds })},
+	{Name: "cpu_seconds", Kind: Timed, Unit: "s", value: always(func(r *results.Repetition) float64 { return r.CPUSeconds() })},
 	{Name: "device_seconds_per_partition", Kind: Timed, Unit: "s", value: present(func(r *results.Repetition) *float64 { return r.DeviceSecondsPerPartition })},
 	{Name: "setup_seconds", Kind: Timed, Unit: "s", value: present(func(r *results.Repetition) *float64 { return r.SetupSeconds })},
 	{Name: "peak_rss_bytes", Kind: Memory, Unit: "B", value: always(func(r *results.Repetition) float64 { return float64(r.PeakRSSBytes) })},
