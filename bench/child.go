@@ -13,9 +13,9 @@ import (
 
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/sample"
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/pipeline"
 )
 
@@ -84,7 +84,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 	gomem := newGoMemory(keyAddr, job.HeapProfile != "")
 	names := append(tr.Names(), seriesDeviceMemory, seriesDeviceQueued, seriesDeviceBusy, seriesDeviceSpan)
 	names = append(names, gomem.names()...)
-	pool, _ := be.(gpu.HostReserver)
+	pool, _ := be.(prover.HostReserver)
 	if pool != nil && pool.HostPool().Bytes == 0 {
 		pool = nil // nothing reserved: no columns rather than zeros
 	}
@@ -184,7 +184,7 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 
 // openBackend opens the spec's backend; for auto on the CPU, it also says
 // why CUDA was not used.
-func openBackend(spec Spec) (gpu.Backend, string, error) {
+func openBackend(spec Spec) (prover.Backend, string, error) {
 	be, why, err := backends.OpenExplained(spec.Backend, backends.Options{Devices: spec.Devices})
 	if why != nil {
 		return be, why.Error(), err
@@ -214,7 +214,7 @@ func verifyProofs(vk *groth16.VerifyingKey, proofs []provedPartition, perProof i
 	return 0, failed
 }
 
-func deviceBusy(be gpu.Backend) []time.Duration {
+func deviceBusy(be prover.Backend) []time.Duration {
 	out := make([]time.Duration, be.Devices())
 	for d := range out {
 		out[d] = be.Stats(d).Busy
@@ -225,7 +225,7 @@ func deviceBusy(be gpu.Backend) []time.Duration {
 // streamSamples sends the tracker's live counters and the devices' stats
 // (memory, queued, busy and span) and the Go runtime's memory every
 // interval until stop closes, then once more.
-func streamSamples(tr *pipeline.Tracker, be gpu.Backend, gomem *goMemory, pool gpu.HostReserver, n int, interval time.Duration, start time.Time, out *msgWriter, stop <-chan struct{}) {
+func streamSamples(tr *pipeline.Tracker, be prover.Backend, gomem *goMemory, pool prover.HostReserver, n int, interval time.Duration, start time.Time, out *msgWriter, stop <-chan struct{}) {
 	if interval <= 0 {
 		interval = 10 * time.Millisecond
 	}

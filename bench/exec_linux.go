@@ -99,7 +99,7 @@ func (d *execDriver) repetition(ctx context.Context, spec *Spec, idx int, warmup
 	if err != nil {
 		return fail(err)
 	}
-	e, err := spec.Exec.render(data)
+	e, err := spec.Exec.Render(data)
 	if err != nil {
 		return fail(fmt.Errorf("exec: %w", err))
 	}

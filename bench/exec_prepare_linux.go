@@ -34,7 +34,7 @@ func (d *execDriver) prepare(ctx context.Context, spec *Spec, sc *results.Scenar
 	if err := os.MkdirAll(data.Dir, 0o755); err != nil {
 		return fmt.Errorf("exec: %w", err)
 	}
-	e, err := spec.Exec.render(data)
+	e, err := spec.Exec.Render(data)
 	if err != nil {
 		return fmt.Errorf("exec: %w", err)
 	}
@@ -171,7 +171,7 @@ func CheckExecPaths(specs []Spec, outDir string) error {
 		if err != nil {
 			return err
 		}
-		e, err := s.Exec.render(data)
+		e, err := s.Exec.Render(data)
 		if err != nil {
 			continue // a template error fails the configuration when it runs, as before
 		}

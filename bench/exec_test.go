@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/spec"
 )
 
 // execHelper is what the exec tests run as external commands: the test
@@ -255,12 +256,12 @@ func TestExecDaemonAndEndpoints(t *testing.T) {
 }
 
 func TestExecTemplateError(t *testing.T) {
-	spec := execSpec("missing-var", &ExecSpec{Command: []string{"echo", "{{.Vars.nope}}"}})
-	reps := runExec(t, spec)
+	s := execSpec("missing-var", &ExecSpec{Command: []string{"echo", "{{.Vars.nope}}"}})
+	reps := runExec(t, s)
 	if reps[0].Status != results.StatusFailed || !strings.Contains(reps[0].Error, "nope") {
 		t.Errorf("status %s: %s", reps[0].Status, reps[0].Error)
 	}
-	if err := CheckExecTemplates(&ExecSpec{Command: []string{"{{.Vars.x"}}); err == nil || !strings.Contains(err.Error(), "exec.command[0]") {
+	if err := spec.CheckExecTemplates(&ExecSpec{Command: []string{"{{.Vars.x"}}); err == nil || !strings.Contains(err.Error(), "exec.command[0]") {
 		t.Errorf("CheckExecTemplates: %v", err)
 	}
 }

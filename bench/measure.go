@@ -6,8 +6,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/provebench/provebench/bench/results"
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/nvml"
+	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/pipeline"
 )
 
@@ -22,7 +22,7 @@ const (
 // deviceStages are the backend stages that run on the device (on the CPU
 // backend, on the GPU worker): their sum is a partition's device time.
 // Uploads, queueing and the host's assembly are not device work.
-var deviceStages = []string{gpu.StageNTT, gpu.StageMSMA, gpu.StageMSMB1, gpu.StageMSMB2, gpu.StageMSML, gpu.StageMSMH, gpu.StageDownload}
+var deviceStages = []string{prover.StageNTT, prover.StageMSMA, prover.StageMSMB1, prover.StageMSMB2, prover.StageMSML, prover.StageMSMH, prover.StageDownload}
 
 // deviceTimes is the device time of a typical partition and of each device
 // stage: each stage's median over the repetition's partitions, summed. A
@@ -91,7 +91,7 @@ type energyMeter struct {
 	ok      bool
 }
 
-func openEnergyMeter(be gpu.Backend) *energyMeter {
+func openEnergyMeter(be prover.Backend) *energyMeter {
 	m := &energyMeter{}
 	if be.Name() != "cuda" {
 		return m

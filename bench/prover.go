@@ -5,13 +5,13 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/pipeline"
 )
 
 // Setup steps a repetition times before its clock starts (Repetition.SetupStages).
-// A backend's own steps follow as "<backend>.<step>" (gpu.SetupReporter).
+// A backend's own steps follow as "<backend>.<step>" (prover.SetupReporter).
 const (
 	SetupKeyRead       = "key_read"         // the proving key from the cache
 	SetupBackendOpen   = "backend_open"     // devices, contexts, kernels' first launch
@@ -21,17 +21,17 @@ const (
 	SetupWarmPartition = "warmup_partition" // one partition per device (warm)
 )
 
-// prover is a configuration's prover made ready to run: the key, the
+// preparedProver is a configuration's prover made ready to run: the key, the
 // backend with the key on its devices, and the engine, with the time each
 // step of getting there took.
-type prover struct {
+type preparedProver struct {
 	pk         *groth16.ProvingKey
 	vk         *groth16.VerifyingKey
-	be         gpu.Backend
+	be         prover.Backend
 	whyNotCUDA string
 	engine     *pipeline.Engine
 
-	stages []gpu.Stage // the setup steps, in order
+	stages []prover.Stage // the setup steps, in order
 	setup  time.Duration
 }
 
@@ -43,8 +43,8 @@ type prover struct {
 // that has served work before: the clock of the run then measures the
 // prover, not its start-up. Every step is timed. On error everything made
 // so far is released.
-func prepareProver(ctx context.Context, spec *Spec, cacheDir string, opts pipeline.Options) (_ *prover, err error) {
-	p := &prover{}
+func prepareProver(ctx context.Context, spec *Spec, cacheDir string, opts pipeline.Options) (_ *preparedProver, err error) {
+	p := &preparedProver{}
 	start := time.Now()
 	defer func() {
 		if err != nil {
@@ -54,7 +54,7 @@ func prepareProver(ctx context.Context, spec *Spec, cacheDir string, opts pipeli
 	step := func(name string, fn func() error) error {
 		t := time.Now()
 		err := fn()
-		p.stages = append(p.stages, gpu.Stage{Name: name, Duration: time.Since(t)})
+		p.stages = append(p.stages, prover.Stage{Name: name, Duration: time.Since(t)})
 		return err
 	}
 	err = step(SetupKeyRead, func() (err error) {
@@ -81,7 +81,7 @@ func prepareProver(ctx context.Context, spec *Spec, cacheDir string, opts pipeli
 		}
 	}
 	if !spec.Cold() {
-		if r, ok := p.be.(gpu.HostReserver); ok && locksHost(p.be) {
+		if r, ok := p.be.(prover.HostReserver); ok && locksHost(p.be) {
 			abc, wires := pipeline.DatasetBytes(spec.Workload)
 			n := int(reservedDatasets(spec))
 			err := step(SetupPinPool, func() error { return r.ReserveHost(n, abc/3, abc/3, abc/3, wires) })
@@ -93,9 +93,9 @@ func prepareProver(ctx context.Context, spec *Spec, cacheDir string, opts pipeli
 			return nil, err
 		}
 	}
-	if sr, ok := p.be.(gpu.SetupReporter); ok {
+	if sr, ok := p.be.(prover.SetupReporter); ok {
 		for _, st := range sr.SetupStages() {
-			p.stages = append(p.stages, gpu.Stage{Name: p.be.Name() + "." + st.Name, Duration: st.Duration})
+			p.stages = append(p.stages, prover.Stage{Name: p.be.Name() + "." + st.Name, Duration: st.Duration})
 		}
 	}
 	p.setup = time.Since(start)
@@ -117,7 +117,7 @@ func reservedDatasets(spec *Spec) int64 {
 }
 
 // setupSeconds is the setup's stages in seconds, for the results.
-func (p *prover) setupSeconds() map[string]float64 {
+func (p *preparedProver) setupSeconds() map[string]float64 {
 	m := make(map[string]float64, len(p.stages))
 	for _, st := range p.stages {
 		m[st.Name] += st.Duration.Seconds()
@@ -126,7 +126,7 @@ func (p *prover) setupSeconds() map[string]float64 {
 }
 
 // Close releases the engine, the backend and the key.
-func (p *prover) Close() {
+func (p *preparedProver) Close() {
 	if p.engine != nil {
 		p.engine.Close()
 	}
@@ -140,7 +140,7 @@ func (p *prover) Close() {
 
 // locksHost reports whether a backend locks dataset memory (a HostPinner
 // that returns a Pinner): only then is there anything to reserve.
-func locksHost(be gpu.Backend) bool {
-	hp, ok := be.(gpu.HostPinner)
+func locksHost(be prover.Backend) bool {
+	hp, ok := be.(prover.HostPinner)
 	return ok && hp.HostPinner() != nil
 }

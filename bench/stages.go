@@ -10,10 +10,7 @@ import (
 
 // StageSummary is a stage's figures as a results document records them.
 func StageSummary(st pipeline.StageStats) results.StageSummary {
-	return results.StageSummary{
-		Count: st.Count, TotalSeconds: st.Total.Seconds(), MeanSeconds: st.Mean.Seconds(),
-		P50Seconds: st.P50.Seconds(), P90Seconds: st.P90.Seconds(), MaxSeconds: st.Max.Seconds(),
-	}
+	return results.SummaryOf(st.Count, st.Total, st.Mean, st.P50, st.P90, st.Max)
 }
 
 // summarize summarises an exec stage's durations as the built-in

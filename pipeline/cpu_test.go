@@ -9,10 +9,10 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/cpu"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/prover"
 )
 
 // TestCPUBackendEndToEnd runs the real prover through the pipeline: the
@@ -60,7 +60,7 @@ func TestCPUBackendEndToEnd(t *testing.T) {
 				t.Fatalf("%d proofs / %d partitions verified, want 2 / 4", rep.ProofsVerified, rep.PartitionsVerified)
 			}
 			stages := Summarize(rep.Partitions)
-			for _, name := range []string{gpu.StageNTT, gpu.StageMSMA, gpu.StageMSMH, gpu.StageAssemble, StageSynthesis, StageGPUStart} {
+			for _, name := range []string{prover.StageNTT, prover.StageMSMA, prover.StageMSMH, prover.StageAssemble, StageSynthesis, StageGPUStart} {
 				if stages[name].Count != 4 {
 					t.Errorf("stage %s seen %d times, want 4", name, stages[name].Count)
 				}

@@ -44,7 +44,7 @@
 // and Admit at admission, then On for each step of the partition's path
 // (synthesized, sent, taken, started, a/b/c freed, deallocated, ended).
 // Core holds the gates and the counters; the engine drives it in real time
-// and the simulator (package pipeline/sim) in virtual time, so a strategy
+// and the simulator (package sim) in virtual time, so a strategy
 // is written once. Beside each gate, its StrategyDef (listed by
 // Registered) says everything else about it: its validation, its bound on
 // live datasets for the pre-flight check, its description for the

@@ -11,17 +11,17 @@ import (
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/prover"
 )
 
 // Options configure one run of the engine.
 type Options struct {
 	// Backend proves the partitions. It must already be Loaded with the
 	// proving key; the engine does not Close it.
-	Backend  gpu.Backend
+	Backend  prover.Backend
 	Workload Workload
 	Config   Config
 	// Synthesize makes one partition's dataset; the engine owns it from
@@ -72,10 +72,10 @@ func New(opts Options) (*Engine, error) {
 // the backend asks for that instead.
 func (e *Engine) memory() circuit.Memory {
 	var mem circuit.Memory
-	if ha, ok := e.opts.Backend.(gpu.HostAllocator); ok {
+	if ha, ok := e.opts.Backend.(prover.HostAllocator); ok {
 		mem.Alloc = ha.HostAllocator()
 	}
-	if hp, ok := e.opts.Backend.(gpu.HostPinner); ok {
+	if hp, ok := e.opts.Backend.(prover.HostPinner); ok {
 		mem.Pin = hp.HostPinner()
 	}
 	return mem

@@ -11,10 +11,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/prover"
 )
 
 // fakeBackend is a scheduling test double: a GPU whose Start and Wait take
@@ -32,17 +32,17 @@ type fakeBackend struct {
 	contracts atomic.Int64 // contract violations seen
 }
 
-var _ gpu.Backend = (*fakeBackend)(nil)
+var _ prover.Backend = (*fakeBackend)(nil)
 
 func (f *fakeBackend) Name() string { return "fake" }
 func (f *fakeBackend) Devices() int { return max(f.devices, 1) }
 func (f *fakeBackend) Load(context.Context, *groth16.ProvingKey) error {
 	return nil
 }
-func (f *fakeBackend) Stats(int) gpu.DeviceStats { return gpu.DeviceStats{} }
-func (f *fakeBackend) Close() error              { return nil }
+func (f *fakeBackend) Stats(int) prover.DeviceStats { return prover.DeviceStats{} }
+func (f *fakeBackend) Close() error                 { return nil }
 
-func (f *fakeBackend) Start(ctx context.Context, dev int, ds *dataset.Dataset) (gpu.Job, error) {
+func (f *fakeBackend) Start(ctx context.Context, dev int, ds *dataset.Dataset) (prover.Job, error) {
 	f.starts.Add(1)
 	f.onDevice.Add(1)
 	defer f.onDevice.Add(-1)
@@ -70,20 +70,20 @@ type fakeJob struct {
 	ds  *dataset.Dataset
 }
 
-func (j *fakeJob) Wait() (gpu.Result, error) {
+func (j *fakeJob) Wait() (prover.Result, error) {
 	if err := sleep(j.ctx, j.f.waitDur); err != nil {
-		return gpu.Result{}, err
+		return prover.Result{}, err
 	}
 	if _, err := j.ds.Wires(); err != nil {
 		j.f.contracts.Add(1)
-		return gpu.Result{}, fmt.Errorf("fake: wires gone before Wait returned: %w", err)
+		return prover.Result{}, fmt.Errorf("fake: wires gone before Wait returned: %w", err)
 	}
 	if j.f.failWait != nil {
 		if err := j.f.failWait(j.ds.Proof, j.ds.Partition); err != nil {
-			return gpu.Result{}, err
+			return prover.Result{}, err
 		}
 	}
-	return gpu.Result{Stages: []gpu.Stage{{Name: gpu.StageMSMA, Duration: j.f.waitDur}}}, nil
+	return prover.Result{Stages: []prover.Stage{{Name: prover.StageMSMA, Duration: j.f.waitDur}}}, nil
 }
 
 // sleep waits d or until ctx is done.

@@ -11,8 +11,8 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"golang.org/x/sync/errgroup"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/dataset"
+	"github.com/provebench/provebench/gpu/prover"
 )
 
 // item is one admitted partition on its way through the pipeline. It is
@@ -237,7 +237,7 @@ func (r *run) gpuWorker(dev int) {
 
 // finalize waits for the partition's MSMs and assembly, deallocates its
 // dataset and, if asked, verifies the proof.
-func (r *run) finalize(it *item, job gpu.Job) {
+func (r *run) finalize(it *item, job prover.Job) {
 	res, err := job.Wait()
 	it.t.Finalize = time.Since(it.finalizeFrom)
 	r.core.Finalized(&it.tk)

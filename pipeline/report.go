@@ -4,7 +4,7 @@ import (
 	"slices"
 	"time"
 
-	"github.com/provebench/provebench/gpu"
+	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/internal/stats"
 )
 
@@ -24,7 +24,7 @@ const (
 )
 
 // The engine's own stage names, as Summarize reports them next to the
-// backend's stages (gpu.StageNTT, gpu.StageMSMA, ...).
+// backend's stages (prover.StageNTT, prover.StageMSMA, ...).
 const (
 	StageAdmission = "admission" // waiting at the strategy's gates
 	StageSynthesis = "synthesis"
@@ -60,8 +60,8 @@ type PartitionTiming struct {
 	// dataset was freed (or it failed): its real end, stage gaps included.
 	Ended time.Duration `json:"ended"`
 	// Stages are the backend's own timings.
-	Stages  []gpu.Stage `json:"stages,omitempty"`
-	Outcome Outcome     `json:"outcome"`
+	Stages  []prover.Stage `json:"stages,omitempty"`
+	Outcome Outcome        `json:"outcome"`
 	// Err is why the partition failed or was cancelled.
 	Err error `json:"-"`
 	// Verified is set when Options.Verify ran: nil error means the proof
@@ -150,7 +150,7 @@ type StageStats struct {
 
 // Summarize summarises stage durations by stage name over the partitions
 // that were proved (Outcome Done): the engine's stages (StageSynthesis,
-// StageQueueWait, ...) and the backend's own (gpu.StageNTT, ...; a stage a
+// StageQueueWait, ...) and the backend's own (prover.StageNTT, ...; a stage a
 // backend reports several times for one partition counts each time). The
 // early a/b/c free is included only when it ran. Failed and cancelled
 // partitions are left out: their truncated stages would skew the figures.

@@ -10,8 +10,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/bench/events"
+	"github.com/provebench/provebench/spec"
 )
 
 // The exec driver's settings: an exec block, which replaces the built-in
@@ -61,7 +61,7 @@ func (p *parser) vars(n *yaml.Node, path string, into layer) {
 }
 
 // setExec copies a point's exec block and vars into its spec.
-func setExec(values layer, s *bench.Spec) {
+func setExec(values layer, s *spec.Spec) {
 	for _, path := range slices.Sorted(maps.Keys(values)) {
 		l := values[path]
 		if name, ok := strings.CutPrefix(path, varsKey+"."); ok && l.val != nil {
@@ -72,18 +72,18 @@ func setExec(values layer, s *bench.Spec) {
 		}
 	}
 	if l := values[execKey]; l != nil && l.val != nil {
-		e := *l.val.(*bench.ExecSpec)
+		e := *l.val.(*spec.ExecSpec)
 		s.Exec = &e
 	}
 }
 
 // execBlock reads an exec block into a leaf whose value is the
-// *bench.ExecSpec (nil when the block has problems, all reported).
+// *spec.ExecSpec (nil when the block has problems, all reported).
 func (p *parser) execBlock(n *yaml.Node, path string) *leaf {
 	n = deref(n)
 	l := &leaf{field: execField, node: n, path: path}
 	before := len(p.errs.errs)
-	e := &bench.ExecSpec{StopGrace: 5 * time.Second}
+	e := &spec.ExecSpec{StopGrace: 5 * time.Second}
 	if n.Kind != yaml.MappingNode {
 		p.errorf(n, path, "want a mapping with command (and env, dir, files, setup, daemon, timeline, rules, status, prometheus, ...); got %s", describe(n))
 		return l
@@ -122,10 +122,10 @@ func (p *parser) execBlock(n *yaml.Node, path string) *leaf {
 			}
 		case "status":
 			url, every, counters := p.endpoint(v, at)
-			e.Status = &bench.StatusSpec{URL: url, Interval: every, Counters: counters}
+			e.Status = &spec.StatusSpec{URL: url, Interval: every, Counters: counters}
 		case "prometheus":
 			url, every, counters := p.endpoint(v, at)
-			e.Prometheus = &bench.PrometheusSpec{URL: url, Interval: every, Counters: counters}
+			e.Prometheus = &spec.PrometheusSpec{URL: url, Interval: every, Counters: counters}
 		default:
 			p.unknown(kv.key, at, k, []string{"command", "env", "dir", "files", "setup", "daemon", "stop_grace", "partitions", "proofs", "timeline", "rules", "status", "prometheus"})
 		}
@@ -133,7 +133,7 @@ func (p *parser) execBlock(n *yaml.Node, path string) *leaf {
 	if !hasCommand {
 		p.errorf(n, path+".command", "missing: the command to run, as a list (argv)")
 	}
-	if err := bench.CheckExecTemplates(e); err != nil {
+	if err := spec.CheckExecTemplates(e); err != nil {
 		p.errorf(n, path, "template: %v", err)
 	}
 	if len(p.errs.errs) == before {
@@ -226,8 +226,8 @@ func (p *parser) number(n *yaml.Node, path string) float64 {
 	return v
 }
 
-func (p *parser) execFile(n *yaml.Node, path string) bench.ExecFile {
-	var f bench.ExecFile
+func (p *parser) execFile(n *yaml.Node, path string) spec.ExecFile {
+	var f spec.ExecFile
 	for _, kv := range p.pairs(n, path, 0) {
 		at := joinPath(path, kv.key.Value)
 		switch kv.key.Value {
@@ -245,9 +245,9 @@ func (p *parser) execFile(n *yaml.Node, path string) bench.ExecFile {
 	return f
 }
 
-func (p *parser) daemon(n *yaml.Node, path string) *bench.DaemonSpec {
+func (p *parser) daemon(n *yaml.Node, path string) *spec.DaemonSpec {
 	n = deref(n)
-	d := &bench.DaemonSpec{}
+	d := &spec.DaemonSpec{}
 	if n.Kind != yaml.MappingNode {
 		p.errorf(n, path, "want a mapping with command and ready_url or ready_delay; got %s", describe(n))
 		return d
@@ -273,8 +273,8 @@ func (p *parser) daemon(n *yaml.Node, path string) *bench.DaemonSpec {
 	return d
 }
 
-func (p *parser) rule(n *yaml.Node, path string) bench.RuleSpec {
-	var r bench.RuleSpec
+func (p *parser) rule(n *yaml.Node, path string) spec.RuleSpec {
+	var r spec.RuleSpec
 	var matchNode *yaml.Node
 	for _, kv := range p.pairs(n, path, 0) {
 		at := joinPath(path, kv.key.Value)

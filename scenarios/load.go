@@ -11,7 +11,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/spec"
 )
 
 // Embedded holds the scenario files shipped with provebench.
@@ -29,7 +29,7 @@ const embeddedDir = "scenarios"
 // FILE:NAME (ci:release, quickstart:release), so the files run together
 // and their results stay apart. On any problem it returns nil and an Errors
 // listing every problem found in every file.
-func Load(paths ...string) ([]bench.Spec, error) {
+func Load(paths ...string) ([]spec.Spec, error) {
 	if len(paths) == 0 {
 		return nil, errors.New("scenarios: no files to load")
 	}
@@ -58,7 +58,7 @@ func Load(paths ...string) ([]bench.Spec, error) {
 
 // LoadBytes reads one scenario document; name is the file name its errors
 // and specs' Source report.
-func LoadBytes(name string, data []byte) ([]bench.Spec, error) {
+func LoadBytes(name string, data []byte) ([]spec.Spec, error) {
 	var l loader
 	l.add(name, data)
 	return l.result()
@@ -66,7 +66,7 @@ func LoadBytes(name string, data []byte) ([]bench.Spec, error) {
 
 // LoadEmbedded loads one of the embedded scenario files by name, with or
 // without its .yaml extension: "quickstart" or "quickstart.yaml".
-func LoadEmbedded(name string) ([]bench.Spec, error) {
+func LoadEmbedded(name string) ([]spec.Spec, error) {
 	file := strings.TrimSuffix(name, ".yaml") + ".yaml"
 	data, err := Embedded.ReadFile(file)
 	if err != nil {
@@ -98,7 +98,7 @@ type loader struct {
 	errs    errorList
 	configs configCount
 	files   []string
-	specs   []bench.Spec
+	specs   []spec.Spec
 }
 
 func (l *loader) add(file string, data []byte) {
@@ -124,7 +124,7 @@ func (l *loader) add(file string, data []byte) {
 	}
 }
 
-func (l *loader) result() ([]bench.Spec, error) {
+func (l *loader) result() ([]spec.Spec, error) {
 	if len(l.errs.errs) > 0 {
 		return nil, l.errs.sorted(l.files)
 	}
@@ -144,7 +144,7 @@ func fileScope(file string) string {
 // qualified name never meets a written one). Names defined once stay as
 // written, so a run of one file names its results as before. Two files of
 // the same base name in different folders are told apart by their paths.
-func qualifyShared(specs []bench.Spec) {
+func qualifyShared(specs []spec.Spec) {
 	files := make(map[string]map[string]bool)  // name -> the files defining it
 	scopes := make(map[string]map[string]bool) // scope -> the files it names
 	for _, s := range specs {

@@ -14,14 +14,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/spec"
 )
 
 // load loads a document that must be valid.
-func load(t *testing.T, doc string) []bench.Spec {
+func load(t *testing.T, doc string) []spec.Spec {
 	t.Helper()
 	specs, err := LoadBytes("test.yaml", []byte(doc))
 	if err != nil {
@@ -315,7 +315,7 @@ func TestSharedValueReportedOnce(t *testing.T) {
 // than read from the table, so a change to them is deliberate.
 func TestBuiltinDefaults(t *testing.T) {
 	specs := load(t, header+"scenarios: [{name: a}]\n")
-	want := bench.Spec{
+	want := spec.Spec{
 		Name:   "a",
 		Source: "test.yaml:2",
 		File:   "test",
@@ -329,10 +329,10 @@ func TestBuiltinDefaults(t *testing.T) {
 		},
 		Backend: "cpu", Key: groth16.KindSetup, Verify: true,
 		Repeats: 5, Warmups: 1, SampleInterval: 10 * time.Millisecond, Timeout: 10 * time.Minute,
-		Measure: bench.MeasureWarm,
+		Measure: spec.MeasureWarm,
 	}
-	if !reflect.DeepEqual(specs, []bench.Spec{want}) {
-		t.Errorf("got  %+v\nwant %+v", specs, []bench.Spec{want})
+	if !reflect.DeepEqual(specs, []spec.Spec{want}) {
+		t.Errorf("got  %+v\nwant %+v", specs, []spec.Spec{want})
 	}
 }
 
@@ -613,7 +613,7 @@ func TestEmbedded(t *testing.T) {
 }
 
 // datasetBytes is one partition's dataset at a spec's size.
-func datasetBytes(s bench.Spec) int64 {
+func datasetBytes(s spec.Spec) int64 {
 	abc, wires := circuit.Params{Constraints: s.Workload.Constraints}.DatasetBytes()
 	return abc + wires
 }
@@ -621,19 +621,19 @@ func datasetBytes(s bench.Spec) int64 {
 // TestEmbeddedFilesKeepTheirPromises checks what the files' comments claim
 // about their configurations, so an edit cannot quietly break them.
 func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
-	byName := func(file string) map[string]bench.Spec {
+	byName := func(file string) map[string]spec.Spec {
 		specs, err := LoadEmbedded(file)
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := make(map[string]bench.Spec)
+		m := make(map[string]spec.Spec)
 		for _, s := range specs {
 			m[s.Name] = s
 		}
 		return m
 	}
 	// budgetHolds is how many whole datasets a budget admits at once.
-	budgetHolds := func(s bench.Spec) int64 { return s.Pipeline.Budget / datasetBytes(s) }
+	budgetHolds := func(s spec.Spec) int64 { return s.Pipeline.Budget / datasetBytes(s) }
 
 	t.Run("quickstart", func(t *testing.T) {
 		specs := byName("quickstart")

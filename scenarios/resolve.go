@@ -10,9 +10,9 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/spec"
 )
 
 // point is one configuration to run, an explicit scenario or one point of a
@@ -138,9 +138,9 @@ func axisKeys(axes []*axis) []string {
 	return keys
 }
 
-// spec builds a point's bench.Spec and checks the rules that join fields.
-func (p *parser) spec(pt *point) bench.Spec {
-	var s bench.Spec
+// spec builds a point's spec.Spec and checks the rules that join fields.
+func (p *parser) spec(pt *point) spec.Spec {
+	var s spec.Spec
 	for _, f := range fields {
 		if l := pt.values[f.path]; l.val != nil {
 			f.set(&s, l.val)
@@ -173,7 +173,7 @@ func (p *parser) spec(pt *point) bench.Spec {
 // engine's own validation (pipeline.Workload.Validate, Config.Validate)
 // runs last, so the loader never accepts a configuration the engine would
 // refuse; its findings on fields this loader already reported are dropped.
-func (p *parser) check(pt *point, s *bench.Spec) {
+func (p *parser) check(pt *point, s *spec.Spec) {
 	complete := true
 	for _, l := range pt.values {
 		complete = complete && l.val != nil
@@ -245,7 +245,7 @@ const minExecMemoryLimit = 4 << 20
 
 // checkExec applies the rules of an exec scenario that involve its
 // measurement rather than the built-in pipeline.
-func (p *parser) checkExec(pt *point, s *bench.Spec) {
+func (p *parser) checkExec(pt *point, s *spec.Spec) {
 	if l := pt.values["memory_limit"]; l != nil && l.val != nil && s.MemoryLimit > 0 && s.MemoryLimit < minExecMemoryLimit {
 		p.pointError(pt, "memory_limit", fmt.Sprintf("%s is less than %s, below what any process tree needs; every repetition would be stopped",
 			l.text, formatBytes(minExecMemoryLimit)))

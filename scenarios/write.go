@@ -13,7 +13,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/spec"
 )
 
 // Marshal writes one configuration as a standalone scenario file (version
@@ -24,7 +24,7 @@ import (
 // (sweep/strategy=hold/channel_capacity=4) and its results line up with the
 // sweep it came from; an explicit scenario is written as one. comment
 // heads the file, one "# " line per line. Exec scenarios are not written.
-func Marshal(spec *bench.Spec, comment string) ([]byte, error) {
+func Marshal(spec *spec.Spec, comment string) ([]byte, error) {
 	if spec.IsExec() {
 		return nil, fmt.Errorf("scenario %s runs an external command: writing exec scenarios is not supported", spec.Name)
 	}
@@ -68,7 +68,7 @@ func Marshal(spec *bench.Spec, comment string) ([]byte, error) {
 
 // scenarioNode is an explicit scenario: its name, description and every
 // setting.
-func scenarioNode(spec *bench.Spec, name string) (*yaml.Node, error) {
+func scenarioNode(spec *spec.Spec, name string) (*yaml.Node, error) {
 	n := mapping()
 	add(n, "name", scalar(name))
 	if spec.Description != "" {
@@ -80,7 +80,7 @@ func scenarioNode(spec *bench.Spec, name string) (*yaml.Node, error) {
 
 // matrixNode is a matrix of one point: every setting in its base but the
 // swept ones, which are its axes, in the order the point's name lists them.
-func matrixNode(spec *bench.Spec, name string) (*yaml.Node, error) {
+func matrixNode(spec *spec.Spec, name string) (*yaml.Node, error) {
 	parts := strings.Split(name, "/")
 	axes := mapping()
 	swept := make(map[string]bool)
@@ -115,7 +115,7 @@ func matrixNode(spec *bench.Spec, name string) (*yaml.Node, error) {
 
 // settings adds every field of spec but the skipped ones to n, nested by
 // group in the order of the field table, and the spec's variables.
-func settings(n *yaml.Node, spec *bench.Spec, skip map[string]bool) {
+func settings(n *yaml.Node, spec *spec.Spec, skip map[string]bool) {
 	for _, f := range fields {
 		if skip[f.path] {
 			continue
@@ -155,7 +155,7 @@ func (f *field) write(v any) string {
 
 // sameSpec loads the written file and requires the spec it was written
 // from, so a file that would run something else is never written.
-func sameSpec(want *bench.Spec, name string, data []byte) error {
+func sameSpec(want *spec.Spec, name string, data []byte) error {
 	specs, err := LoadBytes("written scenario", data)
 	if err != nil {
 		return fmt.Errorf("scenario %s: the written file does not load: %w", want.Name, err)

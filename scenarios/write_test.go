@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provebench/provebench/bench"
+	"github.com/provebench/provebench/spec"
 )
 
 // roundTrip writes each spec and loads the file back: the same spec, by the
 // same name.
-func roundTrip(t *testing.T, specs []bench.Spec) {
+func roundTrip(t *testing.T, specs []spec.Spec) {
 	t.Helper()
 	for i := range specs {
 		want := specs[i]
@@ -128,7 +128,7 @@ func TestMarshalEmbedded(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		specs = slices.DeleteFunc(specs, func(s bench.Spec) bool { return s.IsExec() })
+		specs = slices.DeleteFunc(specs, func(s spec.Spec) bool { return s.IsExec() })
 		roundTrip(t, specs)
 	}
 }
@@ -138,7 +138,7 @@ func TestMarshalRefusesExec(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	i := slices.IndexFunc(specs, func(s bench.Spec) bool { return s.IsExec() })
+	i := slices.IndexFunc(specs, func(s spec.Spec) bool { return s.IsExec() })
 	if i < 0 {
 		t.Fatal("exec-provebench has no exec scenario")
 	}

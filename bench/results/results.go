@@ -496,3 +496,11 @@ func WriteFile(path string, data []byte) error { return atomicfile.Write(path, d
 // Write encodes the run to path atomically: compact JSON in gzip when the
 // name ends in .gz, indented JSON otherwise (FormatOf).
 func Write(path string, r *Run) error { return WriteFormat(path, r, FormatOf(path)) }
+
+// SummaryOf is a stage's summary from its durations' figures.
+func SummaryOf(count int, total, mean, p50, p90, maxDur time.Duration) StageSummary {
+	return StageSummary{
+		Count: count, TotalSeconds: total.Seconds(), MeanSeconds: mean.Seconds(),
+		P50Seconds: p50.Seconds(), P90Seconds: p90.Seconds(), MaxSeconds: maxDur.Seconds(),
+	}
+}

@@ -47,7 +47,7 @@ func Merge(in []Input, opts MergeOptions) (*results.Run, error) {
 			return nil, err
 		}
 		if i > 0 && x.Run.Shard.Index == sorted[i-1].Run.Shard.Index {
-			return nil, fmt.Errorf("%s and %s are both shard %s: shards overlap", sorted[i-1].Name, x.Name, spec(x.Run))
+			return nil, fmt.Errorf("%s and %s are both shard %s: shards overlap", sorted[i-1].Name, x.Name, shardOf(x.Run))
 		}
 	}
 	if err := checkNames(sorted); err != nil {
@@ -64,7 +64,7 @@ func Merge(in []Input, opts MergeOptions) (*results.Run, error) {
 	return join(sorted, len(missing) == 0), nil
 }
 
-func spec(r *results.Run) string { return fmt.Sprintf("%d/%d", r.Shard.Index, r.Shard.Count) }
+func shardOf(r *results.Run) string { return fmt.Sprintf("%d/%d", r.Shard.Index, r.Shard.Count) }
 
 // checkShard checks that a document is a shard and consistent in itself:
 // its positions are the ones the round-robin split gives its index.
@@ -76,7 +76,7 @@ func checkShard(x Input) error {
 	if sh == nil {
 		return fmt.Errorf("%s: not a shard (it was run without --shard)", x.Name)
 	}
-	if _, err := check(Spec{Index: sh.Index, Count: sh.Count}, spec(x.Run)); err != nil {
+	if _, err := check(Spec{Index: sh.Index, Count: sh.Count}, shardOf(x.Run)); err != nil {
 		return fmt.Errorf("%s: %w", x.Name, err)
 	}
 	s := Spec{Index: sh.Index, Count: sh.Count}
@@ -105,7 +105,7 @@ func checkShard(x Input) error {
 func sameSweep(ref, x Input) error {
 	a, b := ref.Run, x.Run
 	differs := func(what, av, bv string) error {
-		return fmt.Errorf("shard %s (%s) and shard %s (%s) differ in %s: %s vs %s", spec(a), ref.Name, spec(b), x.Name, what, av, bv)
+		return fmt.Errorf("shard %s (%s) and shard %s (%s) differ in %s: %s vs %s", shardOf(a), ref.Name, shardOf(b), x.Name, what, av, bv)
 	}
 	if err := sameBuild(a, b, differs); err != nil {
 		return err

@@ -7,15 +7,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/spec"
 )
 
 var t0 = time.Date(2026, 12, 3, 7, 0, 0, 0, time.UTC)
 
 // shardDocs runs nothing: it builds the results documents the n shards of
 // the sweep would write, each shard on its own host.
-func shardDocs(t *testing.T, all []bench.Spec, n int) []Input {
+func shardDocs(t *testing.T, all []spec.Spec, n int) []Input {
 	t.Helper()
 	var in []Input
 	for k := 1; k <= n; k++ {
@@ -82,7 +82,7 @@ func TestMergeEqualsUnsharded(t *testing.T) {
 	}
 }
 
-func scenariosOf(specs []bench.Spec) []results.Scenario {
+func scenariosOf(specs []spec.Spec) []results.Scenario {
 	var out []results.Scenario
 	for _, s := range specs {
 		out = append(out, results.Scenario{Name: s.Name})

@@ -19,8 +19,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/spec"
 )
 
 // Spec names one shard: Index of Count, Index counted from 1 (k/n, as
@@ -120,13 +120,13 @@ func (s Spec) Owns(p int) bool { return p%s.Count == s.Index-1 }
 
 // Select returns the shard's configurations in sweep order, and the
 // record of the shard for the results document.
-func Select(specs []bench.Spec, s Spec) ([]bench.Spec, *results.Shard, error) {
+func Select(specs []spec.Spec, s Spec) ([]spec.Spec, *results.Shard, error) {
 	plan, err := Plan(specs)
 	if err != nil {
 		return nil, nil, err
 	}
 	rec := &results.Shard{Index: s.Index, Count: s.Count, Configurations: len(specs), Plan: plan, Positions: []int{}}
-	var picked []bench.Spec
+	var picked []spec.Spec
 	for p := range specs {
 		if s.Owns(p) {
 			picked = append(picked, specs[p])
@@ -140,7 +140,7 @@ func Select(specs []bench.Spec, s Spec) ([]bench.Spec, *results.Shard, error) {
 // settings, in order. Where a configuration was written (Source, which
 // holds the file's path) is left out, so the same files checked out at
 // different paths plan the same sweep.
-func Plan(specs []bench.Spec) (string, error) {
+func Plan(specs []spec.Spec) (string, error) {
 	h := sha256.New()
 	enc := json.NewEncoder(h)
 	for _, s := range specs {

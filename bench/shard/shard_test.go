@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/scenarios"
+	"github.com/provebench/provebench/spec"
 )
 
 func TestParse(t *testing.T) {
@@ -86,10 +86,10 @@ func TestResolve(t *testing.T) {
 }
 
 // specs makes n configurations named c00, c01, ...
-func specs(n int) []bench.Spec {
-	out := make([]bench.Spec, n)
+func specs(n int) []spec.Spec {
+	out := make([]spec.Spec, n)
 	for i := range out {
-		out[i] = bench.Spec{Name: fmt.Sprintf("c%02d", i), Source: fmt.Sprintf("s.yaml:%d", i+1), Repeats: 1}
+		out[i] = spec.Spec{Name: fmt.Sprintf("c%02d", i), Source: fmt.Sprintf("s.yaml:%d", i+1), Repeats: 1}
 	}
 	return out
 }
@@ -140,10 +140,10 @@ func TestPlan(t *testing.T) {
 	if p, _ := Plan(moved); p != base {
 		t.Error("moving the scenario file changed the plan")
 	}
-	changes := map[string]func([]bench.Spec){
-		"repeats": func(s []bench.Spec) { s[2].Repeats = 3 },
-		"name":    func(s []bench.Spec) { s[0].Name = "x" },
-		"order":   func(s []bench.Spec) { s[0], s[1] = s[1], s[0] },
+	changes := map[string]func([]spec.Spec){
+		"repeats": func(s []spec.Spec) { s[2].Repeats = 3 },
+		"name":    func(s []spec.Spec) { s[0].Name = "x" },
+		"order":   func(s []spec.Spec) { s[0], s[1] = s[1], s[0] },
 	}
 	for what, change := range changes {
 		s := specs(4)

@@ -1,7 +1,7 @@
 // Package simulate predicts scenarios instead of running them: it fits
 // per-stage cost models and the memory baseline from the results of
 // ordinary runs (Calibrate), plays each configuration through the
-// simulator (pipeline/sim), and writes the predictions as a results
+// simulator (package sim), and writes the predictions as a results
 // document of the usual schema, marked simulated, so that report, compare
 // and ab read it like any run.
 package simulate
@@ -15,22 +15,22 @@ import (
 	"math/bits"
 	"slices"
 
-	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/bench/results"
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/backends"
+	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/pipeline"
-	"github.com/provebench/provebench/pipeline/sim"
+	"github.com/provebench/provebench/sim"
+	"github.com/provebench/provebench/spec"
 )
 
 // Point is one calibration configuration: the medians of its measured
 // repetitions.
 type Point struct {
-	File     string     `json:"file"`
-	Scenario string     `json:"scenario"`
-	Spec     bench.Spec `json:"-"`
-	Reps     int        `json:"repetitions"`
+	File     string    `json:"file"`
+	Scenario string    `json:"scenario"`
+	Spec     spec.Spec `json:"-"`
+	Reps     int       `json:"repetitions"`
 	// Measure is how its repetitions' clock started (results.Repetition's
 	// Measure); SynthesisMode how its datasets were filled
 	// (workload.synthesis, SynthesisCompute when not named).
@@ -147,8 +147,8 @@ const cudaQueueDepth = 1
 // the device's own time, without the queueing (device_queue) that the
 // engine's gpu_start and finalize include.
 var (
-	deviceStartStages    = []string{gpu.StageNTT}
-	deviceFinalizeStages = []string{gpu.StageMSMA, gpu.StageMSMB1, gpu.StageMSMB2, gpu.StageMSMH, gpu.StageMSML, gpu.StageAssemble, gpu.StageDownload}
+	deviceStartStages    = []string{prover.StageNTT}
+	deviceFinalizeStages = []string{prover.StageMSMA, prover.StageMSMB1, prover.StageMSMB2, prover.StageMSMH, prover.StageMSML, prover.StageAssemble, prover.StageDownload}
 )
 
 // perPartition is the sum of stages' total time over the partitions
@@ -248,7 +248,7 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 		}
 		reps.synthesis = append(reps.synthesis, r.Stages[pipeline.StageSynthesis].MeanSeconds)
 		reps.gpuStart = append(reps.gpuStart, perPartition(r.Stages, deviceStartStages))
-		reps.upload = append(reps.upload, perPartition(r.Stages, []string{gpu.StageUpload}))
+		reps.upload = append(reps.upload, perPartition(r.Stages, []string{prover.StageUpload}))
 		reps.finalize = append(reps.finalize, perPartition(r.Stages, deviceFinalizeStages))
 		reps.peakRSS = append(reps.peakRSS, float64(r.PeakRSSBytes))
 		reps.secondsPerProof = append(reps.secondsPerProof, r.SecondsPerProof)
@@ -260,7 +260,7 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 		if k, ok := synthConcurrency(r.Series); ok {
 			conc = append(conc, k)
 		}
-		own := perPartition(r.Stages, []string{gpu.StageUpload}) + perPartition(r.Stages, deviceStartStages)
+		own := perPartition(r.Stages, []string{prover.StageUpload}) + perPartition(r.Stages, deviceStartStages)
 		if t, ok := firstStartStall(r.Series, own); ok && (p.DeviceReady == 0 || t < p.DeviceReady) {
 			p.DeviceReady = t
 		}
@@ -285,7 +285,7 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 }
 
 // deviceStartNames name the device stage of Start in device_stage_seconds.
-var deviceStartNames = []string{gpu.StageNTT, "ntt_region"}
+var deviceStartNames = []string{prover.StageNTT, "ntt_region"}
 
 // deviceClock is a repetition's NTT-region and MSM time per partition on
 // the device's own clock, where it recorded it: its device stages, or its
@@ -295,7 +295,7 @@ func deviceClock(r *results.Repetition) (start, finalize float64, ok bool) {
 		var total float64
 		for _, name := range slices.Sorted(maps.Keys(r.DeviceStageSeconds)) { // one order, one sum
 			s := r.DeviceStageSeconds[name]
-			if name == gpu.StageUpload {
+			if name == prover.StageUpload {
 				continue // overlaps the device's compute
 			}
 			total += s

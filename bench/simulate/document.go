@@ -6,11 +6,11 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/pipeline"
-	"github.com/provebench/provebench/pipeline/sim"
+	"github.com/provebench/provebench/sim"
+	"github.com/provebench/provebench/spec"
 )
 
 // maxSeriesPoints bounds a simulated series: the simulator records every
@@ -31,7 +31,7 @@ const MaxSeriesConfigurations = 100
 // a memory-limit repetition whose error gives the time and the counters.
 // Series are kept only when there are at most MaxSeriesConfigurations
 // specs; ctx stops it between configurations.
-func Document(ctx context.Context, specs []bench.Spec, m *Model, env results.Environment, tool string) (*results.Run, error) {
+func Document(ctx context.Context, specs []spec.Spec, m *Model, env results.Environment, tool string) (*results.Run, error) {
 	keepSeries := len(specs) <= MaxSeriesConfigurations
 	if env.MemoryBytes == 0 && len(specs) > 0 {
 		// No calibration host: the scenarios' own host describes it.
@@ -114,7 +114,7 @@ func repetition(res *sim.Result, at time.Time) results.Repetition {
 		r.PeakCounters[name] = snap.Peaks[i]
 	}
 	for name, st := range pipeline.Summarize(rep.Partitions) {
-		r.Stages[name] = bench.StageSummary(st)
+		r.Stages[name] = results.SummaryOf(st.Count, st.Total, st.Mean, st.P50, st.P90, st.Max)
 	}
 	if o := res.OOM; o != nil {
 		r.Status = results.StatusMemoryLimit

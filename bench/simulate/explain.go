@@ -9,7 +9,7 @@ import (
 	"slices"
 
 	"github.com/provebench/provebench/internal/units"
-	"github.com/provebench/provebench/pipeline/sim"
+	"github.com/provebench/provebench/sim"
 )
 
 // Check is the model's prediction of one calibration configuration beside

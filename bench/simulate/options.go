@@ -8,9 +8,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/pipeline"
-	"github.com/provebench/provebench/pipeline/sim"
+	"github.com/provebench/provebench/sim"
+	"github.com/provebench/provebench/spec"
 )
 
 // Options turns a spec into what the simulator plays: the model's
@@ -21,7 +21,7 @@ import (
 // The synthesis cost is the law of the spec's synthesis mode
 // (workload.synthesis): a calibration without a run of that mode cannot
 // predict it, unless the spec writes its synthesis cost itself.
-func Options(spec *bench.Spec, m *Model, hostMemory int64) (sim.Options, error) {
+func Options(spec *spec.Spec, m *Model, hostMemory int64) (sim.Options, error) {
 	raw, err := json.Marshal(spec)
 	if err != nil {
 		return sim.Options{}, err
@@ -30,7 +30,7 @@ func Options(spec *bench.Spec, m *Model, hostMemory int64) (sim.Options, error) 
 }
 
 // options is Options with the spec's synthesis mode known.
-func options(spec *bench.Spec, mode string, m *Model, hostMemory int64) (sim.Options, error) {
+func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Options, error) {
 	w := spec.Workload
 	o := sim.Options{Workload: w, Config: spec.Pipeline}
 	st, h := &o.Stages, &o.Host

@@ -9,8 +9,8 @@ import (
 
 	"golang.org/x/sync/errgroup"
 
-	"github.com/provebench/provebench/bench"
-	"github.com/provebench/provebench/pipeline/sim"
+	"github.com/provebench/provebench/sim"
+	"github.com/provebench/provebench/spec"
 )
 
 // Candidate is one configuration's prediction in a search.
@@ -22,13 +22,13 @@ type Candidate struct {
 	// memory_limit); it is never on the front nor the best.
 	OOM bool
 	// Spec is the configuration, in the slice given to Search.
-	Spec *bench.Spec
+	Spec *spec.Spec
 }
 
 // Search simulates every spec without timelines, on every core, and
 // returns the predictions in the order of specs: hundreds of
 // configurations in seconds. The first error stops it.
-func Search(ctx context.Context, specs []bench.Spec, m *Model, hostMemory int64) ([]Candidate, error) {
+func Search(ctx context.Context, specs []spec.Spec, m *Model, hostMemory int64) ([]Candidate, error) {
 	out := make([]Candidate, len(specs))
 	g, ctx := errgroup.WithContext(ctx)
 	g.SetLimit(runtime.GOMAXPROCS(0))
@@ -49,7 +49,7 @@ func Search(ctx context.Context, specs []bench.Spec, m *Model, hostMemory int64)
 }
 
 // predict simulates one configuration.
-func predict(spec *bench.Spec, m *Model, hostMemory int64) (Candidate, error) {
+func predict(spec *spec.Spec, m *Model, hostMemory int64) (Candidate, error) {
 	o, err := Options(spec, m, hostMemory)
 	if err != nil {
 		return Candidate{}, err

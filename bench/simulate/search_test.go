@@ -6,10 +6,10 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/simulate"
 	"github.com/provebench/provebench/scenarios"
+	"github.com/provebench/provebench/spec"
 )
 
 // searchScenario is a cuzk-like search: Phase-12 stage costs of 2^27
@@ -43,7 +43,7 @@ matrix:
       pipeline.pacer.target_depth: {from: 1, to: 4, times: 2}
 `
 
-func searchSpecs(tb testing.TB) []bench.Spec {
+func searchSpecs(tb testing.TB) []spec.Spec {
 	tb.Helper()
 	specs, err := scenarios.LoadBytes("search.yaml", []byte(searchScenario))
 	if err != nil {
@@ -59,7 +59,7 @@ func TestSearchKeepsOrder(t *testing.T) {
 	if len(specs) != 256+270 {
 		t.Fatalf("%d configurations", len(specs))
 	}
-	picked := []bench.Spec{specs[0], specs[100], specs[300], specs[len(specs)-1]}
+	picked := []spec.Spec{specs[0], specs[100], specs[300], specs[len(specs)-1]}
 	found, err := simulate.Search(context.Background(), picked, nil, 0)
 	if err != nil {
 		t.Fatal(err)

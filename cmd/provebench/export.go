@@ -11,7 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/gpu/circuit"
-	"github.com/provebench/provebench/gpu/circuit/iden3"
+	"github.com/provebench/provebench/gpu/iden3"
 	"github.com/provebench/provebench/internal/atomicfile"
 	"github.com/provebench/provebench/scenarios"
 )

@@ -14,7 +14,7 @@ import (
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/bench/simulate"
 	"github.com/provebench/provebench/internal/units"
-	"github.com/provebench/provebench/pipeline/sim"
+	"github.com/provebench/provebench/sim"
 )
 
 // preflight runs the pre-flight check of run and prints where its figures

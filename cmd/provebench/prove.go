@@ -10,10 +10,10 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/spf13/cobra"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/scenarios"
 )
@@ -164,7 +164,7 @@ func ms(d time.Duration) string {
 
 // openProveBackend opens the named backend; for auto on the CPU it says
 // why CUDA was not used, on stderr.
-func openProveBackend(name string) (gpu.Backend, error) {
+func openProveBackend(name string) (prover.Backend, error) {
 	be, why, err := backends.OpenExplained(name, backends.Options{})
 	if err == nil && why != nil {
 		fmt.Fprintf(os.Stderr, "provebench: warning: backend auto: CUDA not used, running on the CPU: %v\n", why)

@@ -9,8 +9,8 @@ import (
 	"io"
 	"strings"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/cpu"
+	"github.com/provebench/provebench/gpu/prover"
 )
 
 // ErrNoCUDA is returned for the cuda backend by a binary built without it.
@@ -58,7 +58,7 @@ type Options struct {
 // Auto opens the CUDA backend when this binary has it and a GPU answers,
 // else the CPU backend; whyNotCUDA then says why CUDA was not used, for the
 // user who asked for auto on a host they thought had a GPU.
-func Auto(opts Options) (b gpu.Backend, whyNotCUDA error, err error) {
+func Auto(opts Options) (b prover.Backend, whyNotCUDA error, err error) {
 	if !CUDABuilt {
 		whyNotCUDA = ErrNoCUDA
 	} else if b, whyNotCUDA = openCUDA(opts); whyNotCUDA == nil {
@@ -71,7 +71,7 @@ func Auto(opts Options) (b gpu.Backend, whyNotCUDA error, err error) {
 // OpenExplained is Open that, for Automatic (or ""), also says why it
 // did not use CUDA: whyNotCUDA is nil when it did, and for every other
 // name.
-func OpenExplained(name string, opts Options) (b gpu.Backend, whyNotCUDA error, err error) {
+func OpenExplained(name string, opts Options) (b prover.Backend, whyNotCUDA error, err error) {
 	if name == Automatic || name == "" {
 		return Auto(opts)
 	}
@@ -81,7 +81,7 @@ func OpenExplained(name string, opts Options) (b gpu.Backend, whyNotCUDA error, 
 
 // Open returns the named backend: CPU, CUDA, or Automatic (CUDA when this
 // binary has it and a GPU answers, else CPU; also for "").
-func Open(name string, opts Options) (gpu.Backend, error) {
+func Open(name string, opts Options) (prover.Backend, error) {
 	switch name {
 	case CPU:
 		return cpu.New(cpu.Options{Devices: opts.Devices, Rand: opts.Rand})

@@ -6,8 +6,8 @@ import (
 	"os"
 	"strings"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/cuda"
+	"github.com/provebench/provebench/gpu/prover"
 )
 
 // CUDABuilt tells whether this binary contains the CUDA backend.
@@ -20,7 +20,7 @@ const CUDABuilt = true
 // CPU device, for hosts without a GPU (slow; for checking the build);
 // PROVEBENCH_PIN_DATASETS=0 synthesizes into pageable memory;
 // PROVEBENCH_MSM_PRECOMPUTE=N sets the precompute factor.
-func openCUDA(opts Options) (gpu.Backend, error) {
+func openCUDA(opts Options) (prover.Backend, error) {
 	precompute, err := cuda.PrecomputeFactorFromEnv()
 	if err != nil {
 		return nil, err

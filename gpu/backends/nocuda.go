@@ -2,9 +2,9 @@
 
 package backends
 
-import "github.com/provebench/provebench/gpu"
+import "github.com/provebench/provebench/gpu/prover"
 
 // CUDABuilt tells whether this binary contains the CUDA backend.
 const CUDABuilt = false
 
-func openCUDA(Options) (gpu.Backend, error) { return nil, ErrNoCUDA }
+func openCUDA(Options) (prover.Backend, error) { return nil, ErrNoCUDA }

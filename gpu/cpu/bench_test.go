@@ -14,11 +14,11 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr/fft"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/cpu"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/internal/benchenv"
 )
 
@@ -235,7 +235,7 @@ func BenchmarkSteadyState(b *testing.B) {
 				}
 				b.StartTimer()
 				t := time.Now()
-				jobs := make(chan gpu.Job, inFlight)
+				jobs := make(chan prover.Job, inFlight)
 				errc := make(chan error, 1)
 				go func() {
 					defer close(jobs)

@@ -26,10 +26,10 @@ import (
 	"github.com/consensys/gnark-crypto/parallel"
 	"math/big"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/gpu/hostmem"
+	"github.com/provebench/provebench/gpu/prover"
 )
 
 // Options configure the backend.
@@ -63,7 +63,7 @@ type device struct {
 	mem  atomic.Int64
 }
 
-var _ gpu.Backend = (*Backend)(nil)
+var _ prover.Backend = (*Backend)(nil)
 
 // New starts the backend's devices.
 func New(opts Options) (*Backend, error) {
@@ -86,13 +86,13 @@ func New(opts Options) (*Backend, error) {
 	return b, nil
 }
 
-// Name implements gpu.Backend.
+// Name implements prover.Backend.
 func (b *Backend) Name() string { return "cpu" }
 
-// Devices implements gpu.Backend.
+// Devices implements prover.Backend.
 func (b *Backend) Devices() int { return len(b.devs) }
 
-// Load implements gpu.Backend: the key stays where it is (host memory or a
+// Load implements prover.Backend: the key stays where it is (host memory or a
 // file mapping); the FFT domain's tables are built once here.
 func (b *Backend) Load(ctx context.Context, pk *groth16.ProvingKey) error {
 	if err := pk.CheckShape(); err != nil {
@@ -111,14 +111,14 @@ func (b *Backend) Load(ctx context.Context, pk *groth16.ProvingKey) error {
 	return ctx.Err()
 }
 
-// Stats implements gpu.Backend.
-func (b *Backend) Stats(dev int) gpu.DeviceStats {
+// Stats implements prover.Backend.
+func (b *Backend) Stats(dev int) prover.DeviceStats {
 	if dev < 0 || dev >= len(b.devs) {
-		return gpu.DeviceStats{}
+		return prover.DeviceStats{}
 	}
 	d := b.devs[dev]
 	busy, span := d.exec.busy()
-	return gpu.DeviceStats{
+	return prover.DeviceStats{
 		MemoryBytes: d.mem.Load(),
 		Busy:        busy,
 		Span:        span,
@@ -126,7 +126,7 @@ func (b *Backend) Stats(dev int) gpu.DeviceStats {
 	}
 }
 
-// Close implements gpu.Backend.
+// Close implements prover.Backend.
 func (b *Backend) Close() error {
 	for _, d := range b.devs {
 		d.exec.close()
@@ -134,8 +134,8 @@ func (b *Backend) Close() error {
 	return nil
 }
 
-// Start implements gpu.Backend.
-func (b *Backend) Start(ctx context.Context, dev int, ds *dataset.Dataset) (gpu.Job, error) {
+// Start implements prover.Backend.
+func (b *Backend) Start(ctx context.Context, dev int, ds *dataset.Dataset) (prover.Job, error) {
 	b.mu.RLock()
 	pk, dom, zInv := b.pk, b.dom, b.zInv
 	b.mu.RUnlock()
@@ -175,14 +175,14 @@ func (b *Backend) Start(ctx context.Context, dev int, ds *dataset.Dataset) (gpu.
 		}
 		t := time.Now()
 		b.quotient(dom, &zInv, a, bv, c, h)
-		j.stages = append(j.stages, gpu.Stage{Name: gpu.StageNTT, Duration: time.Since(t)})
+		j.stages = append(j.stages, prover.Stage{Name: prover.StageNTT, Duration: time.Since(t)})
 	})
 	if err != nil {
 		freeH()
 		return nil, err
 	}
 	<-k.done
-	j.stages = append([]gpu.Stage{{Name: gpu.StageQueueWait, Duration: k.waited}}, j.stages...)
+	j.stages = append([]prover.Stage{{Name: prover.StageQueueWait, Duration: k.waited}}, j.stages...)
 	if nttErr != nil {
 		freeH()
 		return nil, fmt.Errorf("cpu backend: NTT region: %w", nttErr)
@@ -223,7 +223,7 @@ func (b *Backend) quotient(dom *fft.Domain, zInv *fr.Element, a, bv, c, h []fr.E
 // (circuit.Params.BitWires): a full MSM over the full-width wires and a sum
 // of the points of the bits that are one. B has terms only for the one wire
 // and the bits, so its full part is a single point.
-func (b *Backend) msms(ctx context.Context, pk *groth16.ProvingKey, wires, h []fr.Element, s *groth16.Sums, stages *[]gpu.Stage) error {
+func (b *Backend) msms(ctx context.Context, pk *groth16.ProvingKey, wires, h []fr.Element, s *groth16.Sums, stages *[]prover.Stage) error {
 	cfg := ecc.MultiExpConfig{NbTasks: b.threads}
 	full := pk.Params().BitWires()
 	private := wires[1+pk.NumPublic:]
@@ -232,15 +232,15 @@ func (b *Backend) msms(ctx context.Context, pk *groth16.ProvingKey, wires, h []f
 		name string
 		run  func() error
 	}{
-		{gpu.StageMSMA, func() error {
+		{prover.StageMSMA, func() error {
 			return splitMSM(&s.A, pk.A, wires, full, cfg, b.threads, (*bls12381.G1Jac).MultiExp)
 		}},
-		{gpu.StageMSMB1, func() error { return oneWireAndBits(&s.B1, pk.B1, wires, full, b.threads) }},
-		{gpu.StageMSMB2, func() error { return oneWireAndBits(&s.B2, pk.B2, wires, full, b.threads) }},
-		{gpu.StageMSML, func() error {
+		{prover.StageMSMB1, func() error { return oneWireAndBits(&s.B1, pk.B1, wires, full, b.threads) }},
+		{prover.StageMSMB2, func() error { return oneWireAndBits(&s.B2, pk.B2, wires, full, b.threads) }},
+		{prover.StageMSML, func() error {
 			return splitMSM(&s.L, pk.L, private, privFull, cfg, b.threads, (*bls12381.G1Jac).MultiExp)
 		}},
-		{gpu.StageMSMH, func() error { _, err := s.H.MultiExp(pk.H, h, cfg); return err }},
+		{prover.StageMSMH, func() error { _, err := s.H.MultiExp(pk.H, h, cfg); return err }},
 	}
 	for _, st := range steps {
 		if err := ctx.Err(); err != nil {
@@ -250,7 +250,7 @@ func (b *Backend) msms(ctx context.Context, pk *groth16.ProvingKey, wires, h []f
 		if err := st.run(); err != nil {
 			return fmt.Errorf("cpu backend: %s: %w", st.name, err)
 		}
-		*stages = append(*stages, gpu.Stage{Name: st.name, Duration: time.Since(t)})
+		*stages = append(*stages, prover.Stage{Name: st.name, Duration: time.Since(t)})
 	}
 	return nil
 }
@@ -261,26 +261,26 @@ type job struct {
 	pk     *groth16.ProvingKey
 	msm    *kernel
 	sums   groth16.Sums
-	stages []gpu.Stage
+	stages []prover.Stage
 	err    error
 }
 
-// Wait implements gpu.Job.
-func (j *job) Wait() (gpu.Result, error) {
+// Wait implements prover.Job.
+func (j *job) Wait() (prover.Result, error) {
 	<-j.msm.done
 	if j.err != nil {
-		return gpu.Result{}, j.err
+		return prover.Result{}, j.err
 	}
 	t := time.Now()
 	j.b.randMu.Lock()
 	bl, err := groth16.NewBlinding(j.b.rand)
 	j.b.randMu.Unlock()
 	if err != nil {
-		return gpu.Result{}, err
+		return prover.Result{}, err
 	}
 	p := groth16.Assemble(j.pk, &j.sums, bl)
-	stages := append(j.stages, gpu.Stage{Name: gpu.StageAssemble, Duration: time.Since(t)})
-	return gpu.Result{Proof: p, Stages: stages}, nil
+	stages := append(j.stages, prover.Stage{Name: prover.StageAssemble, Duration: time.Since(t)})
+	return prover.Result{Proof: p, Stages: stages}, nil
 }
 
 func bigInt(n int) *big.Int { return big.NewInt(int64(n)) }

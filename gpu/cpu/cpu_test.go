@@ -11,11 +11,11 @@ import (
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/cpu"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/prover"
 )
 
 // keys caches setups across tests: a setup is the slow part.
@@ -54,7 +54,7 @@ func newBackend(t testing.TB, opts cpu.Options, pk *groth16.ProvingKey) *cpu.Bac
 }
 
 // prove synthesizes and proves one partition, returning its public inputs.
-func prove(t testing.TB, b gpu.Backend, dev int, p circuit.Params, seed uint64, tamper func(*dataset.Dataset)) ([]fr.Element, gpu.Result, error) {
+func prove(t testing.TB, b prover.Backend, dev int, p circuit.Params, seed uint64, tamper func(*dataset.Dataset)) ([]fr.Element, prover.Result, error) {
 	t.Helper()
 	ds, err := circuit.Synthesize(context.Background(), p, seed, 0, 0)
 	if err != nil {
@@ -68,7 +68,7 @@ func prove(t testing.TB, b gpu.Backend, dev int, p circuit.Params, seed uint64, 
 	pub = append([]fr.Element(nil), pub...)
 	job, err := b.Start(context.Background(), dev, ds)
 	if err != nil {
-		return nil, gpu.Result{}, err
+		return nil, prover.Result{}, err
 	}
 	ds.FreeABC() // the early free: Start's contract says a/b/c are done
 	res, err := job.Wait()
@@ -96,7 +96,7 @@ func TestProofsVerifyAtSeveralSizes(t *testing.T) {
 			for _, s := range res.Stages {
 				names[s.Name] = true
 			}
-			for _, want := range []string{gpu.StageNTT, gpu.StageMSMA, gpu.StageMSMB2, gpu.StageMSMH, gpu.StageAssemble} {
+			for _, want := range []string{prover.StageNTT, prover.StageMSMA, prover.StageMSMB2, prover.StageMSMH, prover.StageAssemble} {
 				if !names[want] {
 					t.Errorf("stage %s missing from %v", want, res.Stages)
 				}

@@ -21,10 +21,10 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	icicle "github.com/ingonyama-zk/icicle-gnark/v3/wrappers/golang/runtime"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/gpu/hostmem"
+	"github.com/provebench/provebench/gpu/prover"
 )
 
 // Options configure the backend.
@@ -106,7 +106,7 @@ type Backend struct {
 
 	// setup times the steps of New and Load (SetupStages).
 	setupMu sync.Mutex
-	setup   []gpu.Stage
+	setup   []prover.Stage
 
 	randMu sync.Mutex
 	rand   io.Reader
@@ -132,11 +132,11 @@ type keyInfo struct {
 }
 
 var (
-	_ gpu.Backend       = (*Backend)(nil)
-	_ gpu.HostPinner    = (*Backend)(nil)
-	_ gpu.HostAllocator = (*Backend)(nil)
-	_ gpu.HostReserver  = (*Backend)(nil)
-	_ gpu.SetupReporter = (*Backend)(nil)
+	_ prover.Backend       = (*Backend)(nil)
+	_ prover.HostPinner    = (*Backend)(nil)
+	_ prover.HostAllocator = (*Backend)(nil)
+	_ prover.HostReserver  = (*Backend)(nil)
+	_ prover.SetupReporter = (*Backend)(nil)
 )
 
 // timed runs fn and records its duration as a setup stage.
@@ -144,23 +144,23 @@ func (b *Backend) timed(name string, fn func() error) error {
 	t := time.Now()
 	err := fn()
 	b.setupMu.Lock()
-	b.setup = append(b.setup, gpu.Stage{Name: name, Duration: time.Since(t)})
+	b.setup = append(b.setup, prover.Stage{Name: name, Duration: time.Since(t)})
 	b.setupMu.Unlock()
 	return err
 }
 
-// SetupStages implements gpu.SetupReporter: the backend's start-up, step by
+// SetupStages implements prover.SetupReporter: the backend's start-up, step by
 // step: loading ICICLE's CUDA libraries, opening the driver, starting each
 // device (context, streams, a self-test MSM in G1 and G2: the first kernel
 // launches), then Load's NTT domain, key upload, precomputation and the
 // wait for the device to finish them.
-func (b *Backend) SetupStages() []gpu.Stage {
+func (b *Backend) SetupStages() []prover.Stage {
 	b.setupMu.Lock()
 	defer b.setupMu.Unlock()
 	return slices.Clone(b.setup)
 }
 
-// ReserveHost implements gpu.HostReserver: it page-locks count buffers of
+// ReserveHost implements prover.HostReserver: it page-locks count buffers of
 // each size for datasets, before the work, so that no page is locked
 // beside a working device. Without page-locked datasets (PinDatasets off,
 // or ICICLE's CPU device) there is nothing to reserve.
@@ -174,10 +174,10 @@ func (b *Backend) ReserveHost(count int, sizes ...int64) error {
 	return b.pool.Reserve(count, sizes...)
 }
 
-// HostPool implements gpu.HostReserver.
+// HostPool implements prover.HostReserver.
 func (b *Backend) HostPool() hostmem.PoolStats { return b.pool.Stats() }
 
-// HostAllocator implements gpu.HostAllocator: once memory is reserved,
+// HostAllocator implements prover.HostAllocator: once memory is reserved,
 // datasets come from the pool, and from ordinary (pageable) memory when it
 // is empty: a partition beyond the reserve uploads through the driver's
 // staging buffer rather than lock pages beside a working device.
@@ -265,7 +265,7 @@ func New(opts Options) (*Backend, error) {
 	return b, nil
 }
 
-// HostPinner implements gpu.HostPinner: with Options.PinDatasets, the
+// HostPinner implements prover.HostPinner: with Options.PinDatasets, the
 // pipeline synthesizes into memory this backend page-locked.
 func (b *Backend) HostPinner() hostmem.Pinner {
 	if b.pinner == nil || b.pool != nil {
@@ -343,16 +343,16 @@ func deviceIDs(typ string, want []int) ([]int, error) {
 	return slices.Clone(want), nil
 }
 
-// Name implements gpu.Backend.
+// Name implements prover.Backend.
 func (b *Backend) Name() string { return "cuda" }
 
 // DeviceType is the ICICLE device type the backend runs on.
 func (b *Backend) DeviceType() string { return b.deviceType }
 
-// Devices implements gpu.Backend.
+// Devices implements prover.Backend.
 func (b *Backend) Devices() int { return len(b.devs) }
 
-// Load implements gpu.Backend: it uploads the key's vectors to every device
+// Load implements prover.Backend: it uploads the key's vectors to every device
 // (in parallel) and initialises each device's NTT domain.
 func (b *Backend) Load(ctx context.Context, pk *groth16.ProvingKey) error {
 	if err := pk.CheckShape(); err != nil {
@@ -435,7 +435,7 @@ func (b *Backend) loadedKey() (*keyInfo, error) {
 	return b.key, nil
 }
 
-// Stats implements gpu.Backend. MemoryBytes counts the device memory the
+// Stats implements prover.Backend. MemoryBytes counts the device memory the
 // backend allocated itself (the resident key, ICICLE's NTT domain as
 // measured when it was built, each partition's buffers until their
 // stream-ordered free is queued); ICICLE's MSM scratch space is not in it
@@ -446,13 +446,13 @@ func (b *Backend) loadedKey() (*keyInfo, error) {
 // completes; Span is the end of the last interval counted, on the same
 // clock, so a busy fraction over a window is at most 100%. Queued counts partitions waiting for the device's launch
 // thread.
-func (b *Backend) Stats(dev int) gpu.DeviceStats {
+func (b *Backend) Stats(dev int) prover.DeviceStats {
 	if dev < 0 || dev >= len(b.devs) {
-		return gpu.DeviceStats{}
+		return prover.DeviceStats{}
 	}
 	d := b.devs[dev]
 	busy, covered := d.busy()
-	return gpu.DeviceStats{
+	return prover.DeviceStats{
 		MemoryBytes: d.mem.Load(),
 		Busy:        busy,
 		Span:        covered,
@@ -460,7 +460,7 @@ func (b *Backend) Stats(dev int) gpu.DeviceStats {
 	}
 }
 
-// Close implements gpu.Backend: queued partitions run to completion, then
+// Close implements prover.Backend: queued partitions run to completion, then
 // the key, streams and NTT domain are released.
 func (b *Backend) Close() error {
 	b.mu.Lock()

@@ -24,10 +24,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/internal/benchenv"
 )
 
@@ -117,7 +117,7 @@ func newBenchEnv(b *testing.B, lg int) *benchEnv {
 // prove proves the dataset the product path would: page-locked at
 // synthesis where the device can (the CUDA backend's default), else
 // pageable.
-func (e *benchEnv) prove(b *testing.B) gpu.Result {
+func (e *benchEnv) prove(b *testing.B) prover.Result {
 	ds := e.ds
 	if e.pinned != nil {
 		ds = e.pinned
@@ -187,7 +187,7 @@ func BenchmarkProve(b *testing.B) {
 				b.ReportMetric(metric(d), name+"-ms/op")
 				line = append(line, fmt.Sprintf("%s %s", name, ms(d)))
 			}
-			up := stages[gpu.StageUpload] / time.Duration(iters)
+			up := stages[prover.StageUpload] / time.Duration(iters)
 			abc, wires := env.pk.Params().DatasetBytes()
 			if up > 0 {
 				b.ReportMetric(float64(abc+wires)/up.Seconds()/1e9, "upload-GB/s")
@@ -330,7 +330,7 @@ func BenchmarkSteadyState(b *testing.B) {
 					var busy, span, wall time.Duration
 					partitions := 0
 					for b.Loop() {
-						jobs := make(chan gpu.Job, inFlight)
+						jobs := make(chan prover.Job, inFlight)
 						slots := make(chan struct{}, inFlight)
 						errc := make(chan error, 1)
 						go func() {

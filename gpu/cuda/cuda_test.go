@@ -20,11 +20,11 @@ import (
 	icicle381 "github.com/ingonyama-zk/icicle-gnark/v3/wrappers/golang/curves/bls12381"
 	icicleg2 "github.com/ingonyama-zk/icicle-gnark/v3/wrappers/golang/curves/bls12381/g2"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/cpu"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/prover"
 )
 
 // The tests run on the device named by $PROVEBENCH_ICICLE_DEVICE; without
@@ -80,7 +80,7 @@ func loadedBackend(t *testing.T, opts Options) (*Backend, *groth16.ProvingKey, *
 
 // proveOne synthesizes a partition, proves it and frees a/b/c as soon as
 // Start returns, as the pipeline's early free does.
-func proveOne(t *testing.T, b gpu.Backend, p circuit.Params, seed uint64) (gpu.Result, []fr.Element) {
+func proveOne(t *testing.T, b prover.Backend, p circuit.Params, seed uint64) (prover.Result, []fr.Element) {
 	t.Helper()
 	ds, err := circuit.Synthesize(context.Background(), p, seed, 0, 0)
 	if err != nil {
@@ -102,7 +102,7 @@ func proveOne(t *testing.T, b gpu.Backend, p circuit.Params, seed uint64) (gpu.R
 }
 
 // proveDataset proves a dataset and leaves it as it was.
-func proveDataset(t *testing.T, b gpu.Backend, ds *dataset.Dataset) (gpu.Result, error) {
+func proveDataset(t *testing.T, b prover.Backend, ds *dataset.Dataset) (prover.Result, error) {
 	t.Helper()
 	job, err := b.Start(context.Background(), 0, ds)
 	if err != nil {
@@ -143,8 +143,8 @@ func TestProveVerify(t *testing.T) {
 	if err := groth16.Verify(vk, pub, &res.Proof); !errors.Is(err, groth16.ErrInvalidProof) {
 		t.Fatalf("changed input: got %v", err)
 	}
-	want := []string{gpu.StageQueueWait, gpu.StageUpload, gpu.StageNTT, gpu.StageMSMA, gpu.StageMSMB1,
-		gpu.StageMSMB2, gpu.StageMSML, gpu.StageMSMH, gpu.StageDownload, gpu.StageAssemble}
+	want := []string{prover.StageQueueWait, prover.StageUpload, prover.StageNTT, prover.StageMSMA, prover.StageMSMB1,
+		prover.StageMSMB2, prover.StageMSML, prover.StageMSMH, prover.StageDownload, prover.StageAssemble}
 	var got []string
 	for _, s := range res.Stages {
 		got = append(got, s.Name)
@@ -198,7 +198,7 @@ func TestMemoryAndBusy(t *testing.T) {
 	}
 	ctx := context.Background()
 	type started struct {
-		job gpu.Job
+		job prover.Job
 		pub []fr.Element
 	}
 	var jobs []started
@@ -434,7 +434,7 @@ func TestOverlappedPartitions(t *testing.T) {
 			}
 			return proofs
 		}
-		jobs := make(chan gpu.Job, inFlight)
+		jobs := make(chan prover.Job, inFlight)
 		errc := make(chan error, 1)
 		go func() {
 			defer close(jobs)

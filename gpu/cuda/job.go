@@ -16,10 +16,10 @@ import (
 	"github.com/ingonyama-zk/icicle-gnark/v3/wrappers/golang/core"
 	icicle "github.com/ingonyama-zk/icicle-gnark/v3/wrappers/golang/runtime"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/gpu/hostmem"
+	"github.com/provebench/provebench/gpu/prover"
 )
 
 // job is a partition from Start to Wait. Its device buffers belong to Start
@@ -57,16 +57,16 @@ type job struct {
 
 	// Set by the completion thread before done closes.
 	sums   groth16.Sums
-	stages []gpu.Stage
+	stages []prover.Stage
 	err    error
 	done   chan struct{}
 }
 
-// Start implements gpu.Backend: it copies a, b and c to the device and
+// Start implements prover.Backend: it copies a, b and c to the device and
 // returns once they are there, with the NTT region queued; the wires are
 // copied meanwhile, while the device runs the NTT region, and Start returns
 // when they are there too. The job never reads the dataset after Start.
-func (b *Backend) Start(ctx context.Context, dev int, ds *dataset.Dataset) (gpu.Job, error) {
+func (b *Backend) Start(ctx context.Context, dev int, ds *dataset.Dataset) (prover.Job, error) {
 	key, err := b.loadedKey()
 	if err != nil {
 		return nil, err
@@ -345,9 +345,9 @@ func (d *device) launchJob(j *job) (err error) {
 			return err
 		}
 		switch k.name {
-		case gpu.StageMSML:
+		case prover.StageMSML:
 			err = d.free(&p.wires, s)
-		case gpu.StageMSMH:
+		case prover.StageMSMH:
 			err = d.free(&p.a, s)
 		}
 		if err != nil {
@@ -411,17 +411,17 @@ func (j *job) collect() error {
 		}
 		return t
 	}
-	j.stages = []gpu.Stage{
-		{Name: gpu.StageQueueWait, Duration: j.queueWait},
-		{Name: gpu.StageUpload, Duration: j.uploaded},
-		{Name: gpu.StageNTT, Duration: span(j.start, j.nttEnd)},
+	j.stages = []prover.Stage{
+		{Name: prover.StageQueueWait, Duration: j.queueWait},
+		{Name: prover.StageUpload, Duration: j.uploaded},
+		{Name: prover.StageNTT, Duration: span(j.start, j.nttEnd)},
 	}
 	prev := j.msmStart
-	for i, k := range []string{gpu.StageMSMA, gpu.StageMSMB1, gpu.StageMSMB2, gpu.StageMSML, gpu.StageMSMH} {
-		j.stages = append(j.stages, gpu.Stage{Name: k, Duration: span(prev, j.msmEnd[i])})
+	for i, k := range []string{prover.StageMSMA, prover.StageMSMB1, prover.StageMSMB2, prover.StageMSML, prover.StageMSMH} {
+		j.stages = append(j.stages, prover.Stage{Name: k, Duration: span(prev, j.msmEnd[i])})
 		prev = j.msmEnd[i]
 	}
-	j.stages = append(j.stages, gpu.Stage{Name: gpu.StageDownload, Duration: span(prev, j.download)})
+	j.stages = append(j.stages, prover.Stage{Name: prover.StageDownload, Duration: span(prev, j.download)})
 	for _, st := range j.stages[2:] {
 		if st.Duration < 0 {
 			return fmt.Errorf("cuda backend: could not time stage %s", st.Name)
@@ -461,18 +461,18 @@ func (j *job) collect() error {
 	return nil
 }
 
-// Wait implements gpu.Job.
-func (j *job) Wait() (gpu.Result, error) {
+// Wait implements prover.Job.
+func (j *job) Wait() (prover.Result, error) {
 	<-j.done
 	if j.err != nil {
-		return gpu.Result{}, j.err
+		return prover.Result{}, j.err
 	}
 	t := time.Now()
 	bl, err := j.b.blinding()
 	if err != nil {
-		return gpu.Result{}, err
+		return prover.Result{}, err
 	}
 	p := groth16.Assemble(j.key.pk, &j.sums, bl)
-	stages := append(j.stages[:len(j.stages):len(j.stages)], gpu.Stage{Name: gpu.StageAssemble, Duration: time.Since(t)})
-	return gpu.Result{Proof: p, Stages: stages}, nil
+	stages := append(j.stages[:len(j.stages):len(j.stages)], prover.Stage{Name: prover.StageAssemble, Duration: time.Since(t)})
+	return prover.Result{Proof: p, Stages: stages}, nil
 }

@@ -12,7 +12,7 @@ import (
 	icicle "github.com/ingonyama-zk/icicle-gnark/v3/wrappers/golang/runtime"
 	"github.com/ingonyama-zk/icicle-gnark/v3/wrappers/golang/runtime/config_extension"
 
-	"github.com/provebench/provebench/gpu"
+	"github.com/provebench/provebench/gpu/prover"
 )
 
 // partition is one partition's vectors on a device.
@@ -117,24 +117,24 @@ func msmKernels(p *partition, key *residentKey, stream icicle.Stream, vecExt con
 	privFull, privBits := private.RangeTo(privFullLen, false), private.RangeFrom(privFullLen)
 	quotient := p.a.RangeTo(p.n-1, false)
 	return []kernel{
-		{gpu.StageMSMA, sequence(
+		{prover.StageMSMA, sequence(
 			func() icicle.EIcicleError { return fromMontgomery(bits, stream, vecExt) },
 			g1(full, key.aFull, key.precompute, 0, sumAFull),
 			g1(bits, key.a.RangeFrom(p.full), 1, 1, sumABits),
 		)},
-		{gpu.StageMSMB1, g1(bits, key.b1.RangeFrom(p.full), 1, 1, sumB1Bits)},
-		{gpu.StageMSMB2, func() icicle.EIcicleError {
+		{prover.StageMSMB1, g1(bits, key.b1.RangeFrom(p.full), 1, 1, sumB1Bits)},
+		{prover.StageMSMB2, func() icicle.EIcicleError {
 			cfg := icicleg2.G2GetDefaultMSMConfig()
 			cfg.StreamHandle = stream
 			cfg.IsAsync = true
 			cfg.Bitsize = 1
 			return icicleg2.G2Msm(bits, key.b2.RangeFrom(p.full), &cfg, p.g2Sum)
 		}},
-		{gpu.StageMSML, sequence(
+		{prover.StageMSML, sequence(
 			g1(privFull, key.lFull, key.precompute, 0, sumLFull),
 			g1(privBits, key.l.RangeFrom(privFullLen), 1, 1, sumLBits),
 		)},
-		{gpu.StageMSMH, g1(quotient, key.hFull, key.precompute, 0, sumH)},
+		{prover.StageMSMH, g1(quotient, key.hFull, key.precompute, 0, sumH)},
 	}
 }
 

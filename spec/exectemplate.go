@@ -1,4 +1,4 @@
-package bench
+package spec
 
 import (
 	"bytes"
@@ -49,8 +49,8 @@ func CheckExecTemplates(e *ExecSpec) error {
 	return err
 }
 
-// render returns a copy of e with every template executed against d.
-func (e *ExecSpec) render(d *ExecData) (*ExecSpec, error) {
+// Render returns a copy of e with every template executed against d.
+func (e *ExecSpec) Render(d *ExecData) (*ExecSpec, error) {
 	out := *e
 	out.Command = append([]string(nil), e.Command...)
 	out.Env = make(map[string]string, len(e.Env))

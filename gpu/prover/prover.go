@@ -1,4 +1,4 @@
-// Package gpu defines the prover backend interface that the pipeline drives,
+// Package prover defines the prover backend interface that the pipeline drives,
 // and the types it exchanges. Implementations: gpu/cpu (gnark-crypto, runs
 // anywhere) and gpu/cuda (ICICLE, build tag "cuda"); gpu/backends opens one
 // by name.
@@ -8,7 +8,7 @@
 // MSMs; when Start returns, a/b/c are no longer needed and the pipeline may
 // free them. The Job that Start returns completes when the MSMs are done and
 // the proof is assembled; until then the wires must stay alive.
-package gpu
+package prover
 
 import (
 	"context"

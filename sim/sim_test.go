@@ -6,10 +6,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/gpu"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/pipeline"
 )
 
@@ -23,16 +23,16 @@ type fixedBackend struct {
 func (f fixedBackend) Name() string                                    { return "fixed" }
 func (f fixedBackend) Devices() int                                    { return f.devices }
 func (f fixedBackend) Load(context.Context, *groth16.ProvingKey) error { return nil }
-func (f fixedBackend) Stats(int) gpu.DeviceStats                       { return gpu.DeviceStats{} }
+func (f fixedBackend) Stats(int) prover.DeviceStats                    { return prover.DeviceStats{} }
 func (f fixedBackend) Close() error                                    { return nil }
-func (f fixedBackend) Start(ctx context.Context, _ int, _ *dataset.Dataset) (gpu.Job, error) {
+func (f fixedBackend) Start(ctx context.Context, _ int, _ *dataset.Dataset) (prover.Job, error) {
 	time.Sleep(f.start)
 	return fixedJob{f.finalize}, nil
 }
 
 type fixedJob struct{ d time.Duration }
 
-func (j fixedJob) Wait() (gpu.Result, error) { time.Sleep(j.d); return gpu.Result{}, nil }
+func (j fixedJob) Wait() (prover.Result, error) { time.Sleep(j.d); return prover.Result{}, nil }
 
 const tiny = 1 << circuit.MinLogConstraints
 
