@@ -83,7 +83,10 @@ func TestLayers(t *testing.T) {
 		{pkg: "gpu", not: []string{"pipeline", "bench", "scenarios", "reports", "cmd"}},
 		{pkg: "pipeline", not: []string{"bench", "scenarios", "reports", "cmd"}},
 		{pkg: "bench", not: []string{"scenarios", "reports", "cmd"}},
-		{pkg: "scenarios", not: []string{"reports", "cmd"}},
+		// the loader reads bench/events' rule syntax, nothing of the runner
+		{pkg: "scenarios", not: []string{"bench/sample", "bench/supervise", "bench/ab", "bench/compare", "bench/simulate", "bench/shard", "bench/calibcache", "reports", "cmd"}},
+		{pkg: "spec", not: []string{"bench", "scenarios", "reports", "cmd"}},
+		{pkg: "sim", not: []string{"bench", "scenarios", "reports", "cmd"}},
 		{pkg: "internal", not: []string{"gpu/cpu", "gpu/cuda", "pipeline", "bench", "scenarios", "reports", "cmd"}},
 		{pkg: "reports", only: []string{"bench/results", "internal", "reports"}},
 	}
@@ -112,6 +115,23 @@ func TestLayers(t *testing.T) {
 				if !allowed {
 					t.Errorf("%s imports %s: %s reads only %s", pkg, dep, rule.pkg, strings.Join(rule.only, ", "))
 				}
+			}
+		}
+	}
+}
+
+// TestNoAncestorImports: a package never imports the package of a folder
+// above it (architecture.md, "Rules"): what a parent and its children
+// share lives beside them (spec/, sim/, gpu/prover).
+func TestNoAncestorImports(t *testing.T) {
+	for pkg, ims := range imports(t) {
+		for im := range ims {
+			dep, ok := strings.CutPrefix(im, module)
+			if ok && strings.HasPrefix(pkg, dep+"/") {
+				t.Errorf("%s imports %s, the package of a folder above it", pkg, dep)
+			}
+			if ok && under(pkg, "scenarios") && dep == "bench" {
+				t.Errorf("%s imports the runner (bench): the loader must not link it", pkg)
 			}
 		}
 	}
