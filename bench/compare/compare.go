@@ -460,6 +460,7 @@ func gatesStored(metric, backend string) bool {
 // the U test between stored runs, where it gates only when asked to (or,
 // for a GPU's device time, by default) on the scenario's backend.
 func (c *comparer) timed(m *MetricResult, def metricDef, bm, nm []*results.Repetition, backend string) {
+	def = def.alike(bm, nm)
 	if c.opts.Paired {
 		bp, np := pairs(bm, nm)
 		if len(bp) == 0 && len(bm) > 0 && len(nm) > 0 {

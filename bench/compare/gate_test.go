@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -185,5 +186,24 @@ func TestStoredRunsGateAGPUsDeviceTimeOnly(t *testing.T) {
 		if m.Gated() != tc.gated || rep.Regressed() != tc.gated {
 			t.Errorf("%s: gated %v, regressed %v; want %v", tc.backend, m.Gated(), rep.Regressed(), tc.gated)
 		}
+	}
+}
+
+// cpu_seconds reads both sides alike: a baseline from before the run's own
+// CPU time was recorded is compared with the new side's whole-process
+// figures, not with the narrower run figure (which would look like a 7%
+// improvement between identical provers).
+func TestCPUSecondsReadAlike(t *testing.T) {
+	run := func(r *float64) *results.Repetition {
+		return &results.Repetition{Status: results.StatusOK, CPUUserSeconds: 0.3, CPUSystemSeconds: 0.03, RunCPUSeconds: r}
+	}
+	narrow := 0.31
+	def := metricDefs[CPUSeconds]
+	old, cur := []*results.Repetition{run(nil)}, []*results.Repetition{run(&narrow)}
+	if v, _ := def.alike(old, cur).sample(cur[0]); math.Abs(v-0.33) > 1e-12 {
+		t.Errorf("mixed sides: new side read as %v, want the whole process's 0.33", v)
+	}
+	if v, _ := def.alike(cur, cur).sample(cur[0]); v != narrow {
+		t.Errorf("both sides narrow: %v, want the run's %v", v, narrow)
 	}
 }

@@ -77,6 +77,29 @@ type metricDef struct {
 	absent string
 	// exact aggregates the scenario's repetitions into one figure.
 	exact func(reps []results.Repetition) float64
+	// narrow, when set, tells whether a repetition has the figure's
+	// narrower reading (cpu_seconds: the run's own CPU time); where a
+	// repetition of either side lacks it, both sides are read with wide
+	// instead (the whole process's), so that a document from before the
+	// narrower reading is not compared with one that has it.
+	narrow func(r *results.Repetition) bool
+	wide   func(r *results.Repetition) (v float64, ok bool)
+}
+
+// alike is the definition to read the given sides with (see narrow).
+func (d metricDef) alike(sides ...[]*results.Repetition) metricDef {
+	if d.narrow == nil {
+		return d
+	}
+	for _, reps := range sides {
+		for _, r := range reps {
+			if !d.narrow(r) {
+				d.sample = d.wide
+				return d
+			}
+		}
+	}
+	return d
 }
 
 // metricOrder is the order metrics are reported in; counters follow.
@@ -128,7 +151,9 @@ var metricDefs = map[string]metricDef{
 		},
 		absent: "no steady state: fewer than 5 partitions, or too few samples between 10% and 90% done"},
 	CPUSeconds: {unit: UnitSeconds, better: LowerIsBetter,
-		sample: func(r *results.Repetition) (float64, bool) { return r.CPUSeconds(), true }},
+		sample: func(r *results.Repetition) (float64, bool) { return r.CPUSeconds(), true },
+		narrow: func(r *results.Repetition) bool { return r.RunCPUSeconds != nil },
+		wide:   func(r *results.Repetition) (float64, bool) { return r.CPUUserSeconds + r.CPUSystemSeconds, true }},
 	DeviceSecondsPerPartition: {unit: UnitSeconds, better: LowerIsBetter,
 		sample: optional(func(r *results.Repetition) *float64 { return r.DeviceSecondsPerPartition }),
 		absent: "no device time: the exec driver, no partition done, or a document from before device time was recorded"},

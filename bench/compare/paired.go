@@ -132,6 +132,7 @@ func outlierNotes(m *MetricResult, def metricDef, bm, nm []*results.Repetition) 
 	if m.Metric != SecondsPerProof && m.Metric != PeakRSSBytes {
 		return nil
 	}
+	def = def.alike(bm, nm)
 	var notes []string
 	for _, side := range []struct {
 		name string
