@@ -52,7 +52,11 @@ hog() {
 			pids+=($!)
 		done
 		sleep "$HOG_ON" & wait $!
-		[ "$HOG_OFF" = 0 ] && continue
+		if [ "$HOG_OFF" = 0 ]; then
+			# Always on: the copies started keep running; start no more
+			# (each round used to add HOG_PROCS more, without bound).
+			while true; do sleep 60 & wait $!; done
+		fi
 		kill "${pids[@]}"; pids=()
 		sleep "$HOG_OFF" & wait $!
 	done
