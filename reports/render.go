@@ -7,6 +7,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/provebench/provebench/internal/fsname"
 	"github.com/provebench/provebench/internal/markdown"
 )
 
@@ -80,7 +81,7 @@ func pictureExt(formats []string) string {
 // mailed; otherwise each figure is an <img> of the picture file beside it.
 var pageTemplate = template.Must(template.New("page").Funcs(template.FuncMap{
 	"svg":    func(svgs map[string]template.HTML, name string) template.HTML { return svgs[name] },
-	"anchor": slug, // headings can be linked to: report.html#timelines
+	"anchor": fsname.Slug, // headings can be linked to: report.html#timelines
 	"cell":   cellHTML,
 }).Parse(`<!DOCTYPE html>
 <html lang="en">

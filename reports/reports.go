@@ -17,7 +17,6 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
-	"unicode"
 
 	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/internal/fsname"
@@ -249,30 +248,6 @@ func timelineNames(sums []*scenarioSummary) map[string]string {
 		out[s.sc.Name] = name
 	}
 	return out
-}
-
-// slug lowercases a name and keeps letters, digits, '.' and '_', turning
-// every other run of characters into one '-'.
-func slug(name string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(name) {
-		if r < unicode.MaxASCII && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '.' || r == '_') {
-			b.WriteRune(r)
-			dash = false
-		} else if !dash && b.Len() > 0 {
-			b.WriteByte('-')
-			dash = true
-		}
-	}
-	s := strings.Trim(b.String(), "-.")
-	if len(s) > 60 {
-		s = strings.TrimRight(s[:60], "-.")
-	}
-	if s == "" {
-		s = "scenario"
-	}
-	return s
 }
 
 // backends lists the run's backends, as "cpu" or "cpu, cuda".

@@ -26,7 +26,7 @@ var hashLike = regexp.MustCompile(`-[0-9a-f]{8}$`)
 // lower-case, else its safe form followed by '-' and 8 hex digits of the
 // SHA-256 of name.
 func Stem(name string) string {
-	s := slug(name)
+	s := Slug(name)
 	if s == name && !hashLike.MatchString(s) {
 		return s
 	}
@@ -34,10 +34,10 @@ func Stem(name string) string {
 	return s + "-" + hex.EncodeToString(sum[:4])
 }
 
-// slug lowercases a name and keeps letters, digits, '.' and '_', turning
+// Slug lowercases a name and keeps letters, digits, '.' and '_', turning
 // every other run of characters into one '-'; at most maxSlug long, never
 // empty, never starting or ending with '-' or '.' (so never "..").
-func slug(name string) string {
+func Slug(name string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(name) {
