@@ -384,8 +384,14 @@ func seriesMemory(s *results.Series, one float64) (baseline, live float64, ok bo
 	return float64(s.RSSBytes[i]), live, true
 }
 
-// synthesisSize is the x of the synthesis law.
+// synthesisSize is the x of the synthesis law: constraints × (rounds+1)
+// for computed synthesis, constraints alone for a cached witness, whose
+// copy into each partition's dataset does none of the rounds (they run
+// once, in Prepare, outside the run).
 func synthesisSize(w pipeline.Workload) float64 {
+	if w.Cached() {
+		return float64(w.Constraints)
+	}
 	return float64(w.Constraints) * float64(w.SynthesisRounds+1)
 }
 

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/pipeline"
 )
 
 // Committed real runs on the CPU backend: every strategy at 2^12 and 2^14
@@ -237,8 +238,10 @@ func TestSynthesisModesCalibrateApart(t *testing.T) {
 	if len(m.Synthesis) != 2 || cached.Alone.A == 0 {
 		t.Fatalf("synthesis laws %+v", m.Synthesis)
 	}
-	// One law for both would give 1.
-	if r := compute.Alone.At(1<<14) / cached.Alone.At(1<<14); r < 2 || r > 5 {
+	// One law for both would give 1. The runs have 4 synthesis rounds:
+	// a computed partition's x is constraints × 5, a cached one's its
+	// constraints.
+	if r := compute.Alone.At(5<<14) / cached.Alone.At(1<<14); r < 2 || r > 5 {
 		t.Errorf("compute over cached synthesis %.2f, want about 3: the modes were mixed", r)
 	}
 	// Without any cached run, a cached configuration is not predicted.
@@ -309,5 +312,19 @@ func TestOneSizeIsSaid(t *testing.T) {
 	ms, _ = Load([]string{cpuCalibrate}, LoadOptions{})
 	if m, _ := ms.Fit(ms.Points); len(m.Notes) != 0 {
 		t.Errorf("two sizes: notes %q", m.Notes)
+	}
+}
+
+// A cached witness is copied, not synthesized: its rounds ran once before
+// the run, so the cached law's x must not grow with them (a rounds-1
+// cached configuration would otherwise be predicted twice as slow).
+func TestSynthesisSizeCachedIgnoresRounds(t *testing.T) {
+	w := pipeline.Workload{Constraints: 1 << 20, SynthesisRounds: 3}
+	if got, want := synthesisSize(w), float64(4<<20); got != want {
+		t.Errorf("computed synthesis x = %v, want %v (constraints × (rounds+1))", got, want)
+	}
+	w.Synthesis = pipeline.SynthesisCached
+	if got, want := synthesisSize(w), float64(1<<20); got != want {
+		t.Errorf("cached synthesis x = %v, want %v (constraints alone)", got, want)
 	}
 }

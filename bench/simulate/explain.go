@@ -9,6 +9,7 @@ import (
 	"slices"
 
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/sim"
 )
 
@@ -98,7 +99,11 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 	fmt.Fprintf(w, "host: %s, %d cores, %d devices, backend %s\n\n", m.Host, m.Cores, m.Devices, m.Backend)
 	for _, mode := range slices.Sorted(maps.Keys(m.Synthesis)) {
 		law := m.Synthesis[mode]
-		fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = %v   x = constraints × (rounds+1)\n", mode, law.Alone)
+		x := "constraints × (rounds+1)"
+		if mode == pipeline.SynthesisCached {
+			x = "constraints (the copy of a cached witness)"
+		}
+		fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = %v   x = %s\n", mode, law.Alone, x)
 		fmt.Fprintf(w, "  k at once each take 1 + %.2f·(k-1) times as long (contention), and share the %d cores\n", law.Contention, m.Cores)
 	}
 	fmt.Fprintf(w, "gpu_start (s)                       = %v   x = constraints\n", m.GPUStart)
