@@ -31,7 +31,7 @@ import (
 // Sizes: PROVEBENCH_BENCH_LOG=12,14,16,18 (the default). Keys come from the
 // key cache (PROVEBENCH_CACHE, or a temporary directory).
 
-func benchKey(b *testing.B, n int) *groth16.ProvingKey {
+func benchKey(b *testing.B, p circuit.Params) *groth16.ProvingKey {
 	b.Helper()
 	dir := os.Getenv("PROVEBENCH_CACHE")
 	if dir == "" {
@@ -39,7 +39,7 @@ func benchKey(b *testing.B, n int) *groth16.ProvingKey {
 	}
 	// Benchmark keys cost what real ones cost to prove with and are
 	// generated in seconds at any size.
-	pk, _, err := groth16.Cache{Dir: dir}.Get(context.Background(), circuit.Params{Constraints: n}, groth16.KindRandom)
+	pk, _, err := groth16.Cache{Dir: dir}.Get(context.Background(), p, groth16.KindRandom)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -51,8 +51,8 @@ func BenchmarkProve(b *testing.B) {
 	for _, lg := range benchenv.LogSizes(b, "12,14,16,18") {
 		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
 			benchenv.LogRevision(b)
-			p := circuit.Params{Constraints: 1 << lg}
-			pk := benchKey(b, p.Constraints)
+			p := benchenv.Params(b, lg)
+			pk := benchKey(b, p)
 			be, err := cpu.New(cpu.Options{})
 			if err != nil {
 				b.Fatal(err)
@@ -94,7 +94,7 @@ func BenchmarkProve(b *testing.B) {
 func BenchmarkRaw(b *testing.B) {
 	for _, lg := range benchenv.LogSizes(b, "12,14,16,18") {
 		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
-			raw := newRawCalls(b, 1<<lg)
+			raw := newRawCalls(b, benchenv.Params(b, lg))
 			var fftT, msmT time.Duration
 			for b.Loop() {
 				f, m := raw.run(b)
@@ -113,8 +113,8 @@ func BenchmarkRaw(b *testing.B) {
 func BenchmarkProveVsRaw(b *testing.B) {
 	for _, lg := range benchenv.LogSizes(b, "12,14,16,18") {
 		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
-			p := circuit.Params{Constraints: 1 << lg}
-			raw := newRawCalls(b, p.Constraints)
+			p := benchenv.Params(b, lg)
+			raw := newRawCalls(b, p)
 			be, err := cpu.New(cpu.Options{})
 			if err != nil {
 				b.Fatal(err)
@@ -159,9 +159,9 @@ type rawCalls struct {
 	n     int
 }
 
-func newRawCalls(b *testing.B, n int) *rawCalls {
-	p := circuit.Params{Constraints: n}
-	pk := benchKey(b, n)
+func newRawCalls(b *testing.B, p circuit.Params) *rawCalls {
+	n := p.Constraints
+	pk := benchKey(b, p)
 	ds, err := circuit.Synthesize(context.Background(), p, 1, 0, 0)
 	if err != nil {
 		b.Fatal(err)
@@ -214,13 +214,13 @@ func BenchmarkSteadyState(b *testing.B) {
 	for _, lg := range benchenv.LogSizes(b, "12,14,16,18") {
 		b.Run(fmt.Sprintf("2^%d", lg), func(b *testing.B) {
 			benchenv.LogRevision(b)
-			p := circuit.Params{Constraints: 1 << lg}
+			p := benchenv.Params(b, lg)
 			be, err := cpu.New(cpu.Options{})
 			if err != nil {
 				b.Fatal(err)
 			}
 			defer be.Close()
-			if err := be.Load(context.Background(), benchKey(b, p.Constraints)); err != nil {
+			if err := be.Load(context.Background(), benchKey(b, p)); err != nil {
 				b.Fatal(err)
 			}
 			var wall time.Duration

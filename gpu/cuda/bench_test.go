@@ -84,7 +84,7 @@ func newBenchEnv(b *testing.B, lg int) *benchEnv {
 		}
 	})
 	cache := groth16.Cache{Dir: groth16.DefaultCacheDir(), Log: b.Logf}
-	pk, _, err := cache.Get(ctx, circuit.Params{Constraints: 1 << lg}, groth16.KindAuto)
+	pk, _, err := cache.Get(ctx, benchenv.Params(b, lg), groth16.KindAuto)
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -321,6 +321,7 @@ func BenchmarkSteadyState(b *testing.B) {
 			env.prove(b) // warm-up
 			for _, name := range uploadModes {
 				b.Run(name, func(b *testing.B) {
+					benchenv.LogRevision(b) // a leaf's log is the one printed
 					ds, pin, ok := env.dataset(name)
 					if !ok {
 						b.Skip("page-locking needs the CUDA device")
@@ -399,6 +400,7 @@ func BenchmarkUpload(b *testing.B) {
 			abc, wireBytes := env.pk.Params().DatasetBytes()
 			for _, name := range uploadModes {
 				b.Run(name, func(b *testing.B) {
+					benchenv.LogRevision(b) // a leaf's log is the one printed
 					ds, pin, ok := env.dataset(name)
 					if !ok {
 						b.Skip("page-locking needs the CUDA device")

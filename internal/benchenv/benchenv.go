@@ -1,5 +1,6 @@
 // Package benchenv reads the settings the prover benchmarks share
-// (PROVEBENCH_BENCH_LOG), so the CPU and CUDA benchmarks take the same forms.
+// (PROVEBENCH_BENCH_LOG, PROVEBENCH_BENCH_BIT_FRACTION), so the CPU and
+// CUDA benchmarks take the same forms.
 package benchenv
 
 import (
@@ -57,4 +58,27 @@ func LogSizes(tb TB, def string) []int {
 		out = append(out, lg)
 	}
 	return out
+}
+
+// Params is the circuit a benchmark proves at 2^lg constraints: the
+// family's default bit fraction, or PROVEBENCH_BENCH_BIT_FRACTION
+// (0.05..0.95) when set, so that a benchmark can follow a peer prover onto
+// another member of the family (scripts/peer/bench.sh's
+// PEER_BENCH_BIT_FRACTION); a bad value fails the benchmark.
+func Params(tb TB, lg int) circuit.Params {
+	tb.Helper()
+	p := circuit.Params{Constraints: 1 << lg}
+	spec := os.Getenv("PROVEBENCH_BENCH_BIT_FRACTION")
+	if spec == "" {
+		return p
+	}
+	f, err := strconv.ParseFloat(strings.TrimSpace(spec), 64)
+	if err == nil {
+		p.BitsPerMille, err = circuit.BitsPerMilleFor(f)
+	}
+	if err != nil {
+		tb.Fatalf("PROVEBENCH_BENCH_BIT_FRACTION=%q: want a share of bits in %.2f..%.2f: %v",
+			spec, float64(circuit.MinBitsPerMille)/1000, float64(circuit.MaxBitsPerMille)/1000, err)
+	}
+	return p
 }

@@ -26,6 +26,8 @@
 #   PEER_BENCH_KINDS       single and/or steady (default "single steady")
 #   PEER_BENCH_PARTITIONS  gnark's steady state: partitions per iteration
 #                          (default 8, as provebench-cuda's)
+#   PEER_BENCH_BIT_FRACTION  the share of private wires that are bits, for
+#                          every prover (default: the family's, 0.5)
 #   PEER_BENCH_KEY         gnark's key: auto (a real setup up to 2^16, as
 #                          provebench's keys), setup or random (default auto)
 #   PEER_BENCH_BIN         where the binaries are (default bin)
@@ -39,6 +41,7 @@ parts=${PEER_BENCH_PARTITIONS:-8}
 key=${PEER_BENCH_KEY:-auto}
 kinds=${PEER_BENCH_KINDS:-single steady}
 bin=${PEER_BENCH_BIN:-bin}
+fraction=${PEER_BENCH_BIT_FRACTION:-0.5}
 
 die() { echo "scripts/peer/bench.sh: $*" >&2; exit 2; }
 case $count in '' | *[!0-9]*) die "PEER_BENCH_COUNT=$count: want a number >= 3" ;; esac
@@ -50,6 +53,8 @@ for kind in $kinds; do
 	case $kind in single | steady) ;; *) die "PEER_BENCH_KINDS: $kind: want single and/or steady" ;; esac
 done
 kinds_csv=$(echo "$kinds" | tr -s ' ' ',')
+# provebench's benchmarks read the same fraction (internal/benchenv).
+export PROVEBENCH_BENCH_BIT_FRACTION="$fraction"
 want() { case " $kinds " in *" $1 "*) return 0 ;; esac; return 1; }
 
 binary() {
@@ -95,6 +100,10 @@ if command -v nvidia-smi >/dev/null 2>&1; then
 	echo "gpu: $(nvidia-smi --query-gpu=name --format=csv,noheader 2>/dev/null | head -1)"
 fi
 echo "pkg: github.com/provebench/provebench/scripts/peer"
+# Settings that change what is measured, as configuration lines.
+echo "bit-fraction: $fraction"
+# CUDA_LAUNCH_BLOCKING=1 makes every kernel launch wait for the kernel.
+if [ "${CUDA_LAUNCH_BLOCKING:-0}" = 1 ]; then echo "cuda-launch-blocking: on"; fi
 
 # gotest PROVER SIZE BENCH KIND: a provebench benchmark binary's lines,
 # renamed BenchmarkPeer/PROVER/2^SIZE/KIND, ns/op and ms/partition per
@@ -126,7 +135,7 @@ gotest() {
 # peer PROVER SIZE: the gnark peer's own benchmark lines.
 peer() {
 	out=$tmp/$1-$2.txt
-	"$(binary "$1")" --constraints "2^$2" --bench "$count" --partitions "$parts" --proofs 1 \
+	"$(binary "$1")" --constraints "2^$2" --bit-fraction "$fraction" --bench "$count" --partitions "$parts" --proofs 1 \
 		--key "$key" --bench-kinds "$kinds_csv" >"$out" 2>&1 || { cat "$out" >&2; die "$(binary "$1") failed"; }
 	echo "commit: $("$(binary "$1")" --version | sed -n 's/.* commit \([^ ]*\).*/\1/p')"
 	grep '^BenchmarkPeer/' "$out"
