@@ -154,8 +154,18 @@ func (p *icicleProver) deviceMemory() (used, total uint64, ok bool) {
 	return used, total, ok
 }
 
+// close frees the key's device memory on the device's own thread: ICICLE
+// checks that a device slice is freed on the device it was made on, and
+// gnark pins the key from RunOnDevice (freed from the main goroutine, it
+// panics "Attempt to use DeviceSlice on a different device").
 func (p *icicleProver) close() {
-	if p.pk != nil {
-		p.pk.FreeGPUResources()
+	if p.pk == nil {
+		return
 	}
+	done := make(chan struct{})
+	icicle_runtime.RunOnDevice(&p.device, func(...any) {
+		defer close(done)
+		p.pk.FreeGPUResources()
+	})
+	<-done
 }
