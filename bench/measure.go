@@ -15,8 +15,8 @@ import (
 // warm start on the CUDA backend): what the pool holds, and the part of it
 // no dataset uses, which stays resident after the pipeline frees.
 const (
-	seriesPinnedPool = "host_pinned_pool_bytes"
-	seriesPinnedIdle = "host_pinned_idle_bytes"
+	seriesPinnedPool = results.CounterPinnedPool
+	seriesPinnedIdle = results.CounterPinnedIdle
 )
 
 // deviceStages are the backend stages that run on the device (on the CPU

@@ -103,17 +103,10 @@ func prepareProver(ctx context.Context, spec *Spec, cacheDir string, opts pipeli
 }
 
 // reservedDatasets is how many datasets a warm start reserves page-locked
-// memory for: those the strategy lets live at once (pre-flight's bound),
-// but no more than the pipeline's working set when nothing piles up (the
-// partitions synthesizing, the channel, and two per GPU worker: one
-// running, one uploading). A partition beyond it, in a pile-up, is
-// synthesized into ordinary memory and uploaded through the driver's
-// staging buffer, rather than lock pages beside a working device.
+// memory for (pipeline.WarmPoolDatasets, which the simulator sizes its
+// pool with too).
 func reservedDatasets(spec *Spec) int64 {
-	c := spec.Pipeline.Resolved()
-	devices := int64(max(spec.Devices, 1))
-	working := int64(c.SynthesisWorkers+c.ChannelCapacity) + 2*int64(c.GPUWorkers)*devices
-	return max(1, min(EstimateSpec(spec).Datasets, working))
+	return pipeline.WarmPoolDatasets(spec.Workload, spec.Pipeline.Resolved(), spec.Devices)
 }
 
 // setupSeconds is the setup's stages in seconds, for the results.

@@ -54,6 +54,10 @@ type sim struct {
 	submitted []int
 	slotQ     [][]*item
 
+	// pooledInUse is the part of Host.PooledBytes's pool that live
+	// datasets hold.
+	pooledInUse int64
+
 	peakRSS  int64
 	busy     time.Duration // device compute, all devices
 	stalled  time.Duration // devices held up by PinStall
@@ -132,11 +136,10 @@ func (s *sim) run() error {
 				s.synthesized(e.it)
 			}
 		case uploadDone:
-			if s.o.Stages.SubmitQueue > 0 {
-				s.startEnds(e.it)
-				break
-			}
-			s.onDevice(e.it, startDone, s.o.Stages.GPUStart)
+			s.uploaded(e.it)
+		case streamCopyDone:
+			s.deviceFree(e.it.dev)
+			s.afterUpload(e.it)
 		case startDone:
 			s.startEnds(e.it)
 		case nttDone:
@@ -234,6 +237,12 @@ func (s *sim) reschedule() {
 
 func (s *sim) startSynthesis(it *item) {
 	s.core.SynthesisStarted(&it.tk)
+	// The dataset is allocated as synthesis starts: in the pool while it
+	// has room.
+	if pool := s.o.Host.PooledBytes; pool > 0 {
+		it.pooled = min(s.o.Stages.ABCBytes+s.o.Stages.WireBytes, max(pool-s.pooledInUse, 0))
+		s.pooledInUse += it.pooled
+	}
 	s.stallDevices()
 	s.reshare()
 	it.work = s.synthesisTime()
@@ -303,9 +312,72 @@ func (s *sim) serve() {
 	}
 }
 
+// uploadTimes splits a partition's upload: the part of its dataset in the
+// pool at Upload's pace, which overlaps the device's compute, and the
+// part beyond it at PageableUpload's, which runs in the device's stream.
+func (s *sim) uploadTimes(it *item) (pinned, onStream time.Duration) {
+	st := s.o.Stages
+	one := st.ABCBytes + st.WireBytes
+	if st.PageableUpload == 0 || s.o.Host.PooledBytes == 0 || one == 0 || it.pooled >= one {
+		return st.Upload, 0
+	}
+	inPool := float64(it.pooled) / float64(one)
+	return time.Duration(inPool * float64(st.Upload)), time.Duration((1 - inPool) * float64(st.PageableUpload))
+}
+
+// releaseABC gives the pool back its share of a partition's a/b/c, freed
+// early (the pool holds a dataset's buffers in proportion).
+func (s *sim) releaseABC(it *item) {
+	if it.pooled == 0 || it.abc+it.wires == 0 {
+		return
+	}
+	n := it.pooled * it.abc / (it.abc + it.wires)
+	it.pooled -= n
+	s.pooledInUse -= n
+}
+
+// releaseAll gives the pool back what a freed dataset held of it.
+func (s *sim) releaseAll(it *item) {
+	s.pooledInUse -= it.pooled
+	it.pooled = 0
+}
+
+// uploaded goes on from the pooled part of an upload: to the part beyond
+// the pool, in the device's stream (a phase of the serial device, after
+// the work queued before it), or to the rest of Start.
+func (s *sim) uploaded(it *item) {
+	if d := it.onStream; d > 0 {
+		it.onStream = 0
+		if !s.o.Stages.DeviceSerial {
+			s.at(s.now+d, streamCopyDone, it)
+			return
+		}
+		s.devQ[it.dev] = append(s.devQ[it.dev], devJob{it: it, kind: streamCopyDone, d: d})
+		s.nextOnDevice(it.dev)
+		return
+	}
+	s.afterUpload(it)
+}
+
+// afterUpload is the rest of Start once the dataset is on the device: with
+// a submit queue Start returns, else the device runs the NTT region.
+func (s *sim) afterUpload(it *item) {
+	if s.o.Stages.SubmitQueue > 0 {
+		s.startEnds(it)
+		return
+	}
+	s.onDevice(it, startDone, s.o.Stages.GPUStart)
+}
+
 // upload starts a taken partition's upload; Start goes on when it ends.
 func (s *sim) upload(it *item) {
-	if up := s.o.Stages.Upload; up > 0 {
+	up, onStream := s.uploadTimes(it)
+	it.onStream = onStream
+	if onStream > 0 && up == 0 {
+		s.uploaded(it)
+		return
+	}
+	if up > 0 {
 		s.at(s.now+time.Duration(float64(up)/s.o.Host.speed()), uploadDone, it)
 	} else if s.o.Stages.SubmitQueue > 0 {
 		s.at(s.now, startDone, it)
@@ -342,6 +414,7 @@ func (s *sim) submittedStart(it *item) {
 func (s *sim) nttRan(it *item) {
 	if s.c.EarlyFree {
 		s.core.ABCFreed(s.now, &it.tk, it.abc)
+		s.releaseABC(it)
 		it.abc = 0
 	}
 	d := time.Duration(float64(s.o.Stages.Finalize) / s.o.Host.speed())
@@ -447,6 +520,7 @@ func (s *sim) started(it *item) {
 	s.deviceFree(it.dev)
 	if s.c.EarlyFree {
 		s.core.ABCFreed(s.now, &it.tk, it.abc)
+		s.releaseABC(it)
 		it.abc = 0
 	}
 	s.core.Finalizing(&it.tk)
@@ -461,6 +535,7 @@ func (s *sim) finalized(it *item) {
 	s.core.Finalized(&it.tk)
 	s.deviceFree(it.dev)
 	s.core.Deallocated(s.now, &it.tk, it.abc, it.wires)
+	s.releaseAll(it)
 	s.core.Ended(s.now, &it.tk, pipeline.Done)
 	t.Outcome = pipeline.Done
 	s.ended++
@@ -484,8 +559,8 @@ func (s *sim) observe() {
 	if f == 0 {
 		f = 1
 	}
-	live := s.snap.Values[s.iData] + s.snap.Values[s.iSynth]*held
-	rss := s.o.Host.Baseline + int64(f*float64(live))
+	live := int64(f * float64(s.snap.Values[s.iData]+s.snap.Values[s.iSynth]*held))
+	rss := s.o.Host.Baseline + max(s.o.Host.PooledBytes, live)
 	s.peakRSS = max(s.peakRSS, rss)
 	if s.o.Timeline {
 		s.timeline = append(s.timeline, Point{T: s.now, RSS: rss, Counters: slices.Clone(s.snap.Values)})

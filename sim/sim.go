@@ -99,7 +99,8 @@ const (
 	startDone
 	finalizeDone
 	stallDone
-	nttDone // SubmitQueue: the NTT region ran; the MSMs follow on the device
+	nttDone        // SubmitQueue: the NTT region ran; the MSMs follow on the device
+	streamCopyDone // the part of an upload beyond the pool ran in the device's stream
 	tick
 	retry
 )
@@ -140,6 +141,13 @@ type item struct {
 	synthEnd    time.Duration
 	dev         int
 	abc, wires  int64
+	// pooled is the part of the dataset in Host.PooledBytes's pool, given
+	// when its synthesis starts (the pool's first come, first served);
+	// the rest is in ordinary memory.
+	pooled int64
+	// onStream is the part of its upload, from ordinary memory, still to
+	// run on the device's stream (see Stages.PageableUpload).
+	onStream time.Duration
 }
 
 // devJob is a Start or Finalize waiting for a serial device.

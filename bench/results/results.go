@@ -392,6 +392,15 @@ type Series struct {
 	Counters map[string][]int64 `json:"counters,omitempty"`
 }
 
+// Series counters of the warm start's page-locked pool (CUDA backend): what
+// the pool holds, and the part of it no dataset uses. The pool is reserved
+// (its pages touched) before the clock starts, so the RSS at t=0 holds it
+// and datasets allocated in it add nothing.
+const (
+	CounterPinnedPool = "host_pinned_pool_bytes"
+	CounterPinnedIdle = "host_pinned_idle_bytes"
+)
+
 // Values of Repetition.Measure.
 const (
 	MeasureWarm = "warm"

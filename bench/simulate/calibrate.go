@@ -66,6 +66,18 @@ type Point struct {
 	Baseline        float64 `json:"baseline"`
 	LivePeak        float64 `json:"live_peak"`
 	PeakRSS         float64 `json:"peak_rss"`
+	// PoolBytes is the page-locked pool a warm start reserved before the
+	// clock (results.CounterPinnedPool): Baseline
+	// holds it, and the datasets in it add nothing to the RSS. 0 without
+	// a pool.
+	PoolBytes float64 `json:"pool_bytes,omitempty"`
+	// PageableBytes is the dataset bytes a repetition synthesized beyond
+	// the pool, into ordinary memory (unpooled_buffers, each a quarter of
+	// a dataset: a, b, c and the wires are the same size), and Started
+	// the partitions it started: their uploads went through the driver's
+	// staging buffer. Medians over the repetitions.
+	PageableBytes float64 `json:"pageable_bytes,omitempty"`
+	Started       float64 `json:"started,omitempty"`
 	SecondsPerProof float64 `json:"seconds_per_proof"`
 }
 
@@ -112,12 +124,23 @@ type Model struct {
 	// uploaded and queued for the device; 0 on the CPU backend, whose Start
 	// returns after the NTT region.
 	SubmitQueue int `json:"submit_queue"`
-	// Baseline is the RSS before any dataset (runtime and key) against
+	// Baseline is the RSS before any dataset (runtime and key; without a
+	// warm start's pool, and without a cached witness) against
 	// constraints; Working what the peak holds beyond the baseline and the
 	// live datasets (the prover's scratch: MSM buckets, quotient
 	// buffers, the runtime's growth), against constraints.
 	Baseline Linear  `json:"baseline"`
 	Working  Linear  `json:"working"`
+	// Pooled says the calibration runs reserved a page-locked pool before
+	// the clock (a warm start on the CUDA backend): a predicted
+	// configuration reserves its own (pipeline.WarmPoolDatasets), whose
+	// datasets add nothing to the RSS until a pile-up outgrows it.
+	Pooled bool `json:"pooled,omitempty"`
+	// PageableUpload is an upload's time per byte from ordinary memory
+	// (a dataset beyond the pool), fitted on the runs whose pile-up
+	// outgrew their pool; 0 when none did (such uploads then take
+	// Upload's time).
+	PageableUpload float64 `json:"pageable_upload_seconds_per_byte,omitempty"`
 	Points   []Point `json:"points"`
 	// Environment is the calibration host as its first document
 	// describes it.
@@ -129,9 +152,17 @@ type Model struct {
 
 // SynthesisLaw is the synthesis cost of one synthesis mode.
 type SynthesisLaw struct {
-	// Alone is one partition's synthesis alone on a core, against
-	// constraints × (rounds + 1).
-	Alone PowerLaw `json:"alone"`
+	// Alone is one partition's synthesis alone on a core at 0 rounds
+	// (the witness: bits and chain), and PerRound what each synthesis
+	// round adds (an NTT-sized pass over it), both against constraints
+	// with one exponent: on the H200 host a round cost about 1.3 times
+	// the witness, which one law of constraints × (rounds + 1) cannot
+	// say. A cached witness's copy does none of the rounds (PerRound 0).
+	// Where the calibration measured no rounds, a round is taken to cost
+	// what the witness does (RoundsAssumed).
+	Alone         PowerLaw `json:"alone"`
+	PerRound      PowerLaw `json:"per_round"`
+	RoundsAssumed bool     `json:"rounds_assumed,omitempty"`
 	// Contention is how much each partition synthesizing alongside slowed
 	// one (sim.Host), fitted: memory bandwidth is shared long before the
 	// cores run out (0 when the runs show no such slowing).
@@ -227,10 +258,10 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 	}
 	abc, wires := pipeline.DatasetBytes(p.Spec.Workload)
 	one := float64(abc + wires)
-	var base, conc []float64
+	var base, pool, conc []float64
 	var reps struct {
 		synthesis, gpuStart, upload, finalize, peakRSS, secondsPerProof []float64
-		deviceStart, deviceFinalize                                     []float64
+		deviceStart, deviceFinalize, pageable, started                  []float64
 	}
 	for i := range sc.Repetitions {
 		r := &sc.Repetitions[i]
@@ -251,10 +282,15 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 		reps.upload = append(reps.upload, perPartition(r.Stages, []string{prover.StageUpload}))
 		reps.finalize = append(reps.finalize, perPartition(r.Stages, deviceFinalizeStages))
 		reps.peakRSS = append(reps.peakRSS, float64(r.PeakRSSBytes))
+		if r.UnpooledBuffers != nil {
+			reps.pageable = append(reps.pageable, float64(*r.UnpooledBuffers)*one/4)
+			reps.started = append(reps.started, float64(r.Stages[pipeline.StageGPUStart].Count))
+		}
 		reps.secondsPerProof = append(reps.secondsPerProof, r.SecondsPerProof)
 		p.Concurrent = max(p.Concurrent, int(r.PeakCounters[pipeline.CounterSynthesizing]))
-		if b, live, ok := seriesMemory(r.Series, one); ok {
+		if b, pooled, live, ok := seriesMemory(r.Series, one); ok {
 			base = append(base, b)
+			pool = append(pool, pooled)
 			p.LivePeak = max(p.LivePeak, live)
 		}
 		if k, ok := synthConcurrency(r.Series); ok {
@@ -275,8 +311,11 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 	if len(reps.deviceStart) > 0 {
 		p.DeviceGPUStart, p.DeviceFinalize = stats.Median(reps.deviceStart), stats.Median(reps.deviceFinalize)
 	}
+	if len(reps.pageable) > 0 {
+		p.PageableBytes, p.Started = stats.Median(reps.pageable), stats.Median(reps.started)
+	}
 	if len(base) > 0 {
-		p.Baseline = mean(base)
+		p.Baseline, p.PoolBytes = mean(base), mean(pool)
 	}
 	if len(conc) > 0 {
 		p.SynthConcurrency = mean(conc)
@@ -366,14 +405,21 @@ func firstStartStall(s *results.Series, own float64) (float64, bool) {
 }
 
 // seriesMemory reads from a repetition's series the RSS when the pipeline
-// started and the largest live dataset bytes.
-func seriesMemory(s *results.Series, one float64) (baseline, live float64, ok bool) {
+// started, the page-locked pool it held then, and the largest live dataset
+// bytes.
+func seriesMemory(s *results.Series, one float64) (baseline, pool, live float64, ok bool) {
 	if s == nil || len(s.T) == 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
 	}
 	i := slices.IndexFunc(s.T, func(t float64) bool { return t >= 0 })
 	if i < 0 {
-		return 0, 0, false
+		return 0, 0, 0, false
+	}
+	// The pool is reserved before the clock and kept to the end; its
+	// counter's first samples can lag the start by a sample or two, so
+	// its largest value is the pool.
+	for _, v := range s.Counters[results.CounterPinnedPool] {
+		pool = max(pool, float64(v))
 	}
 	ds, synth := s.Counters[pipeline.CounterDatasetBytes], s.Counters[pipeline.CounterSynthesizing]
 	for j := range s.T {
@@ -381,18 +427,29 @@ func seriesMemory(s *results.Series, one float64) (baseline, live float64, ok bo
 			live = max(live, float64(ds[j])+float64(synth[j])*one)
 		}
 	}
-	return float64(s.RSSBytes[i]), live, true
+	return float64(s.RSSBytes[i]), pool, live, true
 }
 
-// synthesisSize is the x of the synthesis law: constraints × (rounds+1)
-// for computed synthesis, constraints alone for a cached witness, whose
-// copy into each partition's dataset does none of the rounds (they run
-// once, in Prepare, outside the run).
-func synthesisSize(w pipeline.Workload) float64 {
+// residentDatasets is what a configuration holds resident before any
+// dataset of the run: a warm start's pool and a cached witness (one
+// dataset, synthesized before the clock).
+func residentDatasets(w pipeline.Workload, pool float64) float64 {
 	if w.Cached() {
-		return float64(w.Constraints)
+		abc, wires := pipeline.DatasetBytes(w)
+		return pool + float64(abc+wires)
 	}
-	return float64(w.Constraints) * float64(w.SynthesisRounds+1)
+	return pool
+}
+
+// At is one partition's synthesis alone, in seconds: the witness and its
+// rounds, or for a cached witness its copy (the rounds ran once, in
+// Prepare, outside the run).
+func (l SynthesisLaw) At(w pipeline.Workload) float64 {
+	n := float64(w.Constraints)
+	if w.Cached() {
+		return l.Alone.At(n)
+	}
+	return l.Alone.At(n) + float64(w.SynthesisRounds)*l.PerRound.At(n)
 }
 
 // slowdown is how much synthesizing among concurrent others (on average)
@@ -442,31 +499,44 @@ func (m *Model) fitSynthesis() error {
 // that fits best; ties go to less contention, so that runs which never
 // synthesized side by side say nothing about it.
 func (m *Model) fitSynthesisLaw(points []Point) (SynthesisLaw, error) {
-	var sx []float64
+	var ns, rs []float64
+	var kept []Point
+	cached := false
 	for _, p := range points {
-		sx = append(sx, synthesisSize(p.Spec.Workload))
+		if p.Synthesis <= 0 {
+			continue
+		}
+		w := p.Spec.Workload
+		cached = cached || w.Cached()
+		ns, rs = append(ns, float64(w.Constraints)), append(rs, float64(w.SynthesisRounds))
+		kept = append(kept, p)
+	}
+	if len(kept) == 0 {
+		return SynthesisLaw{}, errors.New("no repetition measured a synthesis")
 	}
 	var best SynthesisLaw
 	bestErr := math.Inf(1)
 	for hundredth := 0; hundredth <= 200; hundredth++ {
 		contention := float64(hundredth) / 100
-		sy := make([]float64, len(points))
-		for i, p := range points {
+		sy := make([]float64, len(kept))
+		for i, p := range kept {
 			sy[i] = p.Synthesis / m.slowdown(p.concurrency(), contention)
 		}
-		law, err := fitPowerLaw(sx, sy)
+		alone, perRound, err := fitRoundsLaw(ns, rs, sy, !cached)
 		if err != nil {
 			return best, err
 		}
+		law := SynthesisLaw{Alone: alone, PerRound: perRound, Contention: contention}
+		if math.IsNaN(perRound.A) {
+			law.PerRound, law.RoundsAssumed = alone, true
+		}
 		var sse float64
-		for i, p := range points {
-			if p.Synthesis > 0 {
-				d := math.Log(law.At(sx[i])*m.slowdown(p.concurrency(), contention)) - math.Log(p.Synthesis)
-				sse += d * d
-			}
+		for _, p := range kept {
+			d := math.Log(law.At(p.Spec.Workload)*m.slowdown(p.concurrency(), contention)) - math.Log(p.Synthesis)
+			sse += d * d
 		}
 		if sse < bestErr*(1-1e-6) {
-			bestErr, best = sse, SynthesisLaw{Alone: law, Contention: contention}
+			bestErr, best = sse, law
 		}
 	}
 	return best, nil
@@ -476,14 +546,22 @@ func (m *Model) fit() error {
 	var ux, uy, bx, by, wy, rx, ry []float64
 	for _, p := range m.Points {
 		w := p.Spec.Workload
-		ux = append(ux, float64(w.Constraints))
-		uy = append(uy, p.Upload)
-		if !math.IsNaN(p.Baseline) {
-			bx = append(bx, float64(w.Constraints))
-			by = append(by, p.Baseline)
-			wy = append(wy, p.PeakRSS-p.Baseline-p.LivePeak)
+		if p.PageableBytes == 0 {
+			ux = append(ux, float64(w.Constraints))
+			uy = append(uy, p.Upload)
 		}
-		if p.DeviceReady > 0 {
+		if !math.IsNaN(p.Baseline) {
+			// The pool holds the datasets that fit in it: the peak is the
+			// baseline, the witness, the larger of the pool and the live
+			// datasets, and the working memory.
+			bx = append(bx, float64(w.Constraints))
+			by = append(by, p.Baseline-residentDatasets(w, p.PoolBytes))
+			wy = append(wy, p.PeakRSS-p.Baseline+p.PoolBytes-max(p.PoolBytes, p.LivePeak))
+			m.Pooled = m.Pooled || p.PoolBytes > 0
+		}
+		// A warm start proves a partition before the clock: a stall of
+		// the first Start there is a queue, not the backend's first use.
+		if p.DeviceReady > 0 && m.Measure != results.MeasureWarm {
 			rx = append(rx, float64(w.Constraints))
 			ry = append(ry, p.DeviceReady)
 		}
@@ -504,6 +582,7 @@ func (m *Model) fit() error {
 	if m.Upload, err = fitPowerLaw(ux, uy); err != nil {
 		m.Upload = PowerLaw{} // no uploads: the CPU backend
 	}
+	m.PageableUpload = m.fitPageableUpload()
 	if m.Finalize, err = fitPowerLaw(nx, fy); err != nil {
 		return fmt.Errorf("calibration: finalize: %w", err)
 	}
@@ -512,7 +591,37 @@ func (m *Model) fit() error {
 	}
 	m.Baseline = fitLinear(bx, by)
 	m.Working = fitLinear(bx, wy)
+	if m.Pooled {
+		// Nothing is page-locked during a run with a pool: a dataset in
+		// it was locked before the clock, one beyond it is pageable.
+		m.PinStall = 0
+		return nil
+	}
 	return m.fitPinStall()
+}
+
+// fitPageableUpload is the upload time per byte from ordinary memory: in
+// each run with datasets beyond its pool, the uploads' total less what
+// the pooled bytes take at the pinned law, over the pageable bytes; the
+// median over such runs. 0 when no run outgrew its pool.
+func (m *Model) fitPageableUpload() float64 {
+	var rates []float64
+	for _, p := range m.Points {
+		if p.PageableBytes <= 0 || p.Started <= 0 {
+			continue
+		}
+		abc, wires := pipeline.DatasetBytes(p.Spec.Workload)
+		one := float64(abc + wires)
+		pinned := m.Upload.At(float64(p.Spec.Workload.Constraints)) / one
+		total := p.Upload * p.Started
+		if r := (total - (p.Started*one-p.PageableBytes)*pinned) / p.PageableBytes; r > pinned {
+			rates = append(rates, r)
+		}
+	}
+	if len(rates) == 0 {
+		return 0
+	}
+	return stats.Median(rates)
 }
 
 // leastDeviceTimes is, at each size, the NTT and MSM times of the

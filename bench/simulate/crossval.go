@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"maps"
 	"math"
@@ -171,13 +172,21 @@ type CrossValidation struct {
 }
 
 // CrossValidate leaves each family of ms.Points out in turn, fits a model
-// to the rest, and predicts the family's configurations. It needs two
-// families at least. A fold whose rest does not calibrate leaves its
-// family not predicted, with the reason; ctx stops it between folds.
-func CrossValidate(ctx context.Context, ms *Measurements, by FamilyBy, hostMemory int64) (*CrossValidation, error) {
+// to the rest, and predicts the family's configurations. The
+// configurations of the files in pinned (a calibration set of plain
+// shapes) are in every fold's rest and are never left out or predicted.
+// It needs two families at least, one of them left out. A fold whose rest
+// does not calibrate leaves its family not predicted, with the reason;
+// ctx stops it between folds.
+func CrossValidate(ctx context.Context, ms *Measurements, by FamilyBy, hostMemory int64, pinned []string) (*CrossValidation, error) {
+	const always = "" // the pinned configurations' family: never a fold
 	family := make([]string, len(ms.Points))
 	members := map[string][]int{}
 	for i := range ms.Points {
+		if slices.Contains(pinned, ms.Points[i].File) {
+			family[i] = always
+			continue
+		}
 		f, err := by.Of(&ms.Points[i])
 		if err != nil {
 			return nil, err
@@ -186,7 +195,10 @@ func CrossValidate(ctx context.Context, ms *Measurements, by FamilyBy, hostMemor
 		members[f] = append(members[f], i)
 	}
 	cv := &CrossValidation{FamilyBy: by, Families: slices.Sorted(maps.Keys(members))}
-	if len(cv.Families) < 2 {
+	if len(cv.Families) == 0 {
+		return nil, errors.New("cross-validation needs a family to leave out: every configuration is in a pinned calibration file")
+	}
+	if len(cv.Families) < 2 && len(members) == len(ms.Points) {
 		return nil, fmt.Errorf("cross-validation needs two families at least; --family-by %s puts every configuration in %q", by, cv.Families[0])
 	}
 	notes := map[string]bool{}

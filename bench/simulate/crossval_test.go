@@ -47,7 +47,7 @@ func TestCrossValidateLeavesEachFamilyOut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	cv, err := CrossValidate(context.Background(), ms, by, 0)
+	cv, err := CrossValidate(context.Background(), ms, by, 0, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,12 +87,12 @@ func TestCrossValidateLeavesEachFamilyOut(t *testing.T) {
 	if misses := cv.Misses(Targets{P90: 10, Max: 10}); len(misses) != 0 {
 		t.Errorf("a 1000%% target missed %v", misses)
 	}
-	if _, err := CrossValidate(context.Background(), ms, FamilyBy{Rule: "label", Label: "workload.partitions"}, 0); err == nil || !strings.Contains(err.Error(), "two families") {
+	if _, err := CrossValidate(context.Background(), ms, FamilyBy{Rule: "label", Label: "workload.partitions"}, 0, nil); err == nil || !strings.Contains(err.Error(), "two families") {
 		t.Errorf("one family: %v", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
-	if _, err := CrossValidate(ctx, ms, by, 0); err != context.Canceled {
+	if _, err := CrossValidate(ctx, ms, by, 0, nil); err != context.Canceled {
 		t.Errorf("cancelled: %v", err)
 	}
 }
@@ -238,10 +238,12 @@ func TestSynthesisModesCalibrateApart(t *testing.T) {
 	if len(m.Synthesis) != 2 || cached.Alone.A == 0 {
 		t.Fatalf("synthesis laws %+v", m.Synthesis)
 	}
-	// One law for both would give 1. The runs have 4 synthesis rounds:
-	// a computed partition's x is constraints × 5, a cached one's its
-	// constraints.
-	if r := compute.Alone.At(5<<14) / cached.Alone.At(1<<14); r < 2 || r > 5 {
+	// One law for both would give 1. The runs have 4 synthesis rounds,
+	// which a cached partition does not do.
+	w := pipeline.Workload{Constraints: 1 << 14, SynthesisRounds: 4}
+	wc := w
+	wc.Synthesis = pipeline.SynthesisCached
+	if r := compute.At(w) / cached.At(wc); r < 2 || r > 5 {
 		t.Errorf("compute over cached synthesis %.2f, want about 3: the modes were mixed", r)
 	}
 	// Without any cached run, a cached configuration is not predicted.
@@ -316,15 +318,40 @@ func TestOneSizeIsSaid(t *testing.T) {
 }
 
 // A cached witness is copied, not synthesized: its rounds ran once before
-// the run, so the cached law's x must not grow with them (a rounds-1
-// cached configuration would otherwise be predicted twice as slow).
-func TestSynthesisSizeCachedIgnoresRounds(t *testing.T) {
+// the run, so the cached law must not grow with them (a rounds-1 cached
+// configuration would otherwise be predicted twice as slow).
+func TestSynthesisLawCachedIgnoresRounds(t *testing.T) {
+	law := SynthesisLaw{Alone: PowerLaw{A: 1e-7, B: 1}, PerRound: PowerLaw{A: 2e-7, B: 1}}
 	w := pipeline.Workload{Constraints: 1 << 20, SynthesisRounds: 3}
-	if got, want := synthesisSize(w), float64(4<<20); got != want {
-		t.Errorf("computed synthesis x = %v, want %v (constraints × (rounds+1))", got, want)
+	if got, want := law.At(w), 7e-7*(1<<20); math.Abs(got-want) > 1e-9 {
+		t.Errorf("computed synthesis %v s, want %v (the witness and 3 rounds)", got, want)
 	}
 	w.Synthesis = pipeline.SynthesisCached
-	if got, want := synthesisSize(w), float64(1<<20); got != want {
-		t.Errorf("cached synthesis x = %v, want %v (constraints alone)", got, want)
+	if got, want := law.At(w), 1e-7*(1<<20); math.Abs(got-want) > 1e-9 {
+		t.Errorf("cached synthesis %v s, want %v (the copy alone)", got, want)
+	}
+}
+
+// The witness and its rounds are two costs: synthesis times made from a
+// witness at 8e-8 s and a round at 1.2e-7 s a constraint, at two sizes
+// and rounds 0, 1 and 4, give both back (one law of constraints ×
+// (rounds+1) cannot: it would put every round at the witness's cost).
+func TestFitRoundsLawSeparatesWitnessAndRounds(t *testing.T) {
+	var ns, rs, ys []float64
+	for _, n := range []float64{1 << 21, 1 << 23} {
+		for _, r := range []float64{0, 1, 4} {
+			ns, rs, ys = append(ns, n), append(rs, r), append(ys, (8e-8+1.2e-7*r)*n)
+		}
+	}
+	alone, perRound, err := fitRoundsLaw(ns, rs, ys, true)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if math.Abs(alone.B-1) > 0.005 || math.Abs(alone.At(1<<22)/(8e-8*(1<<22))-1) > 0.01 || math.Abs(perRound.At(1<<22)/(1.2e-7*(1<<22))-1) > 0.01 {
+		t.Errorf("witness %v, round %v: want 8e-8·x and 1.2e-7·x", alone, perRound)
+	}
+	// Without a run with rounds, a round's cost is unknown.
+	if _, perRound, _ := fitRoundsLaw(ns[:1], rs[:1], ys[:1], true); !math.IsNaN(perRound.A) {
+		t.Errorf("a round's cost from rounds-0 runs alone: %v, want unknown (NaN)", perRound)
 	}
 }

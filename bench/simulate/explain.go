@@ -99,11 +99,15 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 	fmt.Fprintf(w, "host: %s, %d cores, %d devices, backend %s\n\n", m.Host, m.Cores, m.Devices, m.Backend)
 	for _, mode := range slices.Sorted(maps.Keys(m.Synthesis)) {
 		law := m.Synthesis[mode]
-		x := "constraints × (rounds+1)"
 		if mode == pipeline.SynthesisCached {
-			x = "constraints (the copy of a cached witness)"
+			fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = %v   x = constraints (the copy of a cached witness)\n", mode, law.Alone)
+		} else {
+			assumed := ""
+			if law.RoundsAssumed {
+				assumed = "   (no run had rounds: a round assumed to cost the witness's time)"
+			}
+			fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = %v + rounds × %v   x = constraints%s\n", mode, law.Alone, law.PerRound, assumed)
 		}
-		fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = %v   x = %s\n", mode, law.Alone, x)
 		fmt.Fprintf(w, "  k at once each take 1 + %.2f·(k-1) times as long (contention), and share the %d cores\n", law.Contention, m.Cores)
 	}
 	fmt.Fprintf(w, "gpu_start (s)                       = %v   x = constraints\n", m.GPUStart)

@@ -42,7 +42,7 @@ func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Opti
 				spec.Name, spec.Source, mode, strings.Join(slices.Sorted(maps.Keys(m.Synthesis)), ", "))
 		}
 		*st = sim.Stages{
-			Synthesis:    seconds(synth.Alone.At(synthesisSize(w))),
+			Synthesis:    seconds(synth.At(w)),
 			GPUStart:     seconds(m.GPUStart.At(n)),
 			Upload:       seconds(m.Upload.At(n)),
 			Finalize:     seconds(m.Finalize.At(n)),
@@ -51,13 +51,20 @@ func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Opti
 			DeviceReady:  seconds(m.DeviceReady.At(n)),
 		}
 		st.ABCBytes, st.WireBytes = pipeline.DatasetBytes(w)
+		st.PageableUpload = seconds(m.PageableUpload * float64(st.ABCBytes+st.WireBytes))
 		st.PinStall = seconds(m.PinStall * float64(st.ABCBytes+st.WireBytes))
 		// The working memory counts from the start: the peak is what the
 		// model predicts, and the prover's scratch is there by then.
-		*h = sim.Host{Baseline: int64(m.Baseline.At(n) + max(m.Working.At(n), 0)), Cores: m.Cores, SynthesisContention: synth.Contention, Devices: m.Devices, Memory: hostMemory}
+		*h = sim.Host{Cores: m.Cores, SynthesisContention: synth.Contention, Devices: m.Devices, Memory: hostMemory}
 		if spec.Devices > 0 {
 			h.Devices = min(h.Devices, spec.Devices)
 		}
+		var pool float64
+		if m.Pooled {
+			pool = float64(pipeline.WarmPoolDatasets(w, resolved(spec.Pipeline, m.Cores), h.Devices) * (st.ABCBytes + st.WireBytes))
+		}
+		h.PooledBytes = int64(pool)
+		h.Baseline = int64(m.Baseline.At(n) + residentDatasets(w, pool) - pool + max(m.Working.At(n), 0))
 	}
 	over := spec.Simulate
 	setDur(&st.Synthesis, over.Stages.Synthesis)
@@ -98,6 +105,16 @@ func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Opti
 		return o, fmt.Errorf("scenario %s (%s): no stage costs: give --calibration or write simulate.synthesis, gpu_start, finalize, abc_bytes and wire_bytes", spec.Name, spec.Source)
 	}
 	return o, nil
+}
+
+// resolved is c as the runner resolves it on a host of the given cores
+// (sim.Run resolves it the same way): a strategy without permits
+// synthesizes on every core.
+func resolved(c pipeline.Config, cores int) pipeline.Config {
+	if c.SynthesisWorkers == 0 && !c.Strategy.UsesPermits() && cores > 0 {
+		c.SynthesisWorkers = cores
+	}
+	return c.Resolved()
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }

@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -27,6 +28,9 @@ type crossValFlags struct {
 	familyBy             string
 	targetP90, targetMax string
 	allowMixedCommits    bool
+	// calibration are documents in every fold's calibration, never left
+	// out or predicted (the calibration set of plain shapes).
+	calibration []string
 }
 
 // runCrossValidate leaves each family of the documents' configurations out
@@ -44,14 +48,14 @@ func runCrossValidate(ctx context.Context, w, errw io.Writer, files []string, f 
 	if t.Max, err = parsePercent(f.targetMax); err != nil {
 		return usagef("--target-max: %v", err)
 	}
-	ms, err := simulate.Load(files, simulate.LoadOptions{AllowMixedCommits: f.allowMixedCommits})
+	ms, err := simulate.Load(append(slices.Clone(f.calibration), files...), simulate.LoadOptions{AllowMixedCommits: f.allowMixedCommits})
 	if err != nil {
 		return usageError{err}
 	}
 	printNotes(errw, ms.Notes)
 	var cv *simulate.CrossValidation
 	err = untilDone(ctx, func() (err error) {
-		cv, err = simulate.CrossValidate(ctx, ms, by, int64(ms.Environment.MemoryBytes))
+		cv, err = simulate.CrossValidate(ctx, ms, by, int64(ms.Environment.MemoryBytes), f.calibration)
 		return err
 	})
 	if ctx.Err() != nil {
@@ -60,8 +64,12 @@ func runCrossValidate(ctx context.Context, w, errw io.Writer, files []string, f 
 	if err != nil {
 		return usageError{err}
 	}
-	fmt.Fprintf(w, "cross-validation: %d configurations in %d families (--family-by %s), each predicted by a model calibrated on the others\n\n",
-		len(cv.Predictions), len(cv.Families), by)
+	pinned := ""
+	if len(f.calibration) > 0 {
+		pinned = fmt.Sprintf(" and on the %s always", strings.Join(f.calibration, ", "))
+	}
+	fmt.Fprintf(w, "cross-validation: %d configurations in %d families (--family-by %s), each predicted by a model calibrated on the others%s\n\n",
+		len(cv.Predictions), len(cv.Families), by, pinned)
 	fmt.Fprint(w, cv.Table())
 	fmt.Fprintln(w)
 	fmt.Fprint(w, cv.SummaryTable())

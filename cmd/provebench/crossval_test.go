@@ -52,7 +52,7 @@ func TestSimulateCrossValidate(t *testing.T) {
 	for _, args := range [][]string{
 		{"--family-by", "strategy"},
 		{"--target-p90", "ten"},
-		{"--calibration", cpuCalibrate},
+		{"--explain"},
 		{"--search"},
 	} {
 		if code := run(t, append([]string{"simulate", "--cross-validate", cpuCalibrate, cpuPredict}, args...)...); code != exitUsage {
@@ -61,6 +61,30 @@ func TestSimulateCrossValidate(t *testing.T) {
 	}
 	if code := run(t, "simulate", cpuCalibrate, "--family-by", "config"); code != exitUsage {
 		t.Errorf("--family-by without --cross-validate: exit %d", code)
+	}
+}
+
+// --calibration's documents are in every fold and never predicted: only
+// the other document's configurations are in the table, each calibrated on
+// the pinned set and the other families.
+func TestSimulateCrossValidatePinsCalibration(t *testing.T) {
+	code, stdout, stderr := capture(t, "simulate", "--cross-validate", cpuPredict, "--calibration", cpuCalibrate, "--family-by", "config")
+	if code != exitOK {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	// cpuCalibrate holds 8 configurations, cpuPredict 4: each of the 4 is
+	// predicted from the 8 and the other 3.
+	for _, want := range []string{"4 configurations in 4 families (--family-by config)", "and on the " + cpuCalibrate + " always", "| 2^15 | 5 | 11 |"} {
+		if !strings.Contains(stdout, want) {
+			t.Errorf("stdout lacks %q:\n%s", want, stdout)
+		}
+	}
+	if strings.Contains(stdout, "| calibrate/") {
+		t.Errorf("a pinned configuration was predicted:\n%s", stdout)
+	}
+	// Every configuration pinned leaves nothing to predict.
+	if code, _, stderr := capture(t, "simulate", "--cross-validate", cpuPredict, "--calibration", cpuCalibrate+","+cpuPredict); code != exitUsage || !strings.Contains(stderr, "needs a family to leave out") {
+		t.Errorf("everything pinned: exit %d, %s", code, stderr)
 	}
 }
 

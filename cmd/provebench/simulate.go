@@ -75,7 +75,9 @@ mean to predict (provebench run ... -o out/cal, -o out/val), then
 groups the runs' configurations into families (--family-by matrix: a
 scenario's vars.family, else its matrix, else itself; config; or
 label:NAME, such as label:workload.constraints to leave one size out),
-predicts each family with a model calibrated on all the others, and prints
+predicts each family with a model calibrated on all the others (and on
+--calibration's documents, which every fold keeps: a set of plain shapes
+that is never itself predicted), and prints
 (with -o, writes crossval.csv, crossval-summary.csv and crossval.md) each
 configuration's predicted and measured seconds per proof and peak RSS
 (medians of its repetitions) with the error, and the distribution of
@@ -96,7 +98,7 @@ Interrupted (Ctrl-C), simulate exits 130 at once and writes nothing.`,
 				if err := crossValOnly(cmd); err != nil {
 					return err
 				}
-				f.crossValFlags.out = f.out
+				f.crossValFlags.out, f.crossValFlags.calibration = f.out, f.calibration
 				return runCrossValidate(cmd.Context(), cmd.OutOrStdout(), cmd.ErrOrStderr(), args, f.crossValFlags)
 			}
 			if err := noCrossValFlags(cmd); err != nil {
@@ -107,7 +109,7 @@ Interrupted (Ctrl-C), simulate exits 130 at once and writes nothing.`,
 	}
 	fl := c.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "output directory (default out/simulate-<date>-<time>; with --search, none: print only)")
-	fl.StringSliceVar(&f.calibration, "calibration", nil, "results.json of real runs to fit stage costs to (repeat or comma-separate)")
+	fl.StringSliceVar(&f.calibration, "calibration", nil, "results.json of real runs to fit stage costs to (repeat or comma-separate); with --cross-validate, documents in every fold's calibration, never left out or predicted")
 	fl.BoolVar(&f.explain, "explain", false, "print the fitted model and its error on the calibration runs")
 	fl.BoolVar(&f.noReport, "no-report", false, "write results only, no report or plots")
 	fl.StringVar(&f.filter, "filter", "", "simulate only configurations whose name matches this regular expression")
@@ -126,7 +128,7 @@ Interrupted (Ctrl-C), simulate exits 130 at once and writes nothing.`,
 
 // crossValOnly refuses flags --cross-validate does not read.
 func crossValOnly(c *cobra.Command) error {
-	for _, name := range []string{"calibration", "explain", "no-report", "filter", "search", "check", "memory-cap", "best-scenario"} {
+	for _, name := range []string{"explain", "no-report", "filter", "search", "check", "memory-cap", "best-scenario"} {
 		if c.Flags().Changed(name) {
 			return usagef("--%s does not go with --cross-validate, which calibrates on its own arguments", name)
 		}
