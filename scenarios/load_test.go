@@ -707,6 +707,63 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 			}
 		}
 	})
+	t.Run("peer-gnark", func(t *testing.T) {
+		data, err := Embedded.ReadFile("peer-gnark.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		gpu := applyHeaderSed(t, string(data))
+		specs, err := LoadBytes("peer-gnark-cuda.yaml", []byte(gpu))
+		if err != nil {
+			t.Fatalf("the header's GPU recipe: %v", err)
+		}
+		// On the H200 ICICLE's CUDA MSM needs the peer's launches to
+		// block (docs/results/peer-h200); on the CPU nothing changes.
+		for _, s := range specs {
+			if s.Backend != "cuda" || s.Workload.Constraints != 1<<20 || s.Vars["peer"] != "bin/peer-gnark-cuda" {
+				t.Errorf("GPU recipe, %s: backend %s, 2^%d constraints, peer %q", s.Name, s.Backend, log2(s.Workload.Constraints), s.Vars["peer"])
+			}
+			if s.Exec != nil && s.Exec.Env["CUDA_LAUNCH_BLOCKING"] != "1" {
+				t.Errorf("GPU recipe, %s: exec env %v, want CUDA_LAUNCH_BLOCKING=1", s.Name, s.Exec.Env)
+			}
+		}
+		for _, s := range byName("peer-gnark") {
+			if s.Backend != "cpu" || s.Workload.Constraints != 1<<12 {
+				t.Errorf("%s: backend %s, %d constraints: want the CPU at 2^12", s.Name, s.Backend, s.Workload.Constraints)
+			}
+			if s.Exec != nil && s.Exec.Env["CUDA_LAUNCH_BLOCKING"] != "" {
+				t.Errorf("%s: CUDA_LAUNCH_BLOCKING set on the CPU", s.Name)
+			}
+		}
+	})
+}
+
+// applyHeaderSed applies the sed expressions of a scenario file's header
+// comment (lines "#   sed -e 's|A|B|' ...") to the file, each A taken as
+// a literal string, as sed takes the header's: it fails the test when the
+// header has none or one of them matches nothing outside the comments.
+func applyHeaderSed(t *testing.T, doc string) string {
+	t.Helper()
+	var body, head []string
+	for _, line := range strings.Split(doc, "\n") {
+		if strings.HasPrefix(line, "#") {
+			head = append(head, line)
+		} else {
+			body = append(body, line)
+		}
+	}
+	exprs := regexp.MustCompile(`-e 's\|([^|]*)\|([^|]*)\|'`).FindAllStringSubmatch(strings.Join(head, "\n"), -1)
+	if len(exprs) == 0 {
+		t.Fatal("no sed expressions in the header")
+	}
+	out := strings.Join(body, "\n")
+	for _, e := range exprs {
+		if !strings.Contains(out, e[1]) {
+			t.Errorf("the header's sed: %q matches nothing", e[1])
+		}
+		out = strings.ReplaceAll(out, e[1], e[2])
+	}
+	return out
 }
 
 // TestErrorPositionsAreInTheFile guards the promise that every problem

@@ -308,7 +308,7 @@ func TestPeerGnarkScenario(t *testing.T) {
 	if code := run(t, "run", file, "-o", out, "--no-report", "--repeat", "1", "--warmups", "0"); code != exitOK {
 		t.Fatalf("run exited %d", code)
 	}
-	res, err := results.Read(filepath.Join(out, "results.json"))
+	res, err := results.Read(filepath.Join(out, "results.json.gz"))
 	if err != nil {
 		t.Fatal(err)
 	}
