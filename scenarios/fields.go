@@ -292,6 +292,12 @@ var fields = []*field{
 		get: func(s *spec.Spec) any { return time.Duration(s.Simulate.Stages.Upload) },
 	},
 	{
+		path: "simulate.pageable_upload", kind: kindDuration, def: "0s", lo: atLeast(0),
+		doc: "Upload of a dataset from ordinary (pageable) memory, outside simulate.host.pooled_bytes (every dataset when there is no pool): the driver copies it through its staging buffer in the device's stream, so it holds a serial device instead of overlapping its compute. 0: simulate.upload.",
+		set: func(s *spec.Spec, v any) { s.Simulate.Stages.PageableUpload = v.(time.Duration) },
+		get: func(s *spec.Spec) any { return time.Duration(s.Simulate.Stages.PageableUpload) },
+	},
+	{
 		path: "simulate.finalize", kind: kindDuration, def: "0s", lo: atLeast(0),
 		doc: "Time from Start's return to the proof: the MSMs and assembly.",
 		set: func(s *spec.Spec, v any) { s.Simulate.Stages.Finalize = v.(time.Duration) },
@@ -350,6 +356,12 @@ var fields = []*field{
 		doc: "RSS before any dataset: runtime and proving key.",
 		set: func(s *spec.Spec, v any) { s.Simulate.Host.Baseline = v.(int64) },
 		get: func(s *spec.Spec) any { return int64(s.Simulate.Host.Baseline) },
+	},
+	{
+		path: "simulate.host.pooled_bytes", kind: kindSize, def: "0",
+		doc: "Page-locked memory reserved before the run that datasets are allocated in (the CUDA backend's warm start): a dataset in it adds nothing to the RSS and uploads at simulate.upload's pace; one beyond it adds its bytes and uploads at simulate.pageable_upload's.",
+		set: func(s *spec.Spec, v any) { s.Simulate.Host.PooledBytes = v.(int64) },
+		get: func(s *spec.Spec) any { return int64(s.Simulate.Host.PooledBytes) },
 	},
 	{
 		path: "simulate.host.cores", kind: kindInt, def: "0", lo: atLeast(0),

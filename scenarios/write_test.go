@@ -77,7 +77,8 @@ scenarios:
       device_ready: 8s
       submit_queue: 1
       pin_stall: 300ms
-      host: {memory: 512GiB, baseline: 69GiB, cores: 96, synthesis_contention: 0.38, devices: 2, gpu_speed: 1.5}
+      pageable_upload: 2200ms
+      host: {memory: 512GiB, baseline: 69GiB, pooled_bytes: 64GiB, cores: 96, synthesis_contention: 0.38, devices: 2, gpu_speed: 1.5}
 `
 
 func TestMarshalEveryField(t *testing.T) {

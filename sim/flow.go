@@ -314,11 +314,12 @@ func (s *sim) serve() {
 
 // uploadTimes splits a partition's upload: the part of its dataset in the
 // pool at Upload's pace, which overlaps the device's compute, and the
-// part beyond it at PageableUpload's, which runs in the device's stream.
+// part beyond it (all of it without a pool) at PageableUpload's, which
+// runs in the device's stream.
 func (s *sim) uploadTimes(it *item) (pinned, onStream time.Duration) {
 	st := s.o.Stages
 	one := st.ABCBytes + st.WireBytes
-	if st.PageableUpload == 0 || s.o.Host.PooledBytes == 0 || one == 0 || it.pooled >= one {
+	if st.PageableUpload == 0 || one == 0 || it.pooled >= one {
 		return st.Upload, 0
 	}
 	inPool := float64(it.pooled) / float64(one)

@@ -30,13 +30,14 @@ type Stages struct {
 	// rather than Host.PooledBytes's page-locked pool (a pile-up that
 	// outgrew the pool: the driver copies it through its staging buffer,
 	// several times slower); a dataset partly in the pool takes the
-	// share of each. Such a copy runs in the device's stream order, so on
+	// share of each; without a pool (Host.PooledBytes 0) every dataset is
+	// in ordinary memory. Such a copy runs in the device's stream order, so on
 	// a serial device it holds the device as a phase of its own rather
 	// than overlapping its compute (on the H200 at 2^22 the device was
 	// busy 0.14 s per partition in a pile-up beyond the pool against
 	// 0.107 s of kernels). 0: Upload.
 	PageableUpload time.Duration `json:"pageable_upload,omitempty"`
-	Finalize time.Duration `json:"finalize"`
+	Finalize       time.Duration `json:"finalize"`
 	// ABCBytes and WireBytes are one partition's dataset.
 	ABCBytes  int64 `json:"abc_bytes"`
 	WireBytes int64 `json:"wire_bytes"`

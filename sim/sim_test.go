@@ -252,3 +252,46 @@ func TestPinStallHoldsUpAWorkingDevice(t *testing.T) {
 		t.Errorf("held up %v by locking before the device was ready", late.DeviceStalled)
 	}
 }
+
+// A warm start's page-locked pool: datasets in it add nothing to the RSS
+// (the peak is the baseline and the larger of the pool and the live
+// datasets), and a pile-up beyond it uploads from ordinary memory in the
+// device's stream, holding the device as a phase of its own.
+func TestPooledDatasetsAndPageableUploads(t *testing.T) {
+	const one = 1<<20 + 1<<18
+	o := Options{
+		Workload: pipeline.Workload{Constraints: tiny, Partitions: 8, Proofs: 1, Concurrency: 1, Seed: 1},
+		Config:   pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 8, ChannelCapacity: 1, GPUWorkers: 1},
+		Stages: Stages{Synthesis: 100 * time.Millisecond, Upload: 10 * time.Millisecond, GPUStart: 50 * time.Millisecond,
+			Finalize: 100 * time.Millisecond, ABCBytes: 1 << 20, WireBytes: 1 << 18, DeviceSerial: true, SubmitQueue: 1},
+		Host: Host{Baseline: 100 << 20},
+	}
+	run := func() *Result {
+		t.Helper()
+		res, err := Run(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return res
+	}
+	plain := run() // every partition synthesizes at once: 8 datasets live
+	if want := int64(100<<20 + 8*one); plain.PeakRSS != want {
+		t.Fatalf("no pool: peak %d, want %d", plain.PeakRSS, want)
+	}
+	// A pool of 10 datasets holds them all: the peak is the pool's.
+	o.Host.PooledBytes = 10 * one
+	o.Stages.PageableUpload = 200 * time.Millisecond
+	if res := run(); res.PeakRSS != 100<<20+10*one || res.Report.Wall != plain.Report.Wall {
+		t.Errorf("pool of 10: peak %d (want %d), wall %v (want %v)", res.PeakRSS, 100<<20+10*one, res.Report.Wall, plain.Report.Wall)
+	}
+	// A pool of 4: the 4 datasets beyond it add their bytes, and their
+	// uploads hold the device 200 ms each.
+	o.Host.PooledBytes = 4 * one
+	res := run()
+	if res.PeakRSS != plain.PeakRSS {
+		t.Errorf("pool of 4: peak %d, want %d (the live datasets)", res.PeakRSS, plain.PeakRSS)
+	}
+	if d := res.Report.Wall - plain.Report.Wall; d < 4*200*time.Millisecond-20*time.Millisecond {
+		t.Errorf("pool of 4: wall %v against %v, want 4 pageable uploads (800 ms) more in the device's stream", res.Report.Wall, plain.Report.Wall)
+	}
+}

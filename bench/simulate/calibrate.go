@@ -63,9 +63,9 @@ type Point struct {
 	// Baseline is the RSS when the pipeline started (key loaded), NaN when
 	// the run kept no series; LivePeak the largest live dataset bytes
 	// (synthesized plus synthesizing) sampled.
-	Baseline        float64 `json:"baseline"`
-	LivePeak        float64 `json:"live_peak"`
-	PeakRSS         float64 `json:"peak_rss"`
+	Baseline float64 `json:"baseline"`
+	LivePeak float64 `json:"live_peak"`
+	PeakRSS  float64 `json:"peak_rss"`
 	// PoolBytes is the page-locked pool a warm start reserved before the
 	// clock (results.CounterPinnedPool): Baseline
 	// holds it, and the datasets in it add nothing to the RSS. 0 without
@@ -76,8 +76,8 @@ type Point struct {
 	// a dataset: a, b, c and the wires are the same size), and Started
 	// the partitions it started: their uploads went through the driver's
 	// staging buffer. Medians over the repetitions.
-	PageableBytes float64 `json:"pageable_bytes,omitempty"`
-	Started       float64 `json:"started,omitempty"`
+	PageableBytes   float64 `json:"pageable_bytes,omitempty"`
+	Started         float64 `json:"started,omitempty"`
 	SecondsPerProof float64 `json:"seconds_per_proof"`
 }
 
@@ -129,8 +129,8 @@ type Model struct {
 	// constraints; Working what the peak holds beyond the baseline and the
 	// live datasets (the prover's scratch: MSM buckets, quotient
 	// buffers, the runtime's growth), against constraints.
-	Baseline Linear  `json:"baseline"`
-	Working  Linear  `json:"working"`
+	Baseline Linear `json:"baseline"`
+	Working  Linear `json:"working"`
 	// Pooled says the calibration runs reserved a page-locked pool before
 	// the clock (a warm start on the CUDA backend): a predicted
 	// configuration reserves its own (pipeline.WarmPoolDatasets), whose
@@ -141,7 +141,7 @@ type Model struct {
 	// outgrew their pool; 0 when none did (such uploads then take
 	// Upload's time).
 	PageableUpload float64 `json:"pageable_upload_seconds_per_byte,omitempty"`
-	Points   []Point `json:"points"`
+	Points         []Point `json:"points"`
 	// Environment is the calibration host as its first document
 	// describes it.
 	Environment results.Environment `json:"-"`
@@ -152,17 +152,13 @@ type Model struct {
 
 // SynthesisLaw is the synthesis cost of one synthesis mode.
 type SynthesisLaw struct {
-	// Alone is one partition's synthesis alone on a core at 0 rounds
-	// (the witness: bits and chain), and PerRound what each synthesis
-	// round adds (an NTT-sized pass over it), both against constraints
-	// with one exponent: on the H200 host a round cost about 1.3 times
-	// the witness, which one law of constraints × (rounds + 1) cannot
-	// say. A cached witness's copy does none of the rounds (PerRound 0).
-	// Where the calibration measured no rounds, a round is taken to cost
-	// what the witness does (RoundsAssumed).
-	Alone         PowerLaw `json:"alone"`
-	PerRound      PowerLaw `json:"per_round"`
-	RoundsAssumed bool     `json:"rounds_assumed,omitempty"`
+	// Alone is one partition's synthesis alone on a core against x =
+	// constraints × (rounds + 1), or constraints alone for a cached
+	// witness (its copy does none of the rounds). One law of x takes a
+	// round to cost what the witness does; on the H200 host a round cost
+	// about 1.3 times as much (docs/results/h200-validation), a
+	// difference this law leaves to the exponent.
+	Alone PowerLaw `json:"alone"`
 	// Contention is how much each partition synthesizing alongside slowed
 	// one (sim.Host), fitted: memory bandwidth is shared long before the
 	// cores run out (0 when the runs show no such slowing).
@@ -441,15 +437,18 @@ func residentDatasets(w pipeline.Workload, pool float64) float64 {
 	return pool
 }
 
-// At is one partition's synthesis alone, in seconds: the witness and its
-// rounds, or for a cached witness its copy (the rounds ran once, in
-// Prepare, outside the run).
-func (l SynthesisLaw) At(w pipeline.Workload) float64 {
-	n := float64(w.Constraints)
+// At is one partition's synthesis alone, in seconds.
+func (l SynthesisLaw) At(w pipeline.Workload) float64 { return l.Alone.At(synthesisSize(w)) }
+
+// synthesisSize is the x of the synthesis law: constraints × (rounds+1)
+// for computed synthesis, constraints alone for a cached witness, whose
+// copy into each partition's dataset does none of the rounds (they ran
+// once, in Prepare, outside the run).
+func synthesisSize(w pipeline.Workload) float64 {
 	if w.Cached() {
-		return l.Alone.At(n)
+		return float64(w.Constraints)
 	}
-	return l.Alone.At(n) + float64(w.SynthesisRounds)*l.PerRound.At(n)
+	return float64(w.Constraints) * float64(w.SynthesisRounds+1)
 }
 
 // slowdown is how much synthesizing among concurrent others (on average)
@@ -499,44 +498,31 @@ func (m *Model) fitSynthesis() error {
 // that fits best; ties go to less contention, so that runs which never
 // synthesized side by side say nothing about it.
 func (m *Model) fitSynthesisLaw(points []Point) (SynthesisLaw, error) {
-	var ns, rs []float64
-	var kept []Point
-	cached := false
+	var sx []float64
 	for _, p := range points {
-		if p.Synthesis <= 0 {
-			continue
-		}
-		w := p.Spec.Workload
-		cached = cached || w.Cached()
-		ns, rs = append(ns, float64(w.Constraints)), append(rs, float64(w.SynthesisRounds))
-		kept = append(kept, p)
-	}
-	if len(kept) == 0 {
-		return SynthesisLaw{}, errors.New("no repetition measured a synthesis")
+		sx = append(sx, synthesisSize(p.Spec.Workload))
 	}
 	var best SynthesisLaw
 	bestErr := math.Inf(1)
 	for hundredth := 0; hundredth <= 200; hundredth++ {
 		contention := float64(hundredth) / 100
-		sy := make([]float64, len(kept))
-		for i, p := range kept {
+		sy := make([]float64, len(points))
+		for i, p := range points {
 			sy[i] = p.Synthesis / m.slowdown(p.concurrency(), contention)
 		}
-		alone, perRound, err := fitRoundsLaw(ns, rs, sy, !cached)
+		law, err := fitPowerLaw(sx, sy)
 		if err != nil {
 			return best, err
 		}
-		law := SynthesisLaw{Alone: alone, PerRound: perRound, Contention: contention}
-		if math.IsNaN(perRound.A) {
-			law.PerRound, law.RoundsAssumed = alone, true
-		}
 		var sse float64
-		for _, p := range kept {
-			d := math.Log(law.At(p.Spec.Workload)*m.slowdown(p.concurrency(), contention)) - math.Log(p.Synthesis)
-			sse += d * d
+		for i, p := range points {
+			if p.Synthesis > 0 {
+				d := math.Log(law.At(sx[i])*m.slowdown(p.concurrency(), contention)) - math.Log(p.Synthesis)
+				sse += d * d
+			}
 		}
 		if sse < bestErr*(1-1e-6) {
-			bestErr, best = sse, law
+			bestErr, best = sse, SynthesisLaw{Alone: law, Contention: contention}
 		}
 	}
 	return best, nil

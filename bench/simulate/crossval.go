@@ -169,6 +169,9 @@ type CrossValidation struct {
 	Predictions []Prediction
 	// Notes say what the folds assumed (a rest of one size), once each.
 	Notes []string
+	// Pinned are the documents in every fold's calibration, never
+	// predicted.
+	Pinned []string
 }
 
 // CrossValidate leaves each family of ms.Points out in turn, fits a model
@@ -182,9 +185,11 @@ func CrossValidate(ctx context.Context, ms *Measurements, by FamilyBy, hostMemor
 	const always = "" // the pinned configurations' family: never a fold
 	family := make([]string, len(ms.Points))
 	members := map[string][]int{}
+	nPinned := 0
 	for i := range ms.Points {
 		if slices.Contains(pinned, ms.Points[i].File) {
 			family[i] = always
+			nPinned++
 			continue
 		}
 		f, err := by.Of(&ms.Points[i])
@@ -194,11 +199,11 @@ func CrossValidate(ctx context.Context, ms *Measurements, by FamilyBy, hostMemor
 		family[i] = f
 		members[f] = append(members[f], i)
 	}
-	cv := &CrossValidation{FamilyBy: by, Families: slices.Sorted(maps.Keys(members))}
+	cv := &CrossValidation{FamilyBy: by, Families: slices.Sorted(maps.Keys(members)), Pinned: slices.Clone(pinned)}
 	if len(cv.Families) == 0 {
 		return nil, errors.New("cross-validation needs a family to leave out: every configuration is in a pinned calibration file")
 	}
-	if len(cv.Families) < 2 && len(members) == len(ms.Points) {
+	if len(cv.Families) < 2 && nPinned == 0 {
 		return nil, fmt.Errorf("cross-validation needs two families at least; --family-by %s puts every configuration in %q", by, cv.Families[0])
 	}
 	notes := map[string]bool{}

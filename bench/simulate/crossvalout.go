@@ -74,8 +74,12 @@ func formatFloat(v float64) string {
 func (cv *CrossValidation) WriteMarkdown(w io.Writer, files []string, t Targets) error {
 	var b strings.Builder
 	b.WriteString("# Cross-validation of the simulator\n\n")
-	fmt.Fprintf(&b, "%d configurations of %s in %d families (--family-by %s); each family predicted by a model calibrated on the others. ",
+	fmt.Fprintf(&b, "%d configurations of %s in %d families (--family-by %s); each family predicted by a model calibrated on the others",
 		len(cv.Predictions), markdown.Escape(strings.Join(files, ", ")), len(cv.Families), markdown.Escape(cv.FamilyBy.String()))
+	if len(cv.Pinned) > 0 {
+		fmt.Fprintf(&b, " and on %s, in every fold", markdown.Escape(strings.Join(cv.Pinned, ", ")))
+	}
+	b.WriteString(". ")
 	b.WriteString("Measured figures are the medians of the configuration's measured repetitions; error is (predicted − measured) / measured.\n\n")
 	b.WriteString(cv.Table())
 	b.WriteString("\n## Error distribution (|error|)\n\n")

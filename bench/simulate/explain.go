@@ -99,19 +99,21 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 	fmt.Fprintf(w, "host: %s, %d cores, %d devices, backend %s\n\n", m.Host, m.Cores, m.Devices, m.Backend)
 	for _, mode := range slices.Sorted(maps.Keys(m.Synthesis)) {
 		law := m.Synthesis[mode]
+		x := "constraints × (rounds+1)"
 		if mode == pipeline.SynthesisCached {
-			fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = %v   x = constraints (the copy of a cached witness)\n", mode, law.Alone)
-		} else {
-			assumed := ""
-			if law.RoundsAssumed {
-				assumed = "   (no run had rounds: a round assumed to cost the witness's time)"
-			}
-			fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = %v + rounds × %v   x = constraints%s\n", mode, law.Alone, law.PerRound, assumed)
+			x = "constraints (the copy of a cached witness)"
 		}
+		fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = %v   x = %s\n", mode, law.Alone, x)
 		fmt.Fprintf(w, "  k at once each take 1 + %.2f·(k-1) times as long (contention), and share the %d cores\n", law.Contention, m.Cores)
 	}
 	fmt.Fprintf(w, "gpu_start (s)                       = %v   x = constraints\n", m.GPUStart)
 	fmt.Fprintf(w, "upload (s)                          = %v   x = constraints\n", m.Upload)
+	if m.PageableUpload > 0 {
+		fmt.Fprintf(w, "pageable upload (s per GiB)         = %.3f   (%.1f GB/s: a dataset beyond the pool, in the device's stream)\n", m.PageableUpload*(1<<30), 1e-9/m.PageableUpload)
+	}
+	if m.Pooled {
+		fmt.Fprintln(w, "page-locked pool                    = pipeline.WarmPoolDatasets datasets, reserved before the clock (its datasets add no RSS)")
+	}
 	fmt.Fprintf(w, "finalize (s)                        = %v   x = constraints\n", m.Finalize)
 	if m.PinStall > 0 {
 		fmt.Fprintf(w, "start stall (s per GiB of dataset)  = %.3f\n", m.PinStall*(1<<30))

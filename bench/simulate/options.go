@@ -71,6 +71,7 @@ func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Opti
 	setDur(&st.SynthesisSpread, over.Stages.SynthesisSpread)
 	setDur(&st.GPUStart, over.Stages.GPUStart)
 	setDur(&st.Upload, over.Stages.Upload)
+	setDur(&st.PageableUpload, over.Stages.PageableUpload)
 	setDur(&st.Finalize, over.Stages.Finalize)
 	setDur(&st.PinStall, over.Stages.PinStall)
 	setDur(&st.DeviceReady, over.Stages.DeviceReady)
@@ -86,6 +87,7 @@ func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Opti
 	}
 	setInt(&h.Memory, over.Host.Memory)
 	setInt(&h.Baseline, over.Host.Baseline)
+	setInt(&h.PooledBytes, over.Host.PooledBytes)
 	if over.Host.Cores > 0 {
 		h.Cores = over.Host.Cores
 	}
