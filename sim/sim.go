@@ -73,13 +73,20 @@ func (r *Result) Throughput() float64 {
 	return float64(r.Report.ProofsDone) / r.Report.Wall.Seconds()
 }
 
+// ResolveConfig is c as the runner resolves it on a host of the given
+// cores (0: unknown, the runner's own): a strategy without permits
+// synthesizes on every core.
+func ResolveConfig(c pipeline.Config, cores int) pipeline.Config {
+	if c.SynthesisWorkers == 0 && !c.Strategy.UsesPermits() && cores > 0 {
+		c.SynthesisWorkers = cores
+	}
+	return c.Resolved()
+}
+
 // Run simulates o to the end of its batch, or to the moment it runs out
 // of memory.
 func Run(o Options) (*Result, error) {
-	if o.Config.SynthesisWorkers == 0 && !o.Config.Strategy.UsesPermits() && o.Host.Cores > 0 {
-		o.Config.SynthesisWorkers = o.Host.Cores
-	}
-	o.Config = o.Config.Resolved()
+	o.Config = ResolveConfig(o.Config, o.Host.Cores)
 	if err := errors.Join(o.Workload.Validate(), o.Config.ValidateFor(o.Stages.ABCBytes, o.Stages.WireBytes),
 		o.Stages.validate(), o.Host.validate()); err != nil {
 		return nil, fmt.Errorf("simulate: %w", err)

@@ -61,7 +61,7 @@ func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Opti
 		}
 		var pool float64
 		if m.Pooled {
-			pool = float64(pipeline.WarmPoolDatasets(w, resolved(spec.Pipeline, m.Cores), h.Devices) * (st.ABCBytes + st.WireBytes))
+			pool = float64(pipeline.WarmPoolDatasets(w, sim.ResolveConfig(spec.Pipeline, m.Cores), h.Devices) * (st.ABCBytes + st.WireBytes))
 		}
 		h.PooledBytes = int64(pool)
 		h.Baseline = int64(m.Baseline.At(n) + residentDatasets(w, pool) - pool + max(m.Working.At(n), 0))
@@ -107,16 +107,6 @@ func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Opti
 		return o, fmt.Errorf("scenario %s (%s): no stage costs: give --calibration or write simulate.synthesis, gpu_start, finalize, abc_bytes and wire_bytes", spec.Name, spec.Source)
 	}
 	return o, nil
-}
-
-// resolved is c as the runner resolves it on a host of the given cores
-// (sim.Run resolves it the same way): a strategy without permits
-// synthesizes on every core.
-func resolved(c pipeline.Config, cores int) pipeline.Config {
-	if c.SynthesisWorkers == 0 && !c.Strategy.UsesPermits() && cores > 0 {
-		c.SynthesisWorkers = cores
-	}
-	return c.Resolved()
 }
 
 func seconds(s float64) time.Duration { return time.Duration(s * float64(time.Second)) }
