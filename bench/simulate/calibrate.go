@@ -426,15 +426,14 @@ func seriesMemory(s *results.Series, one float64) (baseline, pool, live float64,
 	return float64(s.RSSBytes[i]), pool, live, true
 }
 
-// residentDatasets is what a configuration holds resident before any
-// dataset of the run: a warm start's pool and a cached witness (one
-// dataset, synthesized before the clock).
-func residentDatasets(w pipeline.Workload, pool float64) float64 {
-	if w.Cached() {
-		abc, wires := pipeline.DatasetBytes(w)
-		return pool + float64(abc+wires)
+// witnessBytes is the cached witness a configuration holds before the
+// clock (one dataset, synthesized once in Prepare); 0 when it synthesizes.
+func witnessBytes(w pipeline.Workload) float64 {
+	if !w.Cached() {
+		return 0
 	}
-	return pool
+	abc, wires := pipeline.DatasetBytes(w)
+	return float64(abc + wires)
 }
 
 // At is one partition's synthesis alone, in seconds.
@@ -541,7 +540,7 @@ func (m *Model) fit() error {
 			// baseline, the witness, the larger of the pool and the live
 			// datasets, and the working memory.
 			bx = append(bx, float64(w.Constraints))
-			by = append(by, p.Baseline-residentDatasets(w, p.PoolBytes))
+			by = append(by, p.Baseline-p.PoolBytes-witnessBytes(w))
 			wy = append(wy, p.PeakRSS-p.Baseline+p.PoolBytes-max(p.PoolBytes, p.LivePeak))
 			m.Pooled = m.Pooled || p.PoolBytes > 0
 		}

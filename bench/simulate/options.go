@@ -64,7 +64,7 @@ func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Opti
 			pool = float64(pipeline.WarmPoolDatasets(w, sim.ResolveConfig(spec.Pipeline, m.Cores), h.Devices) * (st.ABCBytes + st.WireBytes))
 		}
 		h.PooledBytes = int64(pool)
-		h.Baseline = int64(m.Baseline.At(n) + residentDatasets(w, pool) - pool + max(m.Working.At(n), 0))
+		h.Baseline = int64(m.Baseline.At(n) + witnessBytes(w) + max(m.Working.At(n), 0))
 	}
 	over := spec.Simulate
 	setDur(&st.Synthesis, over.Stages.Synthesis)
