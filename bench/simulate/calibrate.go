@@ -27,7 +27,10 @@ import (
 // Point is one calibration configuration: the medians of its measured
 // repetitions.
 type Point struct {
+	// File is the first document that measured it; Files every one whose
+	// repetitions it pools (Load).
 	File     string    `json:"file"`
+	Files    []string  `json:"files,omitempty"`
 	Scenario string    `json:"scenario"`
 	Spec     spec.Spec `json:"-"`
 	Reps     int       `json:"repetitions"`
@@ -44,6 +47,12 @@ type Point struct {
 	// shared the host's synthesis slots. 0 without a series.
 	Concurrent       int     `json:"concurrent"`
 	SynthConcurrency float64 `json:"synth_concurrency"`
+	// SynthesisSpread is how far one partition's synthesis strayed from
+	// its repetition's mean, relative to it: the half-width of a uniform
+	// spread whose largest of n draws is the repetition's slowest
+	// partition ((max − mean)/mean · (n+1)/(n−1)); the median over the
+	// repetitions. 0 with fewer than 2 partitions.
+	SynthesisSpread float64 `json:"synthesis_spread,omitempty"`
 	// DeviceReady is when the first partition's Start completed, when it
 	// had been held up well beyond its own cost (the backend's first-use
 	// costs); 0 when no repetition showed such a stall.
@@ -154,15 +163,30 @@ type Model struct {
 type SynthesisLaw struct {
 	// Alone is one partition's synthesis alone on a core against x =
 	// constraints × (rounds + 1), or constraints alone for a cached
-	// witness (its copy does none of the rounds). One law of x takes a
-	// round to cost what the witness does; on the H200 host a round cost
-	// about 1.3 times as much (docs/results/h200-validation), a
-	// difference this law leaves to the exponent.
+	// witness (its copy does none of the rounds): the one law of a
+	// calibration that cannot tell a round from the witness (it measured
+	// no size both with and without rounds). It prices a round like the
+	// witness; on the H200 host a round cost about 1.3 times as much
+	// (docs/results/h200-validation).
 	Alone PowerLaw `json:"alone"`
+	// Witness and Round, where the calibration measured a size with
+	// rounds and without, replace Alone: one partition alone costs
+	// Witness(constraints) + rounds × Round(constraints), the witness
+	// (written to memory) and the rounds (field arithmetic on the cores)
+	// each with its own law.
+	Witness *PowerLaw `json:"witness,omitempty"`
+	Round   *PowerLaw `json:"round,omitempty"`
 	// Contention is how much each partition synthesizing alongside slowed
 	// one (sim.Host), fitted: memory bandwidth is shared long before the
 	// cores run out (0 when the runs show no such slowing).
 	Contention float64 `json:"contention"`
+	// Spread is how far one partition's synthesis strays from the law,
+	// relative to it (sim.Stages.SynthesisSpread over Synthesis): the
+	// median of the points' SynthesisSpread where their sharing held
+	// steady (a pile-up's partitions differ by the sharing, which the
+	// simulator plays itself). Partitions that finish apart let the
+	// device start on the first while the last still synthesize.
+	Spread float64 `json:"spread,omitempty"`
 }
 
 // cudaQueueDepth is the CUDA backend's default queue depth
@@ -213,8 +237,10 @@ func (ms *Measurements) Fit(points []Point) (*Model, error) {
 		Environment: ms.Environment, Points: points, Notes: slices.Clone(ms.Notes), DeviceSerial: true,
 	}
 	for _, p := range points {
-		if !slices.Contains(m.Calibration, p.File) {
-			m.Calibration = append(m.Calibration, p.File)
+		for _, f := range p.documents() {
+			if !slices.Contains(m.Calibration, f) {
+				m.Calibration = append(m.Calibration, f)
+			}
 		}
 	}
 	if m.Backend == backends.CUDA {
@@ -224,6 +250,14 @@ func (ms *Measurements) Fit(points []Point) (*Model, error) {
 		m.Notes = append(m.Notes, OneSizeNote(n))
 	}
 	return m, m.fit()
+}
+
+// documents are the files whose repetitions the point holds.
+func (p *Point) documents() []string {
+	if len(p.Files) > 0 {
+		return p.Files
+	}
+	return []string{p.File}
 }
 
 // OneSize reports the size of a calibration that measured one only.
@@ -257,7 +291,7 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 	var base, pool, conc []float64
 	var reps struct {
 		synthesis, gpuStart, upload, finalize, peakRSS, secondsPerProof []float64
-		deviceStart, deviceFinalize, pageable, started                  []float64
+		deviceStart, deviceFinalize, pageable, started, spread          []float64
 	}
 	for i := range sc.Repetitions {
 		r := &sc.Repetitions[i]
@@ -283,6 +317,10 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 			reps.started = append(reps.started, float64(r.Stages[pipeline.StageGPUStart].Count))
 		}
 		reps.secondsPerProof = append(reps.secondsPerProof, r.SecondsPerProof)
+		if st := r.Stages[pipeline.StageSynthesis]; st.Count >= 2 && st.MeanSeconds > 0 {
+			n := float64(st.Count)
+			reps.spread = append(reps.spread, (st.MaxSeconds-st.MeanSeconds)/st.MeanSeconds*(n+1)/(n-1))
+		}
 		p.Concurrent = max(p.Concurrent, int(r.PeakCounters[pipeline.CounterSynthesizing]))
 		if b, pooled, live, ok := seriesMemory(r.Series, one); ok {
 			base = append(base, b)
@@ -315,6 +353,9 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 	}
 	if len(conc) > 0 {
 		p.SynthConcurrency = mean(conc)
+	}
+	if len(reps.spread) > 0 {
+		p.SynthesisSpread = stats.Median(reps.spread)
 	}
 	return p, true, nil
 }
@@ -437,7 +478,13 @@ func witnessBytes(w pipeline.Workload) float64 {
 }
 
 // At is one partition's synthesis alone, in seconds.
-func (l SynthesisLaw) At(w pipeline.Workload) float64 { return l.Alone.At(synthesisSize(w)) }
+func (l SynthesisLaw) At(w pipeline.Workload) float64 {
+	if l.Witness == nil || l.Round == nil || w.Cached() {
+		return l.Alone.At(synthesisSize(w))
+	}
+	c := float64(w.Constraints)
+	return l.Witness.At(c) + float64(w.SynthesisRounds)*l.Round.At(c)
+}
 
 // synthesisSize is the x of the synthesis law: constraints × (rounds+1)
 // for computed synthesis, constraints alone for a cached witness, whose
@@ -486,9 +533,31 @@ func (m *Model) fitSynthesis() error {
 		if err != nil {
 			return fmt.Errorf("mode %s: %w", mode, err)
 		}
+		law.Spread = synthesisSpread(points)
 		m.Synthesis[mode] = law
 	}
 	return nil
+}
+
+// maxSpread bounds the fitted spread: the simulator needs every draw
+// positive, and a wider one is a mechanism the model lacks, not noise.
+const maxSpread = 0.5
+
+// synthesisSpread is the median spread of the points whose synthesis
+// shared the host steadily: their average sharing within a tenth of their
+// most (a pile-up's partitions differ by the sharing they saw, which the
+// simulator plays itself, not by chance); 0 when none did.
+func synthesisSpread(points []Point) float64 {
+	var spreads []float64
+	for _, p := range points {
+		if p.SynthesisSpread > 0 && p.concurrency() >= 0.9*float64(p.Concurrent) {
+			spreads = append(spreads, p.SynthesisSpread)
+		}
+	}
+	if len(spreads) == 0 {
+		return 0
+	}
+	return min(stats.Median(spreads), maxSpread)
 }
 
 // fitSynthesisLaw fits the synthesis law together with the host's synthesis
@@ -497,34 +566,94 @@ func (m *Model) fitSynthesis() error {
 // that fits best; ties go to less contention, so that runs which never
 // synthesized side by side say nothing about it.
 func (m *Model) fitSynthesisLaw(points []Point) (SynthesisLaw, error) {
-	var sx []float64
-	for _, p := range points {
-		sx = append(sx, synthesisSize(p.Spec.Workload))
-	}
 	var best SynthesisLaw
 	bestErr := math.Inf(1)
+	twoTerms := splitsRounds(points)
 	for hundredth := 0; hundredth <= 200; hundredth++ {
 		contention := float64(hundredth) / 100
-		sy := make([]float64, len(points))
+		alone := make([]float64, len(points))
 		for i, p := range points {
-			sy[i] = p.Synthesis / m.slowdown(p.concurrency(), contention)
+			alone[i] = p.Synthesis / m.slowdown(p.concurrency(), contention)
 		}
-		law, err := fitPowerLaw(sx, sy)
+		law, err := fitAlone(points, alone, twoTerms)
 		if err != nil {
 			return best, err
 		}
+		law.Contention = contention
 		var sse float64
-		for i, p := range points {
+		for _, p := range points {
 			if p.Synthesis > 0 {
-				d := math.Log(law.At(sx[i])*m.slowdown(p.concurrency(), contention)) - math.Log(p.Synthesis)
+				d := math.Log(law.At(p.Spec.Workload)*m.slowdown(p.concurrency(), contention)) - math.Log(p.Synthesis)
 				sse += d * d
 			}
 		}
 		if sse < bestErr*(1-1e-6) {
-			bestErr, best = sse, SynthesisLaw{Alone: law, Contention: contention}
+			bestErr, best = sse, law
 		}
 	}
 	return best, nil
+}
+
+// splitsRounds says whether points can tell a round's cost from the
+// witness's: computed synthesis measured without rounds and with, at one
+// size at least.
+func splitsRounds(points []Point) bool {
+	without, with := map[int]bool{}, map[int]bool{}
+	for _, p := range points {
+		w := p.Spec.Workload
+		switch {
+		case w.Cached():
+			return false // a copy does no rounds: one law of constraints
+		case w.SynthesisRounds == 0:
+			without[w.Constraints] = true
+		default:
+			with[w.Constraints] = true
+		}
+	}
+	for n := range without {
+		if with[n] {
+			return true
+		}
+	}
+	return false
+}
+
+// fitAlone fits the law of one partition's synthesis alone (times alone,
+// the slowing taken out): with twoTerms the witness's law on the runs
+// without rounds, then the rounds' on what the runs with rounds took beyond
+// their witness, per round; else one law of synthesisSize.
+func fitAlone(points []Point, alone []float64, twoTerms bool) (SynthesisLaw, error) {
+	var sx []float64
+	for _, p := range points {
+		sx = append(sx, synthesisSize(p.Spec.Workload))
+	}
+	one, err := fitPowerLaw(sx, alone)
+	if err != nil || !twoTerms {
+		return SynthesisLaw{Alone: one}, err
+	}
+	var wx, wy []float64
+	for i, p := range points {
+		if p.Spec.Workload.SynthesisRounds == 0 {
+			wx, wy = append(wx, float64(p.Spec.Workload.Constraints)), append(wy, alone[i])
+		}
+	}
+	witness, err := fitPowerLaw(wx, wy)
+	if err != nil {
+		return SynthesisLaw{}, fmt.Errorf("witness: %w", err)
+	}
+	var rx, ry []float64
+	for i, p := range points {
+		w := p.Spec.Workload
+		if w.SynthesisRounds > 0 {
+			c := float64(w.Constraints)
+			rx, ry = append(rx, c), append(ry, (alone[i]-witness.At(c))/float64(w.SynthesisRounds))
+		}
+	}
+	round, err := fitPowerLaw(rx, ry) // a round that cost nothing beyond the witness is left out
+	if err != nil {
+		return SynthesisLaw{Alone: one}, nil
+	}
+	return SynthesisLaw{Alone: one, Witness: &witness, Round: &round}, nil
 }
 
 func (m *Model) fit() error {

@@ -187,7 +187,9 @@ func CrossValidate(ctx context.Context, ms *Measurements, by FamilyBy, hostMemor
 	members := map[string][]int{}
 	nPinned := 0
 	for i := range ms.Points {
-		if slices.Contains(pinned, ms.Points[i].File) {
+		// A configuration that a pinned document measured is a calibration
+		// shape, whatever other documents also ran it.
+		if slices.ContainsFunc(ms.Points[i].documents(), func(f string) bool { return slices.Contains(pinned, f) }) {
 			family[i] = always
 			nPinned++
 			continue

@@ -19,7 +19,7 @@ import (
 // and why it was not predicted.
 func (cv *CrossValidation) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
-	header := []string{"family", "configuration", "file", "strategy", "constraints", "synthesis_mode", "repetitions", "calibrated_on",
+	header := []string{"family", "configuration", "files", "strategy", "constraints", "synthesis_mode", "repetitions", "calibrated_on",
 		"seconds_per_proof_predicted", "seconds_per_proof_measured", "seconds_per_proof_error",
 		"peak_rss_predicted_bytes", "peak_rss_measured_bytes", "peak_rss_error", "not_predicted"}
 	if err := cw.Write(header); err != nil {
@@ -32,7 +32,7 @@ func (cv *CrossValidation) WriteCSV(w io.Writer) error {
 		if p.Err == "" {
 			predSPP, predRSS = formatFloat(p.SecondsPerProof), strconv.FormatInt(int64(p.PeakRSS), 10)
 		}
-		row := []string{p.Family, pt.Scenario, pt.File, string(pt.Spec.Pipeline.Strategy), strconv.Itoa(pt.Spec.Workload.Constraints),
+		row := []string{p.Family, pt.Scenario, strings.Join(pt.documents(), " "), string(pt.Spec.Pipeline.Strategy), strconv.Itoa(pt.Spec.Workload.Constraints),
 			pt.SynthesisMode, strconv.Itoa(pt.Reps), strconv.Itoa(p.CalibratedOn),
 			predSPP, formatFloat(pt.SecondsPerProof), formatFloat(p.SecondsPerProofErr()),
 			predRSS, strconv.FormatInt(int64(pt.PeakRSS), 10), formatFloat(p.PeakRSSErr()), p.Err}

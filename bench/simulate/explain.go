@@ -103,8 +103,16 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 		if mode == pipeline.SynthesisCached {
 			x = "constraints (the copy of a cached witness)"
 		}
-		fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = %v   x = %s\n", mode, law.Alone, x)
+		if law.Witness != nil && law.Round != nil && mode != pipeline.SynthesisCached {
+			fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = witness + rounds × round   x = constraints\n", mode)
+			fmt.Fprintf(w, "  witness = %v   round = %v\n", *law.Witness, *law.Round)
+		} else {
+			fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = %v   x = %s\n", mode, law.Alone, x)
+		}
 		fmt.Fprintf(w, "  k at once each take 1 + %.2f·(k-1) times as long (contention), and share the %d cores\n", law.Contention, m.Cores)
+		if law.Spread > 0 {
+			fmt.Fprintf(w, "  a partition's time spread ±%.0f%% (uniform; measured where the sharing held steady)\n", 100*law.Spread)
+		}
 	}
 	fmt.Fprintf(w, "gpu_start (s)                       = %v   x = constraints\n", m.GPUStart)
 	fmt.Fprintf(w, "upload (s)                          = %v   x = constraints\n", m.Upload)

@@ -85,6 +85,7 @@ func Commit(doc *results.Run) string {
 func Load(files []string, o LoadOptions) (*Measurements, error) {
 	ms := &Measurements{Files: files}
 	commits := map[string][]string{} // commit -> files
+	var pending []measured
 	for _, f := range files {
 		doc, err := results.Read(f)
 		if err != nil {
@@ -95,11 +96,14 @@ func Load(files []string, o LoadOptions) (*Measurements, error) {
 		}
 		c := Commit(doc)
 		commits[c] = append(commits[c], f)
-		if err := ms.add(f, doc); err != nil {
+		if err := ms.add(f, doc, &pending); err != nil {
 			return nil, err
 		}
 	}
 	if err := ms.checkCommits(commits, o); err != nil {
+		return nil, err
+	}
+	if err := ms.pool(pending); err != nil {
 		return nil, err
 	}
 	if len(ms.Points) == 0 {
@@ -108,8 +112,61 @@ func Load(files []string, o LoadOptions) (*Measurements, error) {
 	return ms, ms.checkMeasure()
 }
 
-// add takes one document's usable configurations.
-func (ms *Measurements) add(f string, doc *results.Run) error {
+// measured is one configuration's repetitions, gathered from every
+// document that ran it (in the order read), before they become a Point.
+type measured struct {
+	key      string
+	files    []string
+	doc      *results.Run // the first document's: its commit names the point's
+	scenario results.Scenario
+}
+
+// configurationKey tells one configuration from another across documents:
+// its name and its resolved spec, less what only says how often or from
+// where it ran (repeats, the scenario file's path and line).
+func configurationKey(sc *results.Scenario) (string, error) {
+	var v map[string]any
+	if err := json.Unmarshal(sc.Spec, &v); err != nil {
+		return "", fmt.Errorf("scenario %s: spec: %w", sc.Name, err)
+	}
+	delete(v, "repeats")
+	delete(v, "source")
+	b, err := json.Marshal(v) // map keys sorted: one spelling per spec
+	if err != nil {
+		return "", err
+	}
+	return sc.Name + "\x00" + string(b), nil
+}
+
+// pool makes one Point of each configuration, its repetitions pooled over
+// the documents that ran it: a configuration measured again in a later
+// run (say interleaved with the shapes it is predicted from) is one
+// configuration with more repetitions, not two that disagree, and its
+// medians span both runs' host conditions.
+func (ms *Measurements) pool(pending []measured) error {
+	for i := range pending {
+		m := &pending[i]
+		p, ok, err := point(m.files[0], m.doc, &m.scenario)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		p.Files = m.files
+		if len(m.files) > 1 {
+			ms.Notes = append(ms.Notes, fmt.Sprintf("calibration: %s was measured in %d documents (%s): its %d repetitions are pooled",
+				m.scenario.Name, len(m.files), strings.Join(m.files, ", "), p.Reps))
+		}
+		ms.Devices = max(ms.Devices, p.Spec.Devices, 1)
+		ms.Points = append(ms.Points, p)
+	}
+	return nil
+}
+
+// add takes one document's usable configurations into pending, pooling a
+// configuration that an earlier document ran.
+func (ms *Measurements) add(f string, doc *results.Run, pending *[]measured) error {
 	host := doc.Environment.Hostname + " (" + doc.Environment.CPUModel + ")"
 	if ms.Host == "" {
 		ms.Host, ms.Cores, ms.Environment = host, doc.Environment.GOMAXPROCS, doc.Environment
@@ -123,11 +180,7 @@ func (ms *Measurements) add(f string, doc *results.Run) error {
 			execs = append(execs, sc.Name)
 			continue
 		}
-		p, ok, err := point(f, doc, sc)
-		if err != nil {
-			return err
-		}
-		if !ok {
+		if !slices.ContainsFunc(sc.Repetitions, func(r results.Repetition) bool { return r.Measured() }) {
 			continue
 		}
 		if ms.Backend == "" {
@@ -135,8 +188,21 @@ func (ms *Measurements) add(f string, doc *results.Run) error {
 		} else if ms.Backend != sc.Backend {
 			return fmt.Errorf("calibration %s: scenario %s ran on %s, others on %s: calibrate one backend at a time", f, sc.Name, sc.Backend, ms.Backend)
 		}
-		ms.Devices = max(ms.Devices, p.Spec.Devices, 1)
-		ms.Points = append(ms.Points, p)
+		key, err := configurationKey(sc)
+		if err != nil {
+			return fmt.Errorf("calibration %s: %w", f, err)
+		}
+		i := slices.IndexFunc(*pending, func(m measured) bool { return m.key == key })
+		if i < 0 {
+			*pending = append(*pending, measured{key: key, doc: doc, scenario: *sc})
+			i = len(*pending) - 1
+			(*pending)[i].scenario.Repetitions = slices.Clone(sc.Repetitions)
+		} else {
+			(*pending)[i].scenario.Repetitions = append((*pending)[i].scenario.Repetitions, sc.Repetitions...)
+		}
+		if m := &(*pending)[i]; !slices.Contains(m.files, f) {
+			m.files = append(m.files, f)
+		}
 	}
 	if len(execs) > 0 {
 		ms.Notes = append(ms.Notes, fmt.Sprintf("calibration %s: left out %s run by the exec driver (%s): an external prover is not what the model describes; the built-in pipeline's configurations calibrate",

@@ -50,6 +50,7 @@ func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Opti
 			SubmitQueue:  m.SubmitQueue,
 			DeviceReady:  seconds(m.DeviceReady.At(n)),
 		}
+		st.SynthesisSpread = time.Duration(synth.Spread * float64(st.Synthesis))
 		st.ABCBytes, st.WireBytes = pipeline.DatasetBytes(w)
 		st.PageableUpload = seconds(m.PageableUpload * float64(st.ABCBytes+st.WireBytes))
 		st.PinStall = seconds(m.PinStall * float64(st.ABCBytes+st.WireBytes))

@@ -31,7 +31,7 @@ func TestSimulateCrossValidate(t *testing.T) {
 			t.Errorf("stdout lacks %q:\n%s", want, stdout)
 		}
 	}
-	for name, want := range map[string]string{crossValCSVFile: "family,configuration,file,strategy", crossValSummaryFile: "seconds_per_proof,all,12,0,", crossValMarkdown: "# Cross-validation of the simulator"} {
+	for name, want := range map[string]string{crossValCSVFile: "family,configuration,files,strategy", crossValSummaryFile: "seconds_per_proof,all,12,0,", crossValMarkdown: "# Cross-validation of the simulator"} {
 		b, err := os.ReadFile(filepath.Join(out, name))
 		if err != nil || !strings.Contains(string(b), want) {
 			t.Errorf("%s: %v, lacks %q", name, err, want)
