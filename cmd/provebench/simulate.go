@@ -85,6 +85,11 @@ configuration's predicted and measured seconds per proof and peak RSS
 max and the signed median per strategy: one strategy far off is a
 mechanism the model lacks. --target-p90 10% --target-max 15% exits 3 when
 a metric misses either (or a configuration could not be predicted).
+A host's speed drifts from one minute to the next: measure a family beside
+the shapes it is predicted from (provebench run cal.yaml val.yaml
+--interleave, or those shapes again in its run). A configuration that
+several documents measured (same name and spec) is one, its repetitions
+pooled.
 
 Interrupted (Ctrl-C), simulate exits 130 at once and writes nothing.`,
 		Example: `  provebench simulate scenarios/cuzk-phase12.yaml -o out/cuzk
