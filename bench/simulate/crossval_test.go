@@ -402,6 +402,12 @@ func TestLoadPoolsAConfigurationAcrossDocuments(t *testing.T) {
 	if !strings.Contains(strings.Join(ms.Notes, "\n"), first.Scenario+" was measured in 2 documents") {
 		t.Errorf("notes %q", ms.Notes)
 	}
+	// Another commit's binary measured another prover: never pooled.
+	other := rewrite(t, again, dir, "other.json", func(d *results.Run) { d.ToolVersion = "(devel) 0123456789abcdef0123456789abcdef01234567" })
+	mixed, err := Load([]string{cpuCalibrate, other}, LoadOptions{AllowMixedCommits: true})
+	if err != nil || len(mixed.Points) != len(one.Points)+2 {
+		t.Errorf("two commits: %v, %d points, want %d", err, len(mixed.Points), len(one.Points)+2)
+	}
 	// A point that a pinned document measured is pinned with it.
 	cv, err := CrossValidate(context.Background(), ms, FamilyBy{Rule: "config"}, 0, []string{cpuCalibrate})
 	if err != nil {

@@ -123,8 +123,10 @@ type measured struct {
 
 // configurationKey tells one configuration from another across documents:
 // its name and its resolved spec, less what only says how often or from
-// where it ran (repeats, the scenario file's path and line).
-func configurationKey(sc *results.Scenario) (string, error) {
+// where it ran (repeats, the scenario file's path and line), measured by
+// one commit's binary (another commit's is another prover, never pooled,
+// even where --allow-mixed-commits takes both).
+func configurationKey(doc *results.Run, sc *results.Scenario) (string, error) {
 	var v map[string]any
 	if err := json.Unmarshal(sc.Spec, &v); err != nil {
 		return "", fmt.Errorf("scenario %s: spec: %w", sc.Name, err)
@@ -135,7 +137,7 @@ func configurationKey(sc *results.Scenario) (string, error) {
 	if err != nil {
 		return "", err
 	}
-	return sc.Name + "\x00" + string(b), nil
+	return Commit(doc) + "\x00" + sc.Name + "\x00" + string(b), nil
 }
 
 // pool makes one Point of each configuration, its repetitions pooled over
@@ -188,7 +190,7 @@ func (ms *Measurements) add(f string, doc *results.Run, pending *[]measured) err
 		} else if ms.Backend != sc.Backend {
 			return fmt.Errorf("calibration %s: scenario %s ran on %s, others on %s: calibrate one backend at a time", f, sc.Name, sc.Backend, ms.Backend)
 		}
-		key, err := configurationKey(sc)
+		key, err := configurationKey(doc, sc)
 		if err != nil {
 			return fmt.Errorf("calibration %s: %w", f, err)
 		}
