@@ -36,7 +36,7 @@ vet:
 
 test: vet
 	$(GO) test ./...
-	$(GO) test -race ./pipeline/... ./bench/... ./history/store/
+	$(GO) test -race ./pipeline/... ./run/... ./results/... ./compare/... ./predict/... ./history/store/
 	$(MAKE) --no-print-directory fuzz
 
 # Fuzz the decoders of untrusted input briefly (seed corpora in each
@@ -46,7 +46,7 @@ test: vet
 # "context deadline exceeded" with no failing input). make fuzz FUZZTIME=5m
 # for a longer hunt. Minimizing a new input is capped: the key decoder's
 # runs touch files, and minimizing would take the time.
-FUZZ_TARGETS := FuzzLoad:./scenarios/:5000x FuzzDecode:./bench/results/:20000x FuzzLoadKey:./gpu/groth16/:1000x
+FUZZ_TARGETS := FuzzLoad:./scenarios/:5000x FuzzDecode:./results/:20000x FuzzLoadKey:./gpu/groth16/:1000x
 FUZZTIME ?=
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -71,7 +71,8 @@ func TestNoTestingOutsideTests(t *testing.T) {
 }
 
 // TestLayers checks the direction of the arrows in architecture.md:
-// scenarios -> bench -> pipeline -> gpu, reports reading results only.
+// scenarios -> run -> spec -> pipeline -> gpu, results read by all and
+// reading none, reports reading results only.
 func TestLayers(t *testing.T) {
 	// forbidden lists, for packages under a folder, the folders of this
 	// module they must not import.
@@ -80,15 +81,22 @@ func TestLayers(t *testing.T) {
 		not  []string
 		only []string // when set: the only folders of this module allowed
 	}{
-		{pkg: "gpu", not: []string{"pipeline", "bench", "scenarios", "reports", "cmd"}},
-		{pkg: "pipeline", not: []string{"bench", "scenarios", "reports", "cmd"}},
-		{pkg: "bench", not: []string{"scenarios", "reports", "cmd"}},
-		// the loader reads bench/events' rule syntax, nothing of the runner
-		{pkg: "scenarios", not: []string{"bench/sample", "bench/supervise", "bench/ab", "bench/compare", "bench/simulate", "bench/shard", "bench/calibcache", "reports", "cmd"}},
-		{pkg: "spec", not: []string{"bench", "scenarios", "reports", "cmd"}},
-		{pkg: "sim", not: []string{"bench", "scenarios", "reports", "cmd"}},
-		{pkg: "internal", not: []string{"gpu/cpu", "gpu/cuda", "pipeline", "bench", "scenarios", "reports", "cmd"}},
-		{pkg: "reports", only: []string{"bench/results", "internal", "reports"}},
+		{pkg: "gpu", not: []string{"spec", "pipeline", "sim", "run", "results", "predict", "compare", "history", "scenarios", "reports", "cmd"}},
+		{pkg: "pipeline", not: []string{"spec", "sim", "run", "results", "predict", "compare", "history", "scenarios", "reports", "cmd"}},
+		{pkg: "sim", not: []string{"spec", "run", "results", "predict", "compare", "history", "scenarios", "reports", "cmd"}},
+		{pkg: "spec", not: []string{"run", "results", "predict", "compare", "history", "scenarios", "reports", "cmd"}},
+		// the document is read by everyone and reads nobody's code
+		{pkg: "results", only: []string{"results", "internal"}},
+		// the runner measures; it neither predicts nor judges
+		{pkg: "run", not: []string{"predict", "compare", "history", "scenarios", "reports", "cmd"}},
+		{pkg: "predict", not: []string{"run", "compare", "history", "scenarios", "reports", "cmd"}},
+		{pkg: "compare", not: []string{"predict", "history", "scenarios", "reports", "cmd"}},
+		{pkg: "history", not: []string{"run", "predict", "compare", "scenarios", "reports", "cmd"}},
+		// the loader reads run/events' rule syntax, nothing else of the runner
+		{pkg: "scenarios", not: []string{"run/sample", "run/supervise", "run/shard", "results", "predict", "compare", "history", "reports", "cmd"}},
+		{pkg: "reports", only: []string{"results", "internal", "reports"}},
+		// internal/ holds leaves: helpers that import nothing of this module
+		{pkg: "internal", only: []string{"internal"}},
 	}
 	for pkg, ims := range imports(t) {
 		for _, rule := range forbidden {
@@ -130,8 +138,8 @@ func TestNoAncestorImports(t *testing.T) {
 			if ok && strings.HasPrefix(pkg, dep+"/") {
 				t.Errorf("%s imports %s, the package of a folder above it", pkg, dep)
 			}
-			if ok && under(pkg, "scenarios") && dep == "bench" {
-				t.Errorf("%s imports the runner (bench): the loader must not link it", pkg)
+			if ok && under(pkg, "scenarios") && dep == "run" {
+				t.Errorf("%s imports the runner (run): the loader must not link it", pkg)
 			}
 		}
 	}

@@ -101,7 +101,7 @@ BENCH_REVISION = $(shell git rev-parse HEAD 2>/dev/null || echo unknown)$(shell 
 
 bench-cuda-bin: icicle
 	$(CUDA_GO_ENV) $(GO) test -c -tags cuda \
-		-ldflags '-X github.com/provebench/provebench/internal/benchenv.Revision=$(BENCH_REVISION)' \
+		-ldflags '-X github.com/provebench/provebench/gpu/internal/benchenv.Revision=$(BENCH_REVISION)' \
 		-o $(CUDA_TEST_BIN) ./gpu/cuda
 
 # The test binary runs from a temporary folder, where the rpath relative

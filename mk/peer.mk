@@ -44,7 +44,7 @@ peer-gnark-cuda: icicle
 	cd $(PEER_GNARK_DIR) && $(CUDA_GO_ENV) $(GO) build $(PEER_LDFLAGS) -tags icicle -o $(CURDIR)/$(PEER_GNARK_CUDA_BIN) .
 
 $(CPU_TEST_BIN):
-	$(GO) test -c -ldflags '-X github.com/provebench/provebench/internal/benchenv.Revision=$(BENCH_REVISION)' \
+	$(GO) test -c -ldflags '-X github.com/provebench/provebench/gpu/internal/benchenv.Revision=$(BENCH_REVISION)' \
 		-o $(CPU_TEST_BIN) ./gpu/cpu
 
 # CUDA=1 adds the CUDA binaries (front end from make icicle).

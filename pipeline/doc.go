@@ -162,5 +162,5 @@
 // Job.Wait returned) and dealloc, which follow one another without gaps,
 // plus the backend's own stages. Summarize aggregates them by stage name
 // for reports, and they are the calibration data of the simulator
-// (bench/simulate).
+// (predict).
 package pipeline

@@ -3,8 +3,8 @@ package reports
 import (
 	"testing"
 
-	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/results"
 )
 
 // A registered strategy keeps its colour whatever else the run holds, and

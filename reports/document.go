@@ -9,8 +9,8 @@ import (
 	"strings"
 	"time"
 
-	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/results"
 )
 
 // document is the report's content, independent of its rendering: the

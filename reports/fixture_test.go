@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 // fixtureShape is one synthetic configuration: a strategy and the figures

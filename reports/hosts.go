@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 // hostLabel names a host and its hardware in a few words:

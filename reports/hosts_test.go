@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 // mergedRun is a merge of two shards; node-2 has other hardware unless

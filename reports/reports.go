@@ -18,8 +18,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/internal/fsname"
+	"github.com/provebench/provebench/results"
 )
 
 // Formats are the picture formats Generate can write.

@@ -16,8 +16,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/internal/markdown"
+	"github.com/provebench/provebench/results"
 )
 
 // checkPNG decodes a PNG's header and checks its size is a plausible figure.

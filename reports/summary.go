@@ -7,8 +7,8 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/internal/stats"
+	"github.com/provebench/provebench/results"
 )
 
 // spread is a figure over a scenario's measured repetitions: its median

@@ -5,7 +5,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 // Issue 20: a pacer run whose steady state one repetition was too short to

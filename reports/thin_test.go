@@ -8,7 +8,7 @@ import (
 	"runtime"
 	"testing"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 // longSeries is n samples 10 ms apart of a run whose RSS climbs to one

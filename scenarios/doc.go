@@ -1,6 +1,6 @@
 // Package scenarios reads provebench's scenario files: YAML documents that
 // describe pipeline configurations to benchmark. Load turns them into
-// fully resolved bench.Spec values, one per configuration; Schema describes
+// fully resolved run.Spec values, one per configuration; Schema describes
 // the format as JSON Schema for editors.
 //
 // # Format
@@ -57,7 +57,7 @@
 // files load together. A name that more than one file of a load defines is
 // qualified by its file's base name, FILE:NAME (quickstart:release,
 // ci:release; by the path if two files share a base name); the others stay
-// as written. bench.Spec.File records the scope.
+// as written. run.Spec.File records the scope.
 //
 // # Values
 //

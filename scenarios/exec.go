@@ -10,7 +10,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/provebench/provebench/bench/events"
+	"github.com/provebench/provebench/run/events"
 	"github.com/provebench/provebench/spec"
 )
 

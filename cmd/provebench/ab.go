@@ -14,12 +14,12 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/provebench/provebench/bench"
-	"github.com/provebench/provebench/bench/ab"
-	"github.com/provebench/provebench/bench/compare"
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/compare"
+	"github.com/provebench/provebench/compare/ab"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/internal/atomicfile"
+	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run"
 )
 
 // defaultMinPairs is the fewest pairs ab measures per configuration unless
@@ -249,7 +249,7 @@ func validateSide(ctx context.Context, s *ab.Side) error {
 // pairConfigs loads both sides' configurations and keeps those they share
 // by name, in the base side's order, with their pairs and warm-ups.
 func pairConfigs(baseFiles, newFiles []string, f abFlags) ([]ab.Config, error) {
-	load := func(files []string) ([]bench.Spec, error) {
+	load := func(files []string) ([]run.Spec, error) {
 		specs, err := loadSpecs(files)
 		if err != nil {
 			return nil, usageError{err}
@@ -264,7 +264,7 @@ func pairConfigs(baseFiles, newFiles []string, f abFlags) ([]ab.Config, error) {
 	if err != nil {
 		return nil, err
 	}
-	byName := map[string]bench.Spec{}
+	byName := map[string]run.Spec{}
 	for _, s := range ns {
 		byName[s.Name] = s
 	}

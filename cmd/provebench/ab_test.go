@@ -6,8 +6,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provebench/provebench/bench/calibcache"
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/predict/calibcache"
+	"github.com/provebench/provebench/results"
 )
 
 func TestAB(t *testing.T) {
@@ -17,7 +17,7 @@ func TestAB(t *testing.T) {
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
 	scen := writeFile(t, dir, "s.yaml", tinyScenario)
 	out := filepath.Join(dir, "ab")
-	code := run(t, "ab", scen, "--filter", "^hold$", "--pairs", "6", "--warmups", "1", "-o", out)
+	code := runCLI(t, "ab", scen, "--filter", "^hold$", "--pairs", "6", "--warmups", "1", "-o", out)
 	// Identical sides: a regression would need a whole 95% interval past
 	// 5%, and a loaded machine may leave wall time not judged (4); the
 	// exit status is checked loosely, the records exactly.
@@ -94,7 +94,7 @@ func TestABBadInput(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := filepath.Join(dir, "never")
-			if got := run(t, append(tc.args, "-o", out)...); got != exitUsage {
+			if got := runCLI(t, append(tc.args, "-o", out)...); got != exitUsage {
 				t.Fatalf("provebench %v: exit %d, want %d", tc.args, got, exitUsage)
 			}
 			if _, err := os.Stat(out); !os.IsNotExist(err) {

@@ -9,10 +9,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/provebench/provebench/bench"
-	"github.com/provebench/provebench/bench/calibcache"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/predict/calibcache"
+	"github.com/provebench/provebench/run"
 )
 
 func newCalibrationCmd() *cobra.Command {
@@ -49,7 +49,7 @@ delete it (rm -rf) to start afresh.`,
 
 func runCalibration(ctx context.Context, w io.Writer, cacheDir string, explain bool) error {
 	cache := calibcache.Cache{Dir: calibcache.Dir(cacheDir)}
-	env := bench.HostEnvironment(ctx)
+	env := run.HostEnvironment(ctx)
 	fmt.Fprintf(w, "calibration cache: %s\n", cache.Dir)
 	fmt.Fprintf(w, "this host: %s (%s, %s, %s)\n", calibcache.HostKey(env), env.Hostname, env.CPUModel, units.FormatBytes(int64(min(env.MemoryBytes, 1<<62))))
 	backends, err := cache.Backends(env)
@@ -74,7 +74,7 @@ func runCalibration(ctx context.Context, w io.Writer, cacheDir string, explain b
 		}
 		model, from, err := calibrateCached(cache, env, b)
 		if err != nil {
-			fmt.Fprintf(w, "pre-flight: %s (%v)\n", bench.BoundBasis, bench.NoPredictionReason(err))
+			fmt.Fprintf(w, "pre-flight: %s (%v)\n", run.BoundBasis, run.NoPredictionReason(err))
 			continue
 		}
 		fmt.Fprintf(w, "pre-flight: %s\n", from)

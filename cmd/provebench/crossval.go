@@ -11,8 +11,8 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/provebench/provebench/bench/results"
-	"github.com/provebench/provebench/bench/simulate"
+	"github.com/provebench/provebench/predict"
+	"github.com/provebench/provebench/results"
 )
 
 // Files simulate --cross-validate writes under -o.
@@ -37,25 +37,25 @@ type crossValFlags struct {
 // of the calibration in turn, predicts it, prints the error table and its
 // distribution, and writes them under -o. Missed targets exit 3.
 func runCrossValidate(ctx context.Context, w, errw io.Writer, files []string, f crossValFlags) error {
-	by, err := simulate.ParseFamilyBy(f.familyBy)
+	by, err := predict.ParseFamilyBy(f.familyBy)
 	if err != nil {
 		return usagef("--family-by: %v", err)
 	}
-	var t simulate.Targets
+	var t predict.Targets
 	if t.P90, err = parsePercent(f.targetP90); err != nil {
 		return usagef("--target-p90: %v", err)
 	}
 	if t.Max, err = parsePercent(f.targetMax); err != nil {
 		return usagef("--target-max: %v", err)
 	}
-	ms, err := simulate.Load(append(slices.Clone(f.calibration), files...), simulate.LoadOptions{AllowMixedCommits: f.allowMixedCommits})
+	ms, err := predict.Load(append(slices.Clone(f.calibration), files...), predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits})
 	if err != nil {
 		return usageError{err}
 	}
 	printNotes(errw, ms.Notes)
-	var cv *simulate.CrossValidation
+	var cv *predict.CrossValidation
 	err = untilDone(ctx, func() (err error) {
-		cv, err = simulate.CrossValidate(ctx, ms, by, int64(ms.Environment.MemoryBytes), f.calibration)
+		cv, err = predict.CrossValidate(ctx, ms, by, int64(ms.Environment.MemoryBytes), f.calibration)
 		return err
 	})
 	if ctx.Err() != nil {
@@ -89,7 +89,7 @@ func runCrossValidate(ctx context.Context, w, errw io.Writer, files []string, f 
 
 // writeCrossValFiles writes the tables under dir, each file whole or not
 // at all, and none once interrupted.
-func writeCrossValFiles(ctx context.Context, dir string, cv *simulate.CrossValidation, files []string, t simulate.Targets) ([]string, error) {
+func writeCrossValFiles(ctx context.Context, dir string, cv *predict.CrossValidation, files []string, t predict.Targets) ([]string, error) {
 	outs := []struct {
 		name  string
 		write func(io.Writer) error

@@ -9,7 +9,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 // Committed real runs on the CPU backend, of one commit: every strategy at
@@ -55,11 +55,11 @@ func TestSimulateCrossValidate(t *testing.T) {
 		{"--explain"},
 		{"--search"},
 	} {
-		if code := run(t, append([]string{"simulate", "--cross-validate", cpuCalibrate, cpuPredict}, args...)...); code != exitUsage {
+		if code := runCLI(t, append([]string{"simulate", "--cross-validate", cpuCalibrate, cpuPredict}, args...)...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
 	}
-	if code := run(t, "simulate", cpuCalibrate, "--family-by", "config"); code != exitUsage {
+	if code := runCLI(t, "simulate", cpuCalibrate, "--family-by", "config"); code != exitUsage {
 		t.Errorf("--family-by without --cross-validate: exit %d", code)
 	}
 }

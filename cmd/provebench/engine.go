@@ -9,8 +9,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/provebench/provebench/bench"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/run"
 )
 
 func newEngineCmd() *cobra.Command {
@@ -34,7 +34,7 @@ generation is never measured).`,
 			if err != nil {
 				return usageError{err}
 			}
-			var spec *bench.Spec
+			var spec *run.Spec
 			var names []string
 			for i := range specs {
 				names = append(names, specs[i].Name)
@@ -59,7 +59,7 @@ generation is never measured).`,
 			if timeline {
 				tw = os.Stderr
 			}
-			rep, err := bench.RunEngine(cmd.Context(), spec, cacheDir, tw)
+			rep, err := run.RunEngine(cmd.Context(), spec, cacheDir, tw)
 			if err != nil {
 				return err
 			}

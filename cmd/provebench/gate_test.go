@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 // Regression tests of issue 25 (never pass blind) and issue 20 items 14
@@ -153,7 +153,7 @@ func TestABFlags(t *testing.T) {
 		{"ab", scen, "--until-resolved", "-1m"},
 	} {
 		out := filepath.Join(dir, "never")
-		if code := run(t, append(args, "-o", out)...); code != exitUsage {
+		if code := runCLI(t, append(args, "-o", out)...); code != exitUsage {
 			t.Errorf("%v: exit %d, want %d", args, code, exitUsage)
 		}
 		if _, err := os.Stat(out); !os.IsNotExist(err) {

@@ -7,10 +7,10 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/provebench/provebench/bench"
-	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/gpu/nvml"
+	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run"
 )
 
 // nvmlSampler adapts NVML to the runner's GPUSampler.
@@ -21,11 +21,11 @@ type nvmlSampler struct {
 	hidden bool
 }
 
-func (a *nvmlSampler) Sample(pid int) (bench.GPUReading, error) {
+func (a *nvmlSampler) Sample(pid int) (run.GPUReading, error) {
 	if err := a.n.Sample(pid, &a.s); err != nil {
-		return bench.GPUReading{}, err
+		return run.GPUReading{}, err
 	}
-	return bench.GPUReading{
+	return run.GPUReading{
 		ProcessBytes: a.s.ProcessMemory(a.hidden),
 		DeviceBytes:  a.s.DeviceMemoryBytes,
 		Utilization:  a.s.UtilizationPercent / 100,
@@ -34,7 +34,7 @@ func (a *nvmlSampler) Sample(pid int) (bench.GPUReading, error) {
 
 // attachGPU gives the runner NVML sampling when NVML answers, and records
 // the GPUs in the environment; without NVML, GPU figures stay absent.
-func attachGPU(r *bench.Runner) (closeFn func()) {
+func attachGPU(r *run.Runner) (closeFn func()) {
 	n, err := nvml.Open()
 	if err != nil {
 		return func() {}

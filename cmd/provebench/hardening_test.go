@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/bench"
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run"
 )
 
 // Regression tests of issue 13 (hardening): the command line.
@@ -49,7 +49,7 @@ func TestFlagsAndCommands(t *testing.T) {
 	good := writeFile(t, dir, "good.yaml", tinyScenario)
 	file := writeFile(t, dir, "file", "")
 	locked := filepath.Join(dir, "locked")
-	unlock, err := bench.LockOutDir(locked)
+	unlock, err := run.LockOutDir(locked)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -15,7 +15,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/history/changepoint"
 	"github.com/provebench/provebench/history/ingest"
@@ -23,6 +22,7 @@ import (
 	"github.com/provebench/provebench/history/store"
 	"github.com/provebench/provebench/history/trend"
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/results"
 )
 
 func newHistoryCmd() *cobra.Command {

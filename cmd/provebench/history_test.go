@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 // nightlyDocs are real CPU runs of history/testdata/nightly.yaml (see

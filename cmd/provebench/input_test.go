@@ -10,7 +10,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/scenarios"
 )
 

@@ -9,7 +9,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/scenarios"
 )
 
@@ -30,7 +30,7 @@ func TestMain(m *testing.M) {
 // handling included.
 const signalsEnv = "PROVEBENCH_TEST_MAIN"
 
-func run(t *testing.T, args ...string) int {
+func runCLI(t *testing.T, args ...string) int {
 	t.Helper()
 	return execute(context.Background(), args)
 }
@@ -85,7 +85,7 @@ func TestExitStatuses(t *testing.T) {
 		{"compare not results", []string{"compare", good, good}, exitUsage},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			if got := run(t, tc.args...); got != tc.want {
+			if got := runCLI(t, tc.args...); got != tc.want {
 				t.Fatalf("provebench %v: exit %d, want %d", tc.args, got, tc.want)
 			}
 		})
@@ -105,12 +105,12 @@ func TestRunReportCompare(t *testing.T) {
 	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
 	scen := writeFile(t, dir, "s.yaml", tinyScenario)
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
-	if code := run(t, "run", scen, "-o", a); code != exitOK {
+	if code := runCLI(t, "run", scen, "-o", a); code != exitOK {
 		t.Fatalf("run exited %d", code)
 	}
 	// b interleaved: the same document, in the same layout, with its run
 	// order recorded; compare reads both alike.
-	if code := run(t, "run", scen, "-o", b, "--interleave"); code != exitOK {
+	if code := runCLI(t, "run", scen, "-o", b, "--interleave"); code != exitOK {
 		t.Fatalf("run --interleave exited %d", code)
 	}
 	if il, err := results.Read(filepath.Join(b, "results.json.gz")); err != nil {
@@ -131,7 +131,7 @@ func TestRunReportCompare(t *testing.T) {
 		t.Fatalf("results: complete %v, %d scenarios, run order %q", doc.Complete, len(doc.Scenarios), doc.RunOrder)
 	}
 	gab, bmf := filepath.Join(dir, "gab.json"), filepath.Join(dir, "bmf.json")
-	if code := run(t, "report", filepath.Join(a, "results.json.gz"), "-o", filepath.Join(dir, "rep"),
+	if code := runCLI(t, "report", filepath.Join(a, "results.json.gz"), "-o", filepath.Join(dir, "rep"),
 		"--export", "github-action-benchmark="+gab, "--export", "bencher="+bmf); code != exitOK {
 		t.Fatalf("report exited %d", code)
 	}
@@ -141,12 +141,12 @@ func TestRunReportCompare(t *testing.T) {
 			t.Errorf("export %s: %v: %.200s", p, err, data)
 		}
 	}
-	if code := run(t, "report", filepath.Join(a, "results.json.gz"), "-o", filepath.Join(dir, "rep"), "--export", "csv=x.csv"); code != exitUsage {
+	if code := runCLI(t, "report", filepath.Join(a, "results.json.gz"), "-o", filepath.Join(dir, "rep"), "--export", "csv=x.csv"); code != exitUsage {
 		t.Errorf("report --export csv=: exit %d, want %d", code, exitUsage)
 	}
 	summary := filepath.Join(dir, "summary.md")
 	t.Setenv("GITHUB_STEP_SUMMARY", summary)
-	if code := run(t, "compare", filepath.Join(a, "results.json.gz"), filepath.Join(b, "results.json.gz")); code != exitOK && code != exitRegression {
+	if code := runCLI(t, "compare", filepath.Join(a, "results.json.gz"), filepath.Join(b, "results.json.gz")); code != exitOK && code != exitRegression {
 		t.Fatalf("compare exited %d", code)
 	}
 	if st, err := os.Stat(summary); err != nil || st.Size() == 0 {
@@ -160,7 +160,7 @@ func TestRunReportCompare(t *testing.T) {
 	worse.Scenarios[0].Repetitions = reps
 	data, _ := json.Marshal(&worse)
 	worsePath := writeFile(t, dir, "worse.json", string(data))
-	if code := run(t, "compare", filepath.Join(a, "results.json.gz"), worsePath); code != exitRegression {
+	if code := runCLI(t, "compare", filepath.Join(a, "results.json.gz"), worsePath); code != exitRegression {
 		t.Fatalf("compare against a failed repetition exited %d, want %d", code, exitRegression)
 	}
 
@@ -169,12 +169,12 @@ func TestRunReportCompare(t *testing.T) {
 	other.Environment.CPUModel = "Another CPU"
 	data, _ = json.Marshal(&other)
 	otherPath := writeFile(t, dir, "other.json", string(data))
-	if code := run(t, "compare", filepath.Join(a, "results.json.gz"), otherPath); code != exitUsage {
+	if code := runCLI(t, "compare", filepath.Join(a, "results.json.gz"), otherPath); code != exitUsage {
 		t.Errorf("compare across CPU models exited %d, want %d", code, exitUsage)
 	}
 	// Timed figures gated with 2 repetitions a side: the test cannot judge
 	// them, so the outcome is inconclusive (or a regression), never a pass.
-	if code := run(t, "compare", "--allow-different-hardware", "--gate-timed", filepath.Join(a, "results.json.gz"), otherPath); code != exitInconclusive && code != exitRegression {
+	if code := runCLI(t, "compare", "--allow-different-hardware", "--gate-timed", filepath.Join(a, "results.json.gz"), otherPath); code != exitInconclusive && code != exitRegression {
 		t.Errorf("compare --allow-different-hardware exited %d", code)
 	}
 }
@@ -188,7 +188,7 @@ func TestExecProvebenchMatchesInProcess(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
 	out := filepath.Join(dir, "out")
-	if code := run(t, "run", "embedded:exec-provebench", "-o", out, "--no-report", "--repeat", "2", "--warmups", "0"); code != exitOK {
+	if code := runCLI(t, "run", "embedded:exec-provebench", "-o", out, "--no-report", "--repeat", "2", "--warmups", "0"); code != exitOK {
 		t.Fatalf("run exited %d", code)
 	}
 	doc, err := results.Read(filepath.Join(out, "results.json.gz"))
@@ -251,7 +251,7 @@ func TestSnarkJSScenario(t *testing.T) {
 	}
 	writeFile(t, dir, "snarkjs.yaml", doc)
 	out := filepath.Join(dir, "out")
-	if code := run(t, "run", file, "-o", out, "--no-report", "--repeat", "1", "--warmups", "0"); code != exitOK {
+	if code := runCLI(t, "run", file, "-o", out, "--no-report", "--repeat", "1", "--warmups", "0"); code != exitOK {
 		t.Fatalf("run exited %d", code)
 	}
 	res, err := results.Read(filepath.Join(out, "results.json.gz"))
@@ -305,7 +305,7 @@ func TestPeerGnarkScenario(t *testing.T) {
 	}
 	file := writeFile(t, dir, "peer-gnark.yaml", doc)
 	out := filepath.Join(dir, "out")
-	if code := run(t, "run", file, "-o", out, "--no-report", "--repeat", "1", "--warmups", "0"); code != exitOK {
+	if code := runCLI(t, "run", file, "-o", out, "--no-report", "--repeat", "1", "--warmups", "0"); code != exitOK {
 		t.Fatalf("run exited %d", code)
 	}
 	res, err := results.Read(filepath.Join(out, "results.json.gz"))

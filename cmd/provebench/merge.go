@@ -8,8 +8,8 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/provebench/provebench/bench/results"
-	"github.com/provebench/provebench/bench/shard"
+	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run/shard"
 )
 
 type mergeFlags struct {

@@ -8,7 +8,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 // Five tiny configurations: an explicit scenario and a 2x2 matrix.
@@ -70,7 +70,7 @@ func TestShardedMergedEqualsUnsharded(t *testing.T) {
 	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
 	scen := writeFile(t, dir, "sweep.yaml", sweepScenario)
 	whole := filepath.Join(dir, "whole")
-	if code := run(t, "run", scen, "-o", whole); code != exitOK {
+	if code := runCLI(t, "run", scen, "-o", whole); code != exitOK {
 		t.Fatalf("unsharded run exited %d", code)
 	}
 	wantNames := scenarioNames(t, filepath.Join(whole, "results.json.gz"))
@@ -84,14 +84,14 @@ func TestShardedMergedEqualsUnsharded(t *testing.T) {
 		var shards []string
 		for k := 1; k <= n; k++ {
 			out := filepath.Join(dir, fmt.Sprintf("n%d", n), fmt.Sprintf("shard-%d", k))
-			if code := run(t, "run", scen, "--shard", fmt.Sprintf("%d/%d", k, n), "--no-report", "-o", out); code != exitOK {
+			if code := runCLI(t, "run", scen, "--shard", fmt.Sprintf("%d/%d", k, n), "--no-report", "-o", out); code != exitOK {
 				t.Fatalf("shard %d/%d exited %d", k, n, code)
 			}
 			shards = append(shards, out)
 		}
 		slices.Reverse(shards) // the order given does not matter
 		merged := filepath.Join(dir, fmt.Sprintf("n%d", n), "merged")
-		if code := run(t, append(append([]string{"merge"}, shards...), "-o", merged)...); code != exitOK {
+		if code := runCLI(t, append(append([]string{"merge"}, shards...), "-o", merged)...); code != exitOK {
 			t.Fatalf("merge of %d shards exited %d", n, code)
 		}
 		if got := scenarioNames(t, filepath.Join(merged, "results.json.gz")); !slices.Equal(got, wantNames) {
@@ -111,7 +111,7 @@ func TestShardExitStatuses(t *testing.T) {
 	other := writeFile(t, dir, "other.yaml", strings.Replace(tinyScenario, "repeats: 2", "repeats: 1", 1))
 	s1, s2, s2other := filepath.Join(dir, "s1"), filepath.Join(dir, "s2"), filepath.Join(dir, "s2other")
 	for _, r := range [][]string{{scen, "1/2", s1}, {scen, "2/2", s2}, {other, "2/2", s2other}} {
-		if code := run(t, "run", r[0], "--shard", r[1], "--no-report", "-o", r[2]); code != exitOK {
+		if code := runCLI(t, "run", r[0], "--shard", r[1], "--no-report", "-o", r[2]); code != exitOK {
 			t.Fatalf("run --shard %s exited %d", r[1], code)
 		}
 	}
@@ -161,7 +161,7 @@ func TestShardExitStatuses(t *testing.T) {
 			for k, v := range tc.env {
 				t.Setenv(k, v)
 			}
-			if got := run(t, tc.args...); got != tc.want {
+			if got := runCLI(t, tc.args...); got != tc.want {
 				t.Fatalf("provebench %v: exit %d, want %d", tc.args, got, tc.want)
 			}
 		})

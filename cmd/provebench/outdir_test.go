@@ -13,7 +13,7 @@ func TestRunIntoAFinishedDirectory(t *testing.T) {
 	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
 	scen := writeFile(t, dir, "s.yaml", tinyScenario)
 	out := filepath.Join(dir, "out")
-	if code := run(t, "run", scen, "--filter", "^hold$", "--repeat", "1", "--no-report", "-o", out); code != exitOK {
+	if code := runCLI(t, "run", scen, "--filter", "^hold$", "--repeat", "1", "--no-report", "-o", out); code != exitOK {
 		t.Fatalf("first run: exit %d", code)
 	}
 	stale := writeFile(t, out, "timeline-old.png", "an old plot")
@@ -26,13 +26,13 @@ func TestRunIntoAFinishedDirectory(t *testing.T) {
 	if err := os.WriteFile(filepath.Join(out, ".provebench-files"), append(manifest, "timeline-old.png\n../s.yaml\n"...), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if code := run(t, "run", scen, "--filter", "^hold$", "--repeat", "1", "--no-report", "-o", out); code != exitUsage {
+	if code := runCLI(t, "run", scen, "--filter", "^hold$", "--repeat", "1", "--no-report", "-o", out); code != exitUsage {
 		t.Fatalf("second run without --overwrite: exit %d, want %d", code, exitUsage)
 	}
 	if _, err := os.Stat(stale); err != nil {
 		t.Fatal("the refused run removed a file")
 	}
-	if code := run(t, "run", scen, "--filter", "^release$", "--repeat", "1", "--no-report", "--overwrite", "-o", out); code != exitOK {
+	if code := runCLI(t, "run", scen, "--filter", "^release$", "--repeat", "1", "--no-report", "--overwrite", "-o", out); code != exitOK {
 		t.Fatalf("--overwrite: exit %d", code)
 	}
 	if _, err := os.Stat(stale); !os.IsNotExist(err) {
@@ -65,7 +65,7 @@ matrix:
     axes: {vars.d: ["ok", ".."]}
 `)
 	out := filepath.Join(dir, "a", "out")
-	if code := run(t, "run", scen, "-o", out); code != exitUsage {
+	if code := runCLI(t, "run", scen, "-o", out); code != exitUsage {
 		t.Fatalf("exit %d, want %d", code, exitUsage)
 	}
 	if _, err := os.Stat(filepath.Join(dir, "a")); !os.IsNotExist(err) {

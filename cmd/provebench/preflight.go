@@ -9,11 +9,11 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/provebench/provebench/bench"
-	"github.com/provebench/provebench/bench/calibcache"
-	"github.com/provebench/provebench/bench/results"
-	"github.com/provebench/provebench/bench/simulate"
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/predict"
+	"github.com/provebench/provebench/predict/calibcache"
+	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run"
 	"github.com/provebench/provebench/sim"
 )
 
@@ -21,12 +21,12 @@ import (
 // came from. The peaks are predicted by the simulator calibrated on
 // calibration when given, else on the cache's runs of this host where
 // there are some (unless noCache), else bounded by each strategy.
-func preflight(ctx context.Context, w io.Writer, specs []bench.Spec, env results.Environment, f runFlags) error {
+func preflight(ctx context.Context, w io.Writer, specs []run.Spec, env results.Environment, f runFlags) error {
 	var hostMemory int64
 	if env.MemoryBytes > 0 {
 		hostMemory = int64(min(env.MemoryBytes, 1<<62))
 	}
-	var predict bench.Predictor
+	var predict run.Predictor
 	switch {
 	case len(f.calibration) > 0:
 		var err error
@@ -36,7 +36,7 @@ func preflight(ctx context.Context, w io.Writer, specs []bench.Spec, env results
 	case !f.noCalibrationCache:
 		predict = cachedPredictor(calibcache.Cache{Dir: calibcache.Dir(f.cacheDir)}, env)
 	}
-	checks, err := bench.Preflight(specs, hostMemory, f.cacheDir, predict)
+	checks, err := run.Preflight(specs, hostMemory, f.cacheDir, predict)
 	if err != nil {
 		return usageError{fmt.Errorf("pre-flight: %w", err)}
 	}
@@ -47,14 +47,14 @@ func preflight(ctx context.Context, w io.Writer, specs []bench.Spec, env results
 // preflightPredictor predicts peaks with the simulator calibrated on
 // files, as simulate --calibration does: the same documents refused, the
 // same notes on stderr.
-func preflightPredictor(files []string, allowMixedCommits bool) (bench.Predictor, error) {
-	model, err := simulate.Calibrate(files, simulate.LoadOptions{AllowMixedCommits: allowMixedCommits})
+func preflightPredictor(files []string, allowMixedCommits bool) (run.Predictor, error) {
+	model, err := predict.Calibrate(files, predict.LoadOptions{AllowMixedCommits: allowMixedCommits})
 	if err != nil {
 		return nil, err
 	}
 	printNotes(os.Stderr, model.Notes)
 	from := "simulated, calibrated on " + strings.Join(files, ", ")
-	return func(s *bench.Spec) (int64, string, error) {
+	return func(s *run.Spec) (int64, string, error) {
 		peak, err := predictPeak(s, model)
 		return peak, from, err
 	}, nil
@@ -63,15 +63,15 @@ func preflightPredictor(files []string, allowMixedCommits bool) (bench.Predictor
 // cachedPredictor predicts peaks with the simulator calibrated on the
 // cache's runs of this host and the configuration's backend, calibrating
 // each backend once. Where the cache has nothing usable it says why with
-// bench.ErrNoPrediction, and the strategy's bound stands.
-func cachedPredictor(c calibcache.Cache, env results.Environment) bench.Predictor {
+// run.ErrNoPrediction, and the strategy's bound stands.
+func cachedPredictor(c calibcache.Cache, env results.Environment) run.Predictor {
 	type calibration struct {
-		model *simulate.Model
+		model *predict.Model
 		from  string
 		err   error
 	}
 	byBackend := map[string]calibration{}
-	return func(s *bench.Spec) (int64, string, error) {
+	return func(s *run.Spec) (int64, string, error) {
 		cal, ok := byBackend[s.Backend]
 		if !ok {
 			cal.model, cal.from, cal.err = calibrateCached(c, env, s.Backend)
@@ -82,7 +82,7 @@ func cachedPredictor(c calibcache.Cache, env results.Environment) bench.Predicto
 		}
 		peak, err := predictPeak(s, cal.model)
 		if err != nil {
-			return 0, "", fmt.Errorf("%w: the cached calibration does not simulate it: %v", bench.ErrNoPrediction, err)
+			return 0, "", fmt.Errorf("%w: the cached calibration does not simulate it: %v", run.ErrNoPrediction, err)
 		}
 		return peak, cal.from, nil
 	}
@@ -91,29 +91,29 @@ func cachedPredictor(c calibcache.Cache, env results.Environment) bench.Predicto
 // calibrateCached fits a model to the cached runs of a host and backend:
 // those of the newest run's commit, since runs of other commits measured
 // another prover. A model needs two sizes at least: from one, every cost
-// law's slope is an assumption (simulate.OneSizeNote), which pre-flight
+// law's slope is an assumption (predict.OneSizeNote), which pre-flight
 // does not refuse a run on.
-func calibrateCached(c calibcache.Cache, env results.Environment, backend string) (*simulate.Model, string, error) {
+func calibrateCached(c calibcache.Cache, env results.Environment, backend string) (*predict.Model, string, error) {
 	files, err := c.Files(env, backend)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: %v", bench.ErrNoPrediction, err)
+		return nil, "", fmt.Errorf("%w: %v", run.ErrNoPrediction, err)
 	}
 	if len(files) == 0 {
-		return nil, "", fmt.Errorf("%w: no cached run of the %s backend on this host", bench.ErrNoPrediction, backend)
+		return nil, "", fmt.Errorf("%w: no cached run of the %s backend on this host", run.ErrNoPrediction, backend)
 	}
-	ms, err := simulate.Load(files, simulate.LoadOptions{AllowMixedCommits: true})
+	ms, err := predict.Load(files, predict.LoadOptions{AllowMixedCommits: true})
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: the cached runs do not calibrate: %v", bench.ErrNoPrediction, err)
+		return nil, "", fmt.Errorf("%w: the cached runs do not calibrate: %v", run.ErrNoPrediction, err)
 	}
 	commit := ms.Points[len(ms.Points)-1].Commit // files are oldest first
-	points := slices.DeleteFunc(slices.Clone(ms.Points), func(p simulate.Point) bool { return p.Commit != commit })
+	points := slices.DeleteFunc(slices.Clone(ms.Points), func(p predict.Point) bool { return p.Commit != commit })
 	ms.Notes = nil
 	model, err := ms.Fit(points)
 	if err != nil {
-		return nil, "", fmt.Errorf("%w: the cached runs do not calibrate: %v", bench.ErrNoPrediction, err)
+		return nil, "", fmt.Errorf("%w: the cached runs do not calibrate: %v", run.ErrNoPrediction, err)
 	}
 	if n, ok := model.OneSize(); ok {
-		return nil, "", fmt.Errorf("%w: the cached runs of the %s backend are %s, which pre-flight does not predict on", bench.ErrNoPrediction, backend, simulate.OneSizeNote(n))
+		return nil, "", fmt.Errorf("%w: the cached runs of the %s backend are %s, which pre-flight does not predict on", run.ErrNoPrediction, backend, predict.OneSizeNote(n))
 	}
 	var sizes []int
 	runs, others := map[string]bool{}, map[string]bool{}
@@ -148,10 +148,10 @@ func pow2(n int) string { return fmt.Sprintf("2^%d", bits.Len(uint(n))-1) }
 // predictPeak simulates a configuration as it would run here. Its
 // simulate block, if any, describes another system (costs, a host) for
 // `provebench simulate`, not this run, so the calibration alone decides.
-func predictPeak(s *bench.Spec, model *simulate.Model) (int64, error) {
+func predictPeak(s *run.Spec, model *predict.Model) (int64, error) {
 	here := *s
-	here.Simulate = bench.SimulateSpec{}
-	o, err := simulate.Options(&here, model, 0)
+	here.Simulate = run.SimulateSpec{}
+	o, err := predict.Options(&here, model, 0)
 	if err != nil {
 		return 0, err
 	}
@@ -164,9 +164,9 @@ func predictPeak(s *bench.Spec, model *simulate.Model) (int64, error) {
 
 // printPreflight says in one line per basis what the pre-flight check held
 // the configurations to: how many, and the largest peak.
-func printPreflight(w io.Writer, checks []bench.Check) {
+func printPreflight(w io.Writer, checks []run.Check) {
 	var bases []string
-	largest := map[string]bench.Check{}
+	largest := map[string]run.Check{}
 	count := map[string]int{}
 	for _, c := range checks {
 		if _, ok := count[c.Basis]; !ok {
@@ -179,7 +179,7 @@ func printPreflight(w io.Writer, checks []bench.Check) {
 	}
 	for _, b := range bases {
 		l := largest[b]
-		if b == bench.NoEstimateBasis {
+		if b == run.NoEstimateBasis {
 			fmt.Fprintf(w, "pre-flight: %s not estimated (%s)\n", configurations(count[b]), b)
 			continue
 		}

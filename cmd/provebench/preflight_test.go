@@ -9,15 +9,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/bench"
-	"github.com/provebench/provebench/bench/calibcache"
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/predict/calibcache"
+	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run"
 	"github.com/provebench/provebench/scenarios"
 )
 
 // calibrationFixture is a real calibration run: every strategy at 2^10 and
 // 2^12 constraints on the CPU backend, 3 repetitions each.
-const calibrationFixture = "../../bench/calibcache/testdata/calibration-cpu.json"
+const calibrationFixture = "../../predict/calibcache/testdata/calibration-cpu.json"
 
 // cacheFixture stores the fixture's scenarios that keep accepts in the
 // calibration cache of keys, as if this host had run them.
@@ -27,7 +27,7 @@ func cacheFixture(t *testing.T, keys string, keep func(*results.Scenario) bool) 
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc.Environment = bench.HostEnvironment(context.Background())
+	doc.Environment = run.HostEnvironment(context.Background())
 	var kept []results.Scenario
 	for _, sc := range doc.Scenarios {
 		if keep(&sc) {
@@ -67,7 +67,7 @@ func preflightOutput(t *testing.T, keys, file string, f runFlags) (string, error
 	}
 	f.cacheDir = keys
 	var out bytes.Buffer
-	err = preflight(context.Background(), &out, specs, bench.HostEnvironment(context.Background()), f)
+	err = preflight(context.Background(), &out, specs, run.HostEnvironment(context.Background()), f)
 	return out.String(), err
 }
 
@@ -77,7 +77,7 @@ func TestPreflightPredictsFromTheCache(t *testing.T) {
 	t.Setenv("PROVEBENCH_CACHE", keys)
 	scen := writeFile(t, dir, "limited.yaml", limitedScenario)
 
-	if code := run(t, "run", scen, "-o", filepath.Join(dir, "never"), "--no-report"); code != exitUsage {
+	if code := runCLI(t, "run", scen, "-o", filepath.Join(dir, "never"), "--no-report"); code != exitUsage {
 		t.Fatalf("with an empty cache the bound passes memory_limit: exit %d, want %d", code, exitUsage)
 	}
 	cacheFixture(t, keys, allScenarios)
@@ -88,15 +88,15 @@ func TestPreflightPredictsFromTheCache(t *testing.T) {
 	if _, err := preflightOutput(t, keys, scen, runFlags{noCalibrationCache: true}); err == nil || !strings.Contains(err.Error(), "bounded by") {
 		t.Fatalf("--no-calibration-cache: %v; want the bound's refusal", err)
 	}
-	if code := run(t, "run", scen, "-o", filepath.Join(dir, "ran"), "--no-report"); code != exitOK {
+	if code := runCLI(t, "run", scen, "-o", filepath.Join(dir, "ran"), "--no-report"); code != exitOK {
 		t.Fatalf("with the cached calibration the run exited %d, want %d", code, exitOK)
 	}
-	env := bench.HostEnvironment(context.Background())
+	env := run.HostEnvironment(context.Background())
 	files, err := calibcache.Cache{Dir: calibcache.Dir(keys)}.Files(env, "cpu")
 	if err != nil || len(files) != 2 {
 		t.Fatalf("the run did not join the cache: %v, %v", files, err)
 	}
-	if code := run(t, "run", scen, "-o", filepath.Join(dir, "uncached"), "--no-report", "--no-calibration-cache", "--force"); code != exitOK {
+	if code := runCLI(t, "run", scen, "-o", filepath.Join(dir, "uncached"), "--no-report", "--no-calibration-cache", "--force"); code != exitOK {
 		t.Fatalf("--force --no-calibration-cache exited %d", code)
 	}
 	if again, _ := (calibcache.Cache{Dir: calibcache.Dir(keys)}).Files(env, "cpu"); len(again) != 2 {
@@ -117,7 +117,7 @@ func TestPreflightFallsBackWithoutAUsableCache(t *testing.T) {
 		}},
 		{"not a document", "the cached runs do not calibrate", func(keys string) {
 			cacheFixture(t, keys, allScenarios)
-			files, _ := calibcache.Cache{Dir: calibcache.Dir(keys)}.Files(bench.HostEnvironment(context.Background()), "cpu")
+			files, _ := calibcache.Cache{Dir: calibcache.Dir(keys)}.Files(run.HostEnvironment(context.Background()), "cpu")
 			if err := os.WriteFile(files[0], []byte("{}"), 0o644); err != nil {
 				t.Fatal(err)
 			}
@@ -140,7 +140,7 @@ func TestPreflightRefusesPoRepSizeWithACachedCalibration(t *testing.T) {
 	const porep = "../../scenarios/cuzk-phase12.yaml"
 	out := filepath.Join(dir, "never")
 	start := time.Now()
-	if code := run(t, "run", porep, "--backend", "cpu", "-o", out); code != exitUsage {
+	if code := runCLI(t, "run", porep, "--backend", "cpu", "-o", out); code != exitUsage {
 		t.Fatalf("run of a PoRep-sized scenario exited %d, want %d", code, exitUsage)
 	}
 	if took := time.Since(start); took > time.Minute {
@@ -161,7 +161,7 @@ func TestPreflightRefusesPoRepSizeWithACachedCalibration(t *testing.T) {
 		t.Fatal(err)
 	}
 	var w bytes.Buffer
-	err = preflight(context.Background(), &w, specs, bench.HostEnvironment(context.Background()), runFlags{cacheDir: keys})
+	err = preflight(context.Background(), &w, specs, run.HostEnvironment(context.Background()), runFlags{cacheDir: keys})
 	if err == nil || !strings.Contains(err.Error(), "cached run of this host") {
 		t.Fatalf("pre-flight of a PoRep-sized scenario with a cached calibration: %v", err)
 	}
@@ -197,7 +197,7 @@ func TestRunSurvivesACacheItCannotWrite(t *testing.T) {
 	writeFile(t, keys, "calibration", "not a folder")
 	scen := writeFile(t, dir, "s.yaml", tinyScenario)
 	out := filepath.Join(dir, "out")
-	if code := run(t, "run", scen, "-o", out, "--no-report", "--repeat", "1"); code != exitOK {
+	if code := runCLI(t, "run", scen, "-o", out, "--no-report", "--repeat", "1"); code != exitOK {
 		t.Fatalf("run with an unwritable calibration cache exited %d, want %d", code, exitOK)
 	}
 	if _, err := results.Read(filepath.Join(out, "results.json.gz")); err != nil {
@@ -216,7 +216,7 @@ func TestPreflightCalibratesOnTheNewestCommit(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc.Environment = bench.HostEnvironment(context.Background())
+	doc.Environment = run.HostEnvironment(context.Background())
 	doc.ToolVersion = "(devel) 0123456789abcdef0123456789abcdef01234567"
 	doc.StartedAt = doc.StartedAt.Add(time.Hour)
 	if _, err := (calibcache.Cache{Dir: calibcache.Dir(keys)}).Store(doc); err != nil {

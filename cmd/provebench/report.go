@@ -12,13 +12,13 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/provebench/provebench/bench/compare"
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/compare"
 	"github.com/provebench/provebench/internal/atomicfile"
 	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/reports"
 	"github.com/provebench/provebench/reports/export"
+	"github.com/provebench/provebench/results"
 )
 
 // generateReport writes the report and plots of a run into dir.

@@ -6,12 +6,12 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 // realSchema1 is a real CPU calibration run, written as indented schema-1
 // JSON by an earlier provebench.
-const realSchema1 = "../../bench/calibcache/testdata/calibration-cpu.json"
+const realSchema1 = "../../predict/calibcache/testdata/calibration-cpu.json"
 
 // TestReadersTakeEitherFormat: report, compare and simulate's --calibration
 // and --check read a plain schema-1 document and a gzip one whose name

@@ -14,14 +14,14 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/provebench/provebench/bench"
-	"github.com/provebench/provebench/bench/ab"
-	"github.com/provebench/provebench/bench/results"
-	"github.com/provebench/provebench/bench/shard"
+	"github.com/provebench/provebench/compare/ab"
 	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run"
+	"github.com/provebench/provebench/run/shard"
 	"github.com/provebench/provebench/scenarios"
 )
 
@@ -147,12 +147,12 @@ ab interleaves their repetitions in ABBA pairs and tests the difference.`,
 }
 
 // loadSpecs loads scenario files or embedded:NAME entries, or the default.
-func loadSpecs(args []string) ([]bench.Spec, error) {
+func loadSpecs(args []string) ([]run.Spec, error) {
 	if len(args) == 0 {
 		return scenarios.LoadEmbedded(defaultScenario)
 	}
 	var files []string
-	var specs []bench.Spec
+	var specs []run.Spec
 	for _, a := range args {
 		if name, ok := strings.CutPrefix(a, "embedded:"); ok {
 			s, err := scenarios.LoadEmbedded(name)
@@ -197,7 +197,7 @@ func scenarioFiles(args []string) ([]results.ScenarioFile, error) {
 	return out, nil
 }
 
-func applyRunFlags(specs []bench.Spec, f runFlags) ([]bench.Spec, error) {
+func applyRunFlags(specs []run.Spec, f runFlags) ([]run.Spec, error) {
 	if f.backend != "" {
 		if !slices.Contains(backends.Names(), f.backend) {
 			return nil, usagef("--backend: %q is not one of %s", f.backend, strings.Join(backends.Names(), ", "))
@@ -219,7 +219,7 @@ func applyRunFlags(specs []bench.Spec, f runFlags) ([]bench.Spec, error) {
 			return nil, usagef("--filter: %v", err)
 		}
 	}
-	var out []bench.Spec
+	var out []run.Spec
 	for _, s := range specs {
 		if re != nil && !re.MatchString(s.Name) {
 			continue
@@ -276,7 +276,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	} else if f.shards != 0 {
 		return usagef("--shard-count: goes with --shard auto")
 	}
-	env := bench.HostEnvironment(ctx)
+	env := run.HostEnvironment(ctx)
 	if !f.force {
 		if err := preflight(ctx, w, specs, env, f); err != nil {
 			return err
@@ -290,21 +290,21 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if f.out == "" {
 		f.out = filepath.Join("out", "run-"+time.Now().Format("20060102-150405"))
 	}
-	if err := bench.CheckExecPaths(specs, f.out); err != nil {
+	if err := run.CheckExecPaths(specs, f.out); err != nil {
 		return usageError{err}
 	}
 	// The directory is checked and locked before any work, and stays
 	// locked until the report is written: another run into it would mix
 	// its results with these.
-	unlock, err := bench.LockOutDir(f.out)
+	unlock, err := run.LockOutDir(f.out)
 	if err != nil {
 		return usagef("-o %s: %w", f.out, err)
 	}
 	defer unlock()
 	if f.overwrite {
-		err = bench.ClearOutDir(f.out)
+		err = run.ClearOutDir(f.out)
 	} else {
-		err = bench.CheckFinished(f.out)
+		err = run.CheckFinished(f.out)
 	}
 	if err != nil {
 		return usagef("-o %s: %w", f.out, err)
@@ -313,13 +313,13 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if err != nil {
 		return fmt.Errorf("locate the provebench binary for child processes: %w", err)
 	}
-	runner := &bench.Runner{
+	runner := &run.Runner{
 		Exe:      exe,
 		OutDir:   f.out,
 		Format:   format,
 		CacheDir: f.cacheDir,
 		Env:      env,
-		Progress: bench.NewProgress(w, isTerminal(w)),
+		Progress: run.NewProgress(w, isTerminal(w)),
 		Log:      w,
 		Warn:     os.Stderr,
 
@@ -336,7 +336,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	}
 	doc, runErr := runner.Run(ctx, specs)
 	if doc == nil {
-		if errors.Is(runErr, bench.ErrOutDir) {
+		if errors.Is(runErr, run.ErrOutDir) {
 			return usagef("-o %s: %w", f.out, runErr)
 		}
 		return runErr
@@ -373,8 +373,8 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if !f.noCalibrationCache && os.Getenv(ab.NoCalibrationStoreEnv) != "1" {
 		written = append(written, storeCalibration(doc, f.cacheDir)...)
 	}
-	if err := bench.WriteManifest(f.out, written); err != nil {
-		fmt.Fprintf(os.Stderr, "warning: %s: %v (a later --overwrite clears only the fixed names)\n", bench.ManifestName, err)
+	if err := run.WriteManifest(f.out, written); err != nil {
+		fmt.Fprintf(os.Stderr, "warning: %s: %v (a later --overwrite clears only the fixed names)\n", run.ManifestName, err)
 	}
 	printRunSummary(w, doc, written)
 	if interrupted {
@@ -497,7 +497,7 @@ func newChildCmd() *cobra.Command {
 			if stream == nil {
 				return usagef("child: no stream on file descriptor 3 (this command is started by `provebench run`)")
 			}
-			return bench.ChildMain(cmd.Context(), os.Stdin, stream)
+			return run.ChildMain(cmd.Context(), os.Stdin, stream)
 		},
 	}
 }

@@ -9,10 +9,10 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/provebench/provebench/bench"
-	"github.com/provebench/provebench/bench/results"
-	"github.com/provebench/provebench/bench/simulate"
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/predict"
+	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run"
 	"github.com/provebench/provebench/scenarios"
 )
 
@@ -34,7 +34,7 @@ type searchFlags struct {
 // runSearch simulates every configuration, prints the Pareto front of
 // throughput against peak memory and the fastest under the memory cap,
 // and writes what -o and --best-scenario ask for.
-func runSearch(ctx context.Context, w io.Writer, specs []bench.Spec, m *simulate.Model, env results.Environment, f searchFlags) error {
+func runSearch(ctx context.Context, w io.Writer, specs []run.Spec, m *predict.Model, env results.Environment, f searchFlags) error {
 	var memCap int64
 	if f.memoryCap != "" {
 		var err error
@@ -45,9 +45,9 @@ func runSearch(ctx context.Context, w io.Writer, specs []bench.Spec, m *simulate
 	if err := checkBestScenarioPath(f.bestScenario, f.scenarios); err != nil {
 		return err
 	}
-	var found []simulate.Candidate
+	var found []predict.Candidate
 	err := untilDone(ctx, func() (err error) {
-		found, err = simulate.Search(ctx, specs, m, int64(env.MemoryBytes))
+		found, err = predict.Search(ctx, specs, m, int64(env.MemoryBytes))
 		return err
 	})
 	if ctx.Err() != nil {
@@ -56,7 +56,7 @@ func runSearch(ctx context.Context, w io.Writer, specs []bench.Spec, m *simulate
 	if err != nil {
 		return usageError{err}
 	}
-	r := simulate.NewSearchReport(found, memCap, f.scenarios, f.calibration)
+	r := predict.NewSearchReport(found, memCap, f.scenarios, f.calibration)
 	if ctx.Err() != nil {
 		return interrupted()
 	}
@@ -85,7 +85,7 @@ func runSearch(ctx context.Context, w io.Writer, specs []bench.Spec, m *simulate
 }
 
 // printSearch prints the front and the best.
-func printSearch(w io.Writer, r *simulate.SearchReport) {
+func printSearch(w io.Writer, r *predict.SearchReport) {
 	fmt.Fprintf(w, "%s simulated; Pareto front of throughput against peak RSS:\n\n", units.Plural(len(r.Candidates), "configuration"))
 	width := 60
 	for _, c := range r.Front {
@@ -105,14 +105,14 @@ func printSearch(w io.Writer, r *simulate.SearchReport) {
 }
 
 // capPhrase says what the best had to fit.
-func capPhrase(r *simulate.SearchReport) string {
+func capPhrase(r *predict.SearchReport) string {
 	if r.MemoryCap > 0 {
 		return "under " + units.FormatBytes(r.MemoryCap)
 	}
 	return "that does not run out of memory"
 }
 
-func noBest(r *simulate.SearchReport) string {
+func noBest(r *predict.SearchReport) string {
 	if r.MemoryCap > 0 {
 		return "no configuration stays under " + units.FormatBytes(r.MemoryCap)
 	}
@@ -121,7 +121,7 @@ func noBest(r *simulate.SearchReport) string {
 
 // writeSearchFiles writes the CSV of every prediction and the Markdown
 // front under dir.
-func writeSearchFiles(dir string, r *simulate.SearchReport) ([]string, error) {
+func writeSearchFiles(dir string, r *predict.SearchReport) ([]string, error) {
 	if err := os.MkdirAll(dir, 0o755); err != nil {
 		return nil, usagef("--out: %v", err)
 	}
@@ -163,7 +163,7 @@ func checkBestScenarioPath(path string, searched []string) error {
 
 // writeBestScenario writes the best configuration as a scenario file that
 // provebench run runs as is, headed by what predicted it.
-func writeBestScenario(path string, r *simulate.SearchReport) error {
+func writeBestScenario(path string, r *predict.SearchReport) error {
 	best := r.Best
 	comment := fmt.Sprintf(`%s: the fastest %s of %d configurations
 that provebench %s simulate --search predicted, over %s,
@@ -171,7 +171,7 @@ that provebench %s simulate --search predicted, over %s,
 Predicted: %.2f s per proof, peak RSS %s (%d bytes).
 Every setting is explicit. Run it to check the prediction:
   provebench run %s -o out/best`,
-		best.Name, capPhrase(r), len(r.Candidates), bench.ToolVersion(), strings.Join(r.Scenarios, ", "),
+		best.Name, capPhrase(r), len(r.Candidates), run.ToolVersion(), strings.Join(r.Scenarios, ", "),
 		r.Calibrated(), best.SecondsPerProof, units.FormatBytes(best.PeakRSS), best.PeakRSS, path)
 	if len(r.Calibration) > 0 {
 		comment += fmt.Sprintf("\n  provebench simulate %s --calibration %s --check out/best/results.json -o out/best-sim",

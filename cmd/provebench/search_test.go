@@ -9,8 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/provebench/provebench/bench/results"
-	"github.com/provebench/provebench/bench/simulate"
+	"github.com/provebench/provebench/predict"
+	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/scenarios"
 )
 
@@ -47,7 +47,7 @@ func TestSearchWritesAndTheBestRuns(t *testing.T) {
 	scen := writeFile(t, dir, "search.yaml", tinySearch)
 	out := filepath.Join(dir, "search")
 	bestFile := filepath.Join(dir, "best.yaml")
-	if code := run(t, "simulate", scen, "--search", "--memory-cap", "30MiB", "-o", out, "--best-scenario", bestFile); code != exitOK {
+	if code := runCLI(t, "simulate", scen, "--search", "--memory-cap", "30MiB", "-o", out, "--best-scenario", bestFile); code != exitOK {
 		t.Fatalf("simulate --search exited %d", code)
 	}
 
@@ -55,11 +55,11 @@ func TestSearchWritesAndTheBestRuns(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	found, err := simulate.Search(context.Background(), specs, nil, 0)
+	found, err := predict.Search(context.Background(), specs, nil, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
-	report := simulate.NewSearchReport(found, 30<<20, nil, nil)
+	report := predict.NewSearchReport(found, 30<<20, nil, nil)
 	if report.Best == nil {
 		t.Fatal("nothing fits 30MiB: the test's costs need adjusting")
 	}
@@ -93,7 +93,7 @@ func TestSearchWritesAndTheBestRuns(t *testing.T) {
 	}
 
 	real := filepath.Join(dir, "real")
-	if code := run(t, "run", bestFile, "-o", real, "--no-report"); code != exitOK {
+	if code := runCLI(t, "run", bestFile, "-o", real, "--no-report"); code != exitOK {
 		t.Fatalf("run of the best scenario exited %d", code)
 	}
 	doc, err := results.Read(filepath.Join(real, "results.json.gz"))
@@ -118,7 +118,7 @@ func TestSearchRefuses(t *testing.T) {
 		{"a range that runs downwards", []string{"simulate", badRange, "--search"}},
 		{"a bad cap", []string{"simulate", scen, "--search", "--memory-cap", "30G"}},
 	} {
-		if code := run(t, tc.args...); code != exitUsage {
+		if code := runCLI(t, tc.args...); code != exitUsage {
 			t.Errorf("%s: exited %d, want %d", tc.name, code, exitUsage)
 		}
 	}

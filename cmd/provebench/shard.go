@@ -4,14 +4,14 @@ import (
 	"fmt"
 	"os"
 
-	"github.com/provebench/provebench/bench"
-	"github.com/provebench/provebench/bench/results"
-	"github.com/provebench/provebench/bench/shard"
+	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run"
+	"github.com/provebench/provebench/run/shard"
 )
 
 // selectShard keeps the configurations of the shard --shard names and
 // returns them with the shard's record for the results.
-func selectShard(specs []bench.Spec, f runFlags) ([]bench.Spec, *results.Shard, error) {
+func selectShard(specs []run.Spec, f runFlags) ([]run.Spec, *results.Shard, error) {
 	s, err := shard.Resolve(f.shard, f.shards, os.LookupEnv)
 	if err != nil {
 		return nil, nil, usagef("--shard: %v", err)

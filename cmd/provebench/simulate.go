@@ -11,9 +11,9 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/provebench/provebench/bench"
-	"github.com/provebench/provebench/bench/results"
-	"github.com/provebench/provebench/bench/simulate"
+	"github.com/provebench/provebench/predict"
+	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run"
 )
 
 type simulateFlags struct {
@@ -163,10 +163,10 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 	if err != nil {
 		return err
 	}
-	var model *simulate.Model
+	var model *predict.Model
 	env := results.Environment{Hostname: "simulated", OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()}
 	if len(f.calibration) > 0 {
-		if model, err = simulate.Calibrate(f.calibration, simulate.LoadOptions{AllowMixedCommits: f.allowMixedCommits}); err != nil {
+		if model, err = predict.Calibrate(f.calibration, predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits}); err != nil {
 			return usageError{err}
 		}
 		printNotes(errw, model.Notes)
@@ -191,7 +191,7 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 		}
 		printNotes(errw, notes)
 		fmt.Fprintf(w, "predictions for %s:\n\n", file)
-		simulate.PrintChecks(w, checks)
+		predict.PrintChecks(w, checks)
 		fmt.Fprintln(w)
 	}
 	if f.search {
@@ -202,7 +202,7 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 	}
 	var doc *results.Run
 	err = untilDone(ctx, func() (err error) {
-		doc, err = simulate.Document(ctx, specs, model, env, bench.ToolVersion())
+		doc, err = predict.Document(ctx, specs, model, env, run.ToolVersion())
 		return err
 	})
 	if ctx.Err() != nil {
@@ -223,8 +223,8 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 		return err
 	}
 	printRunSummary(w, doc, written)
-	if n := len(doc.Scenarios); n > simulate.MaxSeriesConfigurations {
-		fmt.Fprintf(w, "note: %d configurations: no timelines (series are kept up to %d; --filter picks a few to see over time)\n", n, simulate.MaxSeriesConfigurations)
+	if n := len(doc.Scenarios); n > predict.MaxSeriesConfigurations {
+		fmt.Fprintf(w, "note: %d configurations: no timelines (series are kept up to %d; --filter picks a few to see over time)\n", n, predict.MaxSeriesConfigurations)
 	}
 	for _, sc := range doc.Scenarios {
 		for _, r := range sc.Repetitions {

@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 func TestPreflightRefusesPoRepSize(t *testing.T) {
@@ -13,7 +13,7 @@ func TestPreflightRefusesPoRepSize(t *testing.T) {
 	keys := filepath.Join(dir, "keys")
 	t.Setenv("PROVEBENCH_CACHE", keys)
 	out := filepath.Join(dir, "never")
-	if code := run(t, "run", "../../scenarios/cuzk-phase12.yaml", "--backend", "cpu", "-o", out); code != exitUsage {
+	if code := runCLI(t, "run", "../../scenarios/cuzk-phase12.yaml", "--backend", "cpu", "-o", out); code != exitUsage {
 		t.Fatalf("run of a PoRep-sized scenario exited %d, want %d", code, exitUsage)
 	}
 	for _, p := range []string{out, keys} {
@@ -28,12 +28,12 @@ func TestSimulateFromCalibrationAndWrittenCosts(t *testing.T) {
 	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
 	scen := writeFile(t, dir, "s.yaml", tinyScenario)
 	cal := filepath.Join(dir, "cal")
-	if code := run(t, "run", scen, "-o", cal, "--no-report"); code != exitOK {
+	if code := runCLI(t, "run", scen, "-o", cal, "--no-report"); code != exitOK {
 		t.Fatalf("run exited %d", code)
 	}
 	calDoc := filepath.Join(cal, "results.json.gz")
 	sim := filepath.Join(dir, "sim")
-	if code := run(t, "simulate", scen, "--calibration", calDoc, "--explain", "-o", sim); code != exitOK {
+	if code := runCLI(t, "simulate", scen, "--calibration", calDoc, "--explain", "-o", sim); code != exitOK {
 		t.Fatalf("simulate exited %d", code)
 	}
 	doc, err := results.Read(filepath.Join(sim, "results.json.gz"))
@@ -52,19 +52,19 @@ func TestSimulateFromCalibrationAndWrittenCosts(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(sim, "report.md")); err != nil {
 		t.Errorf("no report: %v", err)
 	}
-	if code := run(t, "compare", calDoc, filepath.Join(sim, "results.json.gz")); code != exitOK && code != exitRegression {
+	if code := runCLI(t, "compare", calDoc, filepath.Join(sim, "results.json.gz")); code != exitOK && code != exitRegression {
 		t.Errorf("compare of a simulated document exited %d", code)
 	}
 
 	// Costs written in the scenario, no calibration: the cuzk figures.
 	cuzk := filepath.Join(dir, "cuzk")
-	if code := run(t, "simulate", "../../scenarios/cuzk-phase12.yaml", "--no-report", "-o", cuzk); code != exitOK {
+	if code := runCLI(t, "simulate", "../../scenarios/cuzk-phase12.yaml", "--no-report", "-o", cuzk); code != exitOK {
 		t.Fatalf("simulate cuzk exited %d", code)
 	}
-	if code := run(t, "simulate", "../../scenarios/cuzk-phase12.yaml", "--search", "--memory-cap", "480GiB"); code != exitOK {
+	if code := runCLI(t, "simulate", "../../scenarios/cuzk-phase12.yaml", "--search", "--memory-cap", "480GiB"); code != exitOK {
 		t.Fatalf("simulate --search exited %d", code)
 	}
-	if code := run(t, "simulate", scen, "-o", filepath.Join(dir, "never")); code != exitUsage {
+	if code := runCLI(t, "simulate", scen, "-o", filepath.Join(dir, "never")); code != exitUsage {
 		t.Errorf("simulate without costs or calibration exited %d, want %d", code, exitUsage)
 	}
 }

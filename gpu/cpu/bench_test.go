@@ -18,8 +18,8 @@ import (
 	"github.com/provebench/provebench/gpu/cpu"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/internal/benchenv"
 	"github.com/provebench/provebench/gpu/prover"
-	"github.com/provebench/provebench/internal/benchenv"
 )
 
 // Benchmarks for the CPU prover's stages, and the yardstick it is held to:

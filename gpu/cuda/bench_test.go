@@ -27,8 +27,8 @@ import (
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/internal/benchenv"
 	"github.com/provebench/provebench/gpu/prover"
-	"github.com/provebench/provebench/internal/benchenv"
 )
 
 // benchEnv is a loaded backend and one synthesized partition, in pageable

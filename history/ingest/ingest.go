@@ -3,8 +3,8 @@ package ingest
 import (
 	"fmt"
 
-	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/history/store"
+	"github.com/provebench/provebench/results"
 )
 
 // Kind says how a metric is measured, which decides how a change in it

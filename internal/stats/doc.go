@@ -4,7 +4,7 @@
 // the same word.
 //
 // Intervals and tests of significance are not here: they come from
-// golang.org/x/perf/benchmath (bench/compare), whose AssumeNothing summary
+// golang.org/x/perf/benchmath (compare), whose AssumeNothing summary
 // centres on the same median (its R8 quantile at 0.5 is the mean of the two
 // middle values, to within one rounding).
 package stats

@@ -4,7 +4,7 @@ import (
 	"encoding/json"
 	"io"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 // bencher writes Bencher Metric Format (BMF) JSON: an object keyed by

@@ -13,8 +13,8 @@ import (
 	"io"
 	"slices"
 
-	"github.com/provebench/provebench/bench/results"
 	"github.com/provebench/provebench/internal/stats"
+	"github.com/provebench/provebench/results"
 )
 
 // Exporter writes a run in one format.

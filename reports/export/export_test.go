@@ -5,7 +5,7 @@ import (
 	"encoding/json"
 	"testing"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 func testRun() *results.Run {

@@ -5,7 +5,7 @@ import (
 	"fmt"
 	"io"
 
-	"github.com/provebench/provebench/bench/results"
+	"github.com/provebench/provebench/results"
 )
 
 // githubAction writes github-action-benchmark's customSmallerIsBetter

@@ -53,7 +53,7 @@ for kind in $kinds; do
 	case $kind in single | steady) ;; *) die "PEER_BENCH_KINDS: $kind: want single and/or steady" ;; esac
 done
 kinds_csv=$(echo "$kinds" | tr -s ' ' ',')
-# provebench's benchmarks read the same fraction (internal/benchenv).
+# provebench's benchmarks read the same fraction (gpu/internal/benchenv).
 export PROVEBENCH_BENCH_BIT_FRACTION="$fraction"
 want() { case " $kinds " in *" $1 "*) return 0 ;; esac; return 1; }
 

@@ -1,3 +1,0 @@
-// Package bench runs scenarios: each repetition of a configuration in its own
-// child process, sampled on one time axis, and records the results.
-package bench

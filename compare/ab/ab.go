@@ -1,0 +1,416 @@
+// Package ab runs two sides of a comparison interleaved on one machine, so
+// that whatever load the machine carries falls on both alike: the base (a
+// binary and its scenario files, typically the target branch) and the new
+// side (typically the pull request). Each repetition runs as its own
+// `provebench run` of the side's binary, restricted to one configuration and
+// one repetition: the scenario files are the interface between the sides,
+// so a base binary built from an older commit runs its own code and parses
+// the scenarios itself, and its result document is read back as it wrote
+// it.
+//
+// Order, per configuration: the warm-ups of both sides, alternating, then
+// the pairs in ABBA order (base then new, new then base, ...), so that
+// neither side always runs first, after the other side's caches and
+// frequencies. The two repetitions of pair i carry index i on both sides;
+// compare pairs them by it.
+package ab
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run/sample"
+)
+
+// ErrBadInput marks a side whose binary refused its input (exit status 2):
+// scenario files it cannot parse, a configuration it does not have.
+var ErrBadInput = errors.New("bad input")
+
+// Side is one side of the comparison.
+type Side struct {
+	// Name is "base" or "new"; results go to OutDir/Name.
+	Name string
+	// Exe is the provebench binary that runs this side's repetitions.
+	Exe string
+	// Files are the side's scenario files.
+	Files []string
+}
+
+// Config is one configuration to compare: its name on both sides, how many
+// pairs to measure and how many warm-ups each side gets first.
+type Config struct {
+	Name    string
+	Pairs   int
+	Warmups int
+}
+
+// Runner runs the sides.
+type Runner struct {
+	Base, New Side
+	// OutDir receives OutDir/base/results.json.gz and
+	// OutDir/new/results.json.gz (results.json with Format
+	// results.FormatJSON), rewritten after every repetition.
+	OutDir string
+	// Format is the sides' documents' storage format; empty means
+	// results.FormatGzip.
+	Format results.Format
+	// CacheDir is the proving key cache both sides use.
+	CacheDir string
+	// Log receives one line per pair; nil for silence.
+	Log io.Writer
+
+	// runOne runs one repetition of a side; nil means runBinary. Tests
+	// replace it with a double to exercise the scheduling.
+	runOne func(ctx context.Context, s *side, config string) (results.Repetition, *results.Run, error)
+}
+
+// side is a side's state during a run.
+type side struct {
+	Side
+	dir string
+	doc *results.Run
+}
+
+// Judge looks at both sides' documents so far and returns, per
+// configuration, how many more pairs it wants (none: every gated metric
+// is resolved). RunUntil calls it after each round of pairs.
+type Judge func(base, cur *results.Run) (more map[string]int, err error)
+
+// Run measures every configuration and returns both sides' documents,
+// which it also keeps on disk. A failed repetition is recorded and the run
+// goes on; an error is returned for bad input (wrapping ErrBadInput), a
+// document that cannot be written, or cancellation (ctx's error; finished
+// repetitions are kept).
+func (r *Runner) Run(ctx context.Context, configs []Config) (base, cur *results.Run, err error) {
+	return r.RunUntil(ctx, configs, time.Time{}, nil)
+}
+
+// RunUntil is Run, then, while judge wants more pairs of some
+// configurations and the deadline has not passed, more pairs of those,
+// interleaved and numbered after the ones already run (ABBA order goes on
+// from there), judged again after each round. No pair starts after the
+// deadline; a pair in flight finishes. A nil judge or a zero deadline adds
+// nothing.
+func (r *Runner) RunUntil(ctx context.Context, configs []Config, deadline time.Time, judge Judge) (base, cur *results.Run, err error) {
+	sides := [2]*side{{Side: r.Base}, {Side: r.New}}
+	for _, s := range sides {
+		s.dir = filepath.Join(r.OutDir, s.Name)
+		if err := os.MkdirAll(s.dir, 0o755); err != nil {
+			return nil, nil, fmt.Errorf("output directory: %w", err)
+		}
+		s.doc = &results.Run{Schema: results.SchemaVersion, Tool: "provebench", StartedAt: time.Now().UTC()}
+	}
+	docs := func() (*results.Run, *results.Run) { return sides[0].doc, sides[1].doc }
+	done := make(map[string]int, len(configs)) // pairs run per configuration
+	for _, cfg := range configs {
+		if err := r.warmups(ctx, sides, cfg); err != nil {
+			b, n := docs()
+			return b, n, err
+		}
+		if err := r.pairs(ctx, sides, cfg, 1, cfg.Pairs, cfg.Pairs, time.Time{}); err != nil {
+			b, n := docs()
+			return b, n, err
+		}
+		done[cfg.Name] = cfg.Pairs
+	}
+	if judge != nil && !deadline.IsZero() {
+		if err := r.resolve(ctx, sides, configs, done, deadline, judge); err != nil {
+			b, n := docs()
+			return b, n, err
+		}
+	}
+	for _, s := range sides {
+		s.doc.Complete, s.doc.FinishedAt = true, time.Now().UTC()
+		if err := r.save(s); err != nil {
+			return nil, nil, err
+		}
+	}
+	b, n := docs()
+	return b, n, nil
+}
+
+// resolve adds rounds of pairs to the configurations judge wants more of,
+// until it wants none or the deadline passes.
+func (r *Runner) resolve(ctx context.Context, sides [2]*side, configs []Config, done map[string]int, deadline time.Time, judge Judge) error {
+	for time.Now().Before(deadline) {
+		more, err := judge(sides[0].doc, sides[1].doc)
+		if err != nil {
+			return err
+		}
+		added := false
+		for _, cfg := range configs {
+			n := more[cfg.Name]
+			if n <= 0 || !time.Now().Before(deadline) {
+				continue
+			}
+			n += n % 2 // whole ABBA rounds
+			from := done[cfg.Name] + 1
+			if r.Log != nil {
+				fmt.Fprintf(r.Log, "%s: not resolved after %d pairs: up to %d more\n", cfg.Name, done[cfg.Name], n)
+			}
+			if err := r.pairs(ctx, sides, cfg, from, from+n-1, 0, deadline); err != nil {
+				return err
+			}
+			done[cfg.Name] = max(done[cfg.Name], lastPair(sides[0].doc, cfg.Name))
+			added = true
+		}
+		if !added {
+			return nil
+		}
+	}
+	return nil
+}
+
+// lastPair is the highest pair index of a configuration in a side's
+// document.
+func lastPair(doc *results.Run, config string) int {
+	last := 0
+	for i := range doc.Scenarios {
+		if doc.Scenarios[i].Name != config {
+			continue
+		}
+		for _, rep := range doc.Scenarios[i].Repetitions {
+			if !rep.Warmup {
+				last = max(last, rep.Index)
+			}
+		}
+	}
+	return last
+}
+
+// warmups runs one configuration's warm-ups, the sides alternating.
+func (r *Runner) warmups(ctx context.Context, sides [2]*side, cfg Config) error {
+	for k := 1; k <= cfg.Warmups; k++ {
+		for _, s := range order(sides, k) {
+			if _, err := r.repetition(ctx, s, cfg.Name, k, true); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// pairs runs pairs from..to of a configuration in ABBA order; total is
+// what the log counts them out of (0: open-ended). With a deadline, no
+// pair starts after it.
+func (r *Runner) pairs(ctx context.Context, sides [2]*side, cfg Config, from, to, total int, deadline time.Time) error {
+	for i := from; i <= to; i++ {
+		if !deadline.IsZero() && !time.Now().Before(deadline) {
+			return nil
+		}
+		var got [2]*results.Repetition
+		for _, s := range order(sides, i) {
+			rep, err := r.repetition(ctx, s, cfg.Name, i, false)
+			if err != nil {
+				return err
+			}
+			if s == sides[0] {
+				got[0] = rep
+			} else {
+				got[1] = rep
+			}
+		}
+		r.logPair(cfg.Name, i, total, got)
+	}
+	return nil
+}
+
+// order is ABBA: base first in odd pairs, new first in even ones.
+func order(sides [2]*side, i int) [2]*side {
+	if i%2 == 1 {
+		return sides
+	}
+	return [2]*side{sides[1], sides[0]}
+}
+
+func (r *Runner) logPair(config string, i, total int, got [2]*results.Repetition) {
+	if r.Log == nil {
+		return
+	}
+	describe := func(rep *results.Repetition) string {
+		if rep.Status != results.StatusOK {
+			return string(rep.Status)
+		}
+		return fmt.Sprintf("%.4g s/proof", rep.SecondsPerProof)
+	}
+	load := ""
+	if h := got[1].HostLoad; h != nil {
+		load = fmt.Sprintf(" (load %.1f)", h.Load1)
+	}
+	of := ""
+	if total > 0 {
+		of = fmt.Sprintf("/%d", total)
+	}
+	fmt.Fprintf(r.Log, "%s pair %d%s: base %s, new %s%s\n", config, i, of, describe(got[0]), describe(got[1]), load)
+}
+
+// NoCalibrationStoreEnv, set to 1, tells `provebench run` not to add its
+// results to the calibration cache (it still predicts from it): ab sets it
+// for its children.
+const NoCalibrationStoreEnv = "PROVEBENCH_NO_CALIBRATION_STORE"
+
+// repetition runs one repetition of a side's configuration through the
+// side's binary, appends it to the side's document and saves it.
+func (r *Runner) repetition(ctx context.Context, s *side, config string, index int, warm bool) (*results.Repetition, error) {
+	runOne := r.runOne
+	if runOne == nil {
+		runOne = r.runBinary
+	}
+	rep, sc, err := runOne(ctx, s, config)
+	if err != nil {
+		return nil, err
+	}
+	rep.Index, rep.Warmup = index, warm
+	s.add(config, sc, rep)
+	if err := r.save(s); err != nil {
+		return nil, err
+	}
+	return &rep, nil
+}
+
+// runBinary runs one repetition of a side's configuration through the
+// side's binary and reads back what it wrote.
+func (r *Runner) runBinary(ctx context.Context, s *side, config string) (results.Repetition, *results.Run, error) {
+	tmp, err := os.MkdirTemp(s.dir, ".rep-")
+	if err != nil {
+		return results.Repetition{}, nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	defer os.RemoveAll(tmp)
+	args := append([]string{"run"}, s.Files...)
+	args = append(args, "--filter", "^"+regexp.QuoteMeta(config)+"$", "--repeat", "1", "--warmups", "0",
+		"--no-report", "--cache", r.CacheDir, "-o", tmp)
+	var out bytes.Buffer
+	cmd := exec.CommandContext(ctx, s.Exe, args...)
+	cmd.Stdout, cmd.Stderr = &out, &out
+	// One-repetition runs would push the runs pre-flight calibrates on
+	// out of the calibration cache. An environment variable rather than a
+	// flag, which a base binary older than it would refuse.
+	cmd.Env = append(os.Environ(), NoCalibrationStoreEnv+"=1")
+	cmd.WaitDelay = 10 * time.Second
+	load := sample.StartLoad(ctx)
+	runErr := cmd.Run()
+	hostLoad, _ := load.Stop()
+	if ctx.Err() != nil {
+		return results.Repetition{}, nil, ctx.Err()
+	}
+	if cmd.ProcessState != nil && cmd.ProcessState.ExitCode() == 2 {
+		return results.Repetition{}, nil, fmt.Errorf("%s side: %s %s: %w:\n%s", s.Name, s.Exe, quoteArgs(args), ErrBadInput, tail(out.Bytes()))
+	}
+	// The side's binary writes results.json.gz, or results.json if it
+	// predates compressed documents.
+	path, err := results.Find(tmp)
+	if err != nil {
+		path = filepath.Join(tmp, results.FormatGzip.FileName())
+	}
+	rep, sc := readRepetition(path, runErr, out.Bytes())
+	if hostLoad != nil {
+		// Measured by this process for both sides alike, whatever the
+		// side's binary records itself.
+		rep.HostLoad = hostLoad
+	}
+	return rep, sc, nil
+}
+
+// readRepetition reads the single repetition a side's run wrote, and the
+// run's document without it (host, version, the scenario's record); a run
+// that wrote none is recorded as crashed with the end of its output.
+func readRepetition(path string, runErr error, output []byte) (results.Repetition, *results.Run) {
+	doc, err := results.Read(path)
+	if err == nil && len(doc.Scenarios) == 1 && len(doc.Scenarios[0].Repetitions) == 1 {
+		rep := doc.Scenarios[0].Repetitions[0]
+		doc.Scenarios[0].Repetitions = nil
+		return rep, doc
+	}
+	why := "no results"
+	switch {
+	case err != nil:
+		why = err.Error()
+	case len(doc.Scenarios) != 1:
+		why = fmt.Sprintf("%d configurations in its results, want 1", len(doc.Scenarios))
+	}
+	if runErr != nil {
+		why = runErr.Error() + ": " + why
+	}
+	return results.Repetition{
+		Status: results.StatusCrashed, StartedAt: time.Now().UTC(),
+		Error: fmt.Sprintf("the side's run left no repetition (%s): %s", why, tail(output)),
+	}, nil
+}
+
+// add appends a repetition to the side's record of the configuration,
+// taking the host, the version and the scenario's record from the first
+// run that wrote them.
+func (s *side) add(config string, run *results.Run, rep results.Repetition) {
+	if run != nil && s.doc.ToolVersion == "" {
+		s.doc.ToolVersion, s.doc.Environment = run.ToolVersion, run.Environment
+	}
+	var sc *results.Scenario
+	for i := range s.doc.Scenarios {
+		if s.doc.Scenarios[i].Name == config {
+			sc = &s.doc.Scenarios[i]
+		}
+	}
+	if sc == nil {
+		s.doc.Scenarios = append(s.doc.Scenarios, results.Scenario{Name: config})
+		sc = &s.doc.Scenarios[len(s.doc.Scenarios)-1]
+	}
+	if run != nil && sc.Spec == nil {
+		reps := sc.Repetitions
+		*sc = run.Scenarios[0]
+		sc.Repetitions = reps
+	}
+	if rep.Verifiable {
+		sc.Verifiable = true
+	}
+	sc.Repetitions = append(sc.Repetitions, rep)
+}
+
+func (r *Runner) save(s *side) error {
+	f := r.Format
+	if f == "" {
+		f = results.FormatGzip
+	}
+	if err := results.WriteFormat(filepath.Join(s.dir, f.FileName()), s.doc, f); err != nil {
+		return err
+	}
+	return results.RemoveOthers(s.dir, f)
+}
+
+// tail is the end of a side's output, for error messages.
+func tail(out []byte) string {
+	const keep = 2000
+	out = bytes.TrimSpace(out)
+	if len(out) > keep {
+		out = append([]byte("..."), out[len(out)-keep:]...)
+	}
+	return string(out)
+}
+
+// plainArg is an argument a shell reads as written.
+var plainArg = regexp.MustCompile(`^[\w./:=,^$-]+$`)
+
+// quoteArgs writes a command line to be pasted into a shell.
+func quoteArgs(args []string) string {
+	var b bytes.Buffer
+	for i, a := range args {
+		if i > 0 {
+			b.WriteByte(' ')
+		}
+		if plainArg.MatchString(a) {
+			b.WriteString(a)
+		} else {
+			b.WriteString(strconv.Quote(a))
+		}
+	}
+	return b.String()
+}

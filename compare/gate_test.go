@@ -1,0 +1,209 @@
+package compare
+
+import (
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/provebench/provebench/results"
+)
+
+// pairedSides builds the two sides of an ab run on synthetic pairs: each
+// pair shares a load factor (what interleaving buys), wall time and the
+// CPU backend's device time move with it, a GPU's device time and CPU time
+// do not. wallShift and deviceShift scale the new side's figures.
+type pairedSides struct {
+	pairs       int
+	backend     string
+	load1       float64 // load average per repetition, on 2 CPUs
+	wallNoise   float64 // relative noise of wall time per repetition
+	wallShift   float64
+	deviceShift float64
+}
+
+func (p pairedSides) runs(seed uint64) (base, cur *results.Run) {
+	rng := rand.New(rand.NewPCG(seed, 25))
+	mk := func() *results.Run {
+		return &results.Run{Environment: results.Environment{CPUs: 2, CPUModel: "x"}, Complete: true,
+			Scenarios: []results.Scenario{{Name: "s", Backend: p.backend}}}
+	}
+	base, cur = mk(), mk()
+	for i := 1; i <= p.pairs; i++ {
+		load := 1 + rng.Float64() // the pair's shared share of the CPUs
+		for side, run := range []*results.Run{base, cur} {
+			wall, dev := 1.0, 0.1
+			if side == 1 {
+				wall, dev = p.wallShift, 0.1*p.deviceShift
+			}
+			wall *= load * (1 + p.wallNoise*rng.NormFloat64())
+			dev *= 1 + 0.005*rng.NormFloat64()
+			if p.backend == "cpu" {
+				dev *= load
+			}
+			run.Scenarios[0].Repetitions = append(run.Scenarios[0].Repetitions, results.Repetition{
+				Index: i, Status: results.StatusOK, Partitions: 6, Proofs: 1,
+				SecondsPerProof: wall, PartitionsPerSecond: 6 / wall, DeviceSecondsPerPartition: &dev,
+				CPUUserSeconds: 1 + 0.005*rng.NormFloat64(), PeakRSSBytes: 100 << 20,
+				HostLoad: &results.HostLoad{Load1: p.load1},
+			})
+		}
+	}
+	return base, cur
+}
+
+func (p pairedSides) judge(t *testing.T, seed uint64) *Report {
+	t.Helper()
+	base, cur := p.runs(seed)
+	return judgePaired(t, base, cur)
+}
+
+func judgePaired(t *testing.T, base, cur *results.Run) *Report {
+	t.Helper()
+	rep, err := Compare(base, cur, Options{Paired: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep
+}
+
+func TestGateDeviceTimeShiftIsARegressionThatNamesIt(t *testing.T) {
+	// A GPU's clock: +25% device time is caught even on an oversubscribed
+	// host, where wall time cannot be judged.
+	for _, load := range []float64{1, 11} {
+		p := pairedSides{pairs: 10, backend: "cuda", load1: load, wallNoise: 0.02, wallShift: 1, deviceShift: 1.25}
+		rep := p.judge(t, 1)
+		m := rep.Scenario("s").Metric(DeviceSecondsPerPartition)
+		if rep.Outcome() != Regressed || m.Verdict != Regression {
+			t.Fatalf("load %g: outcome %v, device time %s %+.3f [%+.3f, %+.3f]; want a regression", load, rep.Outcome(), m.Verdict, m.Change, m.Lo, m.Hi)
+		}
+		var txt strings.Builder
+		if err := rep.WriteText(&txt); err != nil {
+			t.Fatal(err)
+		}
+		head, _, _ := strings.Cut(txt.String(), "\n")
+		if !strings.HasPrefix(head, "provebench ab: REGRESSION") || !strings.Contains(head, DeviceSecondsPerPartition) {
+			t.Errorf("load %g: headline %q does not name %s", load, head, DeviceSecondsPerPartition)
+		}
+	}
+}
+
+func TestGateIdenticalSamplesPass(t *testing.T) {
+	p := pairedSides{pairs: 10, backend: "cpu", load1: 1, wallShift: 1, deviceShift: 1}
+	base, _ := p.runs(2)
+	rep := judgePaired(t, base, base)
+	if rep.Outcome() != Pass {
+		t.Errorf("identical samples: outcome %v, want Pass; unjudged %v", rep.Outcome(), rep.Unjudged())
+	}
+}
+
+func TestGateWallOnlyRegressionOnAnOversubscribedHostIsInconclusive(t *testing.T) {
+	// Same CPU work and device time, +20% wall time, noisy: on a host with
+	// a load of 11 on 2 CPUs nothing may call that a pass.
+	for seed := range uint64(20) {
+		p := pairedSides{pairs: 16, backend: "cpu", load1: 11, wallNoise: 0.3, wallShift: 1.2, deviceShift: 1}
+		rep := p.judge(t, seed)
+		if o := rep.Outcome(); o != NotJudged && o != Regressed {
+			t.Fatalf("seed %d: outcome %v, want inconclusive (or a regression)", seed, o)
+		}
+		if rep.Outcome() == NotJudged {
+			var txt strings.Builder
+			if err := rep.WriteText(&txt); err != nil {
+				t.Fatal(err)
+			}
+			head, _, _ := strings.Cut(txt.String(), "\n")
+			for _, want := range []string{"INCONCLUSIVE", SecondsPerProof, "host oversubscribed"} {
+				if !strings.Contains(head, want) {
+					t.Errorf("seed %d: headline %q lacks %q", seed, head, want)
+				}
+			}
+		}
+	}
+}
+
+func TestGateIdenticalSidesNeverRegress(t *testing.T) {
+	// Under a CPU hog (load 11 on 2 CPUs) wall time is very noisy and not
+	// judged; on a quiet host it is as noisy as a quiet host makes it. (A
+	// quiet host with noise that wide would false-alarm at the interval's
+	// 2.5% tail: that is the 95% level, not the rule.)
+	for _, host := range []struct{ load, noise float64 }{{1, 0.02}, {11, 0.3}} {
+		for _, backend := range []string{"cpu", "cuda"} {
+			for seed := range uint64(50) {
+				load := host.load
+				p := pairedSides{pairs: 10, backend: backend, load1: load, wallNoise: host.noise, wallShift: 1, deviceShift: 1}
+				if rep := p.judge(t, 100+seed); rep.Regressed() {
+					t.Errorf("%s, load %g, seed %d: identical sides regressed: %v", backend, load, seed, rep.Scenario("s").Regressions()[0])
+				}
+			}
+		}
+	}
+}
+
+func TestGateIntervalHoldingTheThresholdAsksForMorePairs(t *testing.T) {
+	// A quiet host, but wall time noisy enough that 6 pairs cannot tell
+	// a change within 5% from one beyond.
+	p := pairedSides{pairs: 6, backend: "cuda", load1: 1, wallNoise: 0.08, wallShift: 1.04, deviceShift: 1}
+	rep := p.judge(t, 7)
+	m := rep.Scenario("s").Metric(SecondsPerProof)
+	if m.Verdict != Inconclusive || m.MorePairs <= 0 || rep.Outcome() != NotJudged {
+		t.Fatalf("verdict %s [%+.3f, %+.3f], more pairs %d, outcome %v; want inconclusive asking for pairs", m.Verdict, m.Lo, m.Hi, m.MorePairs, rep.Outcome())
+	}
+	if more := rep.MorePairs(); more["s"] < m.MorePairs {
+		t.Errorf("MorePairs() = %v, want at least %d for s", more, m.MorePairs)
+	}
+}
+
+func TestMorePairs(t *testing.T) {
+	for _, tc := range []struct {
+		n           int
+		h, est, thr float64
+		want        int
+	}{
+		{10, 0.10, 0, 0.05, 80},     // identical sides: (0.10/0.0333)^2 = 9 times the pairs
+		{6, 0.125, 0.117, 0.05, 42}, // a change past the threshold: 47 pairs
+		{10, 0.02, 0.10, 0.05, 0},   // already resolvable
+		{6, 0.05, 0.01, 0, 0},       // a threshold of 0: no width is narrow enough
+		{10, 0.05, 0.05, 0.05, 990}, // the estimate at the threshold: capped at t/10
+	} {
+		if got := morePairs(tc.n, tc.h, tc.est, tc.thr); got != tc.want {
+			t.Errorf("morePairs(%d, %g, %g, %g) = %d, want %d", tc.n, tc.h, tc.est, tc.thr, got, tc.want)
+		}
+	}
+}
+
+func TestStoredRunsGateAGPUsDeviceTimeOnly(t *testing.T) {
+	for _, tc := range []struct {
+		backend string
+		gated   bool
+	}{{"cuda", true}, {"cpu", false}} {
+		p := pairedSides{pairs: 10, backend: tc.backend, load1: 1, wallNoise: 0.01, wallShift: 1, deviceShift: 1.25}
+		base, cur := p.runs(3)
+		rep, err := Compare(base, cur, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		m := rep.Scenario("s").Metric(DeviceSecondsPerPartition)
+		if m.Gated() != tc.gated || rep.Regressed() != tc.gated {
+			t.Errorf("%s: gated %v, regressed %v; want %v", tc.backend, m.Gated(), rep.Regressed(), tc.gated)
+		}
+	}
+}
+
+// cpu_seconds reads both sides alike: a baseline from before the run's own
+// CPU time was recorded is compared with the new side's whole-process
+// figures, not with the narrower run figure (which would look like a 7%
+// improvement between identical provers).
+func TestCPUSecondsReadAlike(t *testing.T) {
+	run := func(r *float64) *results.Repetition {
+		return &results.Repetition{Status: results.StatusOK, CPUUserSeconds: 0.3, CPUSystemSeconds: 0.03, RunCPUSeconds: r}
+	}
+	narrow := 0.31
+	def := metricDefs[CPUSeconds]
+	old, cur := []*results.Repetition{run(nil)}, []*results.Repetition{run(&narrow)}
+	if v, _ := def.alike(old, cur).sample(cur[0]); math.Abs(v-0.33) > 1e-12 {
+		t.Errorf("mixed sides: new side read as %v, want the whole process's 0.33", v)
+	}
+	if v, _ := def.alike(cur, cur).sample(cur[0]); v != narrow {
+		t.Errorf("both sides narrow: %v, want the run's %v", v, narrow)
+	}
+}

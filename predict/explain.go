@@ -1,0 +1,156 @@
+package predict
+
+import (
+	"fmt"
+	"io"
+	"maps"
+	"math"
+	"math/bits"
+	"slices"
+
+	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/sim"
+)
+
+// Check is the model's prediction of one calibration configuration beside
+// what was measured.
+type Check struct {
+	Point               Point
+	Synthesis, GPUStart float64 // predicted seconds per partition
+	Finalize            float64
+	SecondsPerProof     float64
+	PeakRSS             float64
+	OOM                 bool
+}
+
+// Checks simulates every calibration configuration with the model: the
+// error of the model on the runs it was fitted to.
+func (m *Model) Checks(hostMemory int64) ([]Check, error) { return m.check(m.Points, hostMemory) }
+
+// CheckDocument predicts every measured configuration of a results
+// document (one not used for calibration, to validate the model), which
+// Load accepts; notes say what it left out.
+func (m *Model) CheckDocument(file string, hostMemory int64) ([]Check, []string, error) {
+	ms, err := Load([]string{file}, LoadOptions{})
+	if err != nil {
+		return nil, nil, err
+	}
+	checks, err := m.check(ms.Points, hostMemory)
+	return checks, ms.Notes, err
+}
+
+func (m *Model) check(points []Point, hostMemory int64) ([]Check, error) {
+	var out []Check
+	for _, p := range points {
+		c, err := m.predict(p, hostMemory)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, c)
+	}
+	return out, nil
+}
+
+// predict simulates one measured configuration with the model.
+func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
+	o, err := options(&p.Spec, p.SynthesisMode, m, hostMemory)
+	if err != nil {
+		return Check{}, err
+	}
+	res, err := sim.Run(o)
+	if err != nil {
+		return Check{}, fmt.Errorf("%s: %w", p.Scenario, err)
+	}
+	c := Check{Point: p, PeakRSS: float64(res.PeakRSS), OOM: res.OOM != nil}
+	n := float64(p.Spec.Workload.Constraints)
+	// The synthesis the simulation played, sharing included.
+	for _, t := range res.Report.Partitions {
+		c.Synthesis += t.Synthesis.Seconds() / float64(len(res.Report.Partitions))
+	}
+	c.GPUStart, c.Finalize = m.GPUStart.At(n), m.Finalize.At(n)
+	if res.Report.ProofsDone > 0 {
+		c.SecondsPerProof = res.Report.Wall.Seconds() / float64(res.Report.ProofsDone)
+	}
+	return c, nil
+}
+
+// PrintChecks writes predictions beside measurements as a Markdown table.
+func PrintChecks(w io.Writer, checks []Check) {
+	fmt.Fprintln(w, "| configuration | size | reps | synthesis s (err) | NTT s (err) | MSMs s (err) | s/proof predicted | s/proof measured | err | peak RSS predicted | measured | err |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	for _, c := range checks {
+		p := c.Point
+		fmt.Fprintf(w, "| %s | 2^%d | %d | %.3f (%s) | %.3f (%s) | %.3f (%s) | %.3f | %.3f | %s | %s | %s | %s |\n", p.Scenario,
+			bits.Len(uint(p.Spec.Workload.Constraints))-1, p.Reps, c.Synthesis, relErr(c.Synthesis, p.Synthesis),
+			c.GPUStart, relErr(c.GPUStart, p.GPUStart), c.Finalize, relErr(c.Finalize, p.Finalize),
+			c.SecondsPerProof, p.SecondsPerProof, relErr(c.SecondsPerProof, p.SecondsPerProof),
+			units.FormatBytes(int64(c.PeakRSS)), units.FormatBytes(int64(p.PeakRSS)), relErr(c.PeakRSS, p.PeakRSS))
+	}
+	fmt.Fprintln(w, "\n(predicted, and its error against the median of the measured repetitions)")
+}
+
+// Explain prints the fitted model and its error on the calibration runs.
+func (m *Model) Explain(w io.Writer, hostMemory int64) error {
+	fmt.Fprintf(w, "calibration: %s from %v\n", units.Plural(len(m.Points), "configuration"), m.Calibration)
+	if m.Measure != "" {
+		fmt.Fprintf(w, "clock: %s\n", measureName(m.Measure))
+	}
+	fmt.Fprintf(w, "host: %s, %d cores, %d devices, backend %s\n\n", m.Host, m.Cores, m.Devices, m.Backend)
+	for _, mode := range slices.Sorted(maps.Keys(m.Synthesis)) {
+		law := m.Synthesis[mode]
+		x := "constraints × (rounds+1)"
+		if mode == pipeline.SynthesisCached {
+			x = "constraints (the copy of a cached witness)"
+		}
+		if law.Witness != nil && law.Round != nil && mode != pipeline.SynthesisCached {
+			fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = witness + rounds × round   x = constraints\n", mode)
+			fmt.Fprintf(w, "  witness = %v   round = %v\n", *law.Witness, *law.Round)
+		} else {
+			fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = %v   x = %s\n", mode, law.Alone, x)
+		}
+		fmt.Fprintf(w, "  k at once each take 1 + %.2f·(k-1) times as long (contention), and share the %d cores\n", law.Contention, m.Cores)
+		if law.Spread > 0 {
+			fmt.Fprintf(w, "  a partition's time spread ±%.0f%% (uniform; measured where the sharing held steady)\n", 100*law.Spread)
+		}
+	}
+	fmt.Fprintf(w, "gpu_start (s)                       = %v   x = constraints\n", m.GPUStart)
+	fmt.Fprintf(w, "upload (s)                          = %v   x = constraints\n", m.Upload)
+	if m.PageableUpload > 0 {
+		fmt.Fprintf(w, "pageable upload (s per GiB)         = %.3f   (%.1f GB/s: a dataset beyond the pool, in the device's stream)\n", m.PageableUpload*(1<<30), 1e-9/m.PageableUpload)
+	}
+	if m.Pooled {
+		fmt.Fprintln(w, "page-locked pool                    = pipeline.WarmPoolDatasets datasets, reserved before the clock (its datasets add no RSS)")
+	}
+	fmt.Fprintf(w, "finalize (s)                        = %v   x = constraints\n", m.Finalize)
+	if m.PinStall > 0 {
+		fmt.Fprintf(w, "start stall (s per GiB of dataset)  = %.3f\n", m.PinStall*(1<<30))
+		fmt.Fprintln(w, "  (a partition starting synthesis holds a busy device up this long: on the CUDA backend,")
+		fmt.Fprintln(w, "   page-locking its dataset; on the CPU backend, taking cores from the prover)")
+	}
+	if m.DeviceReady.A > 0 {
+		fmt.Fprintf(w, "device ready (s from the start)     = %v   x = constraints\n", m.DeviceReady)
+		fmt.Fprintln(w, "  (the backend's first-use stall: no Start completes before it)")
+	}
+	fmt.Fprintln(w, "  (device time of the NTT region and of the MSMs + assembly, one at a time per device;")
+	fmt.Fprintln(w, "   the upload holds the GPU worker and overlaps the device's compute)")
+	fmt.Fprintf(w, "baseline RSS (bytes)                = %.4g + %.4g × constraints\n", m.Baseline.C, m.Baseline.D)
+	fmt.Fprintf(w, "working memory at the peak (bytes)  = %.4g + %.4g × constraints\n\n", m.Working.C, m.Working.D)
+
+	checks, err := m.Checks(hostMemory)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintln(w, "error on the calibration runs themselves:")
+	fmt.Fprintln(w)
+	PrintChecks(w, checks)
+	return nil
+}
+
+// relErr is (predicted - measured) / measured as a signed percentage.
+func relErr(pred, meas float64) string {
+	if meas == 0 || math.IsNaN(meas) {
+		return "-"
+	}
+	return fmt.Sprintf("%+.1f%%", 100*(pred-meas)/meas)
+}

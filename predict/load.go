@@ -1,0 +1,289 @@
+package predict
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/provebench/provebench/results"
+)
+
+// LoadOptions say which documents may calibrate one model together.
+type LoadOptions struct {
+	// AllowMixedCommits takes documents built from different commits
+	// together: they measured different provers, so only on request.
+	AllowMixedCommits bool
+}
+
+// Measurements are the measured configurations of calibration documents,
+// checked to describe one prover, host, backend and clock: what Fit
+// fits a model to, whole or in part (cross-validation).
+type Measurements struct {
+	Files  []string
+	Points []Point
+	// Host, Cores, Backend and Devices are the calibration host's, as the
+	// documents describe it; Environment is the first document's.
+	Host        string
+	Cores       int
+	Backend     string
+	Devices     int
+	Environment results.Environment
+	// Measure is how every repetition's clock started (results.MeasureWarm,
+	// results.MeasureCold, or "" in documents written before the
+	// distinction): one calibration measures one way.
+	Measure string
+	// Notes say what was left out or could not be checked, for the user
+	// (stderr): exec configurations, commits not recorded.
+	Notes []string
+}
+
+// SynthesisCompute is the synthesis mode of a workload that does not name
+// one: every partition's witness computed. Other modes (workload.synthesis,
+// such as "cached": datasets filled from a cached witness) have their own
+// synthesis costs, never fitted from another mode's runs.
+const SynthesisCompute = "compute"
+
+// synthesisMode reads workload.synthesis from a configuration's JSON
+// (run.Spec as a results document records it). It reads the JSON rather
+// than a field of pipeline.Workload so that documents which record a mode
+// calibrate by it whichever build reads them.
+func synthesisMode(spec json.RawMessage) string {
+	var v struct {
+		Workload struct {
+			Synthesis string `json:"synthesis"`
+		} `json:"workload"`
+	}
+	if json.Unmarshal(spec, &v) != nil || v.Workload.Synthesis == "" {
+		return SynthesisCompute
+	}
+	return v.Workload.Synthesis
+}
+
+// Commit is the git commit a results document's binary was built from:
+// the environment's git_commit, else the revision tool_version records
+// ("v0.0.0-... <commit>[+dirty]"); "" when neither says. A "+dirty" build
+// is told apart from its clean commit.
+func Commit(doc *results.Run) string {
+	if doc.Environment.GitCommit != "" {
+		return doc.Environment.GitCommit
+	}
+	if f := strings.Fields(doc.ToolVersion); len(f) == 2 {
+		return f[1]
+	}
+	return ""
+}
+
+// Load reads calibration documents. It refuses (errors naming each
+// document) simulated documents, documents of different hosts, backends or
+// clocks (warm and cold), and documents of different commits unless
+// o.AllowMixedCommits; it leaves out, with a note, exec configurations
+// (an external prover is not what the model describes) and configurations
+// without a measured repetition.
+func Load(files []string, o LoadOptions) (*Measurements, error) {
+	ms := &Measurements{Files: files}
+	commits := map[string][]string{} // commit -> files
+	var pending []measured
+	for _, f := range files {
+		doc, err := results.Read(f)
+		if err != nil {
+			return nil, fmt.Errorf("calibration %s: %w", f, err)
+		}
+		if doc.Simulated != nil {
+			return nil, fmt.Errorf("calibration %s: a simulated document (provebench simulate's predictions), not measurements: calibrate on real runs", f)
+		}
+		c := Commit(doc)
+		commits[c] = append(commits[c], f)
+		if err := ms.add(f, doc, &pending); err != nil {
+			return nil, err
+		}
+	}
+	if err := ms.checkCommits(commits, o); err != nil {
+		return nil, err
+	}
+	if err := ms.pool(pending); err != nil {
+		return nil, err
+	}
+	if len(ms.Points) == 0 {
+		return nil, errors.New("calibration: no measured repetition of the built-in pipeline in " + strings.Join(files, ", "))
+	}
+	return ms, ms.checkMeasure()
+}
+
+// measured is one configuration's repetitions, gathered from every
+// document that ran it (in the order read), before they become a Point.
+type measured struct {
+	key      string
+	files    []string
+	doc      *results.Run // the first document's: its commit names the point's
+	scenario results.Scenario
+}
+
+// configurationKey tells one configuration from another across documents:
+// its name and its resolved spec, less what only says how often or from
+// where it ran (repeats, the scenario file's path and line), measured by
+// one commit's binary (another commit's is another prover, never pooled,
+// even where --allow-mixed-commits takes both).
+func configurationKey(doc *results.Run, sc *results.Scenario) (string, error) {
+	var v map[string]any
+	if err := json.Unmarshal(sc.Spec, &v); err != nil {
+		return "", fmt.Errorf("scenario %s: spec: %w", sc.Name, err)
+	}
+	delete(v, "repeats")
+	delete(v, "source")
+	b, err := json.Marshal(v) // map keys sorted: one spelling per spec
+	if err != nil {
+		return "", err
+	}
+	return Commit(doc) + "\x00" + sc.Name + "\x00" + string(b), nil
+}
+
+// pool makes one Point of each configuration, its repetitions pooled over
+// the documents that ran it: a configuration measured again in a later
+// run (say interleaved with the shapes it is predicted from) is one
+// configuration with more repetitions, not two that disagree, and its
+// medians span both runs' host conditions.
+func (ms *Measurements) pool(pending []measured) error {
+	for i := range pending {
+		m := &pending[i]
+		p, ok, err := point(m.files[0], m.doc, &m.scenario)
+		if err != nil {
+			return err
+		}
+		if !ok {
+			continue
+		}
+		p.Files = m.files
+		if len(m.files) > 1 {
+			ms.Notes = append(ms.Notes, fmt.Sprintf("calibration: %s was measured in %d documents (%s): its %d repetitions are pooled",
+				m.scenario.Name, len(m.files), strings.Join(m.files, ", "), p.Reps))
+		}
+		ms.Devices = max(ms.Devices, p.Spec.Devices, 1)
+		ms.Points = append(ms.Points, p)
+	}
+	return nil
+}
+
+// add takes one document's usable configurations into pending, pooling a
+// configuration that an earlier document ran.
+func (ms *Measurements) add(f string, doc *results.Run, pending *[]measured) error {
+	host := doc.Environment.Hostname + " (" + doc.Environment.CPUModel + ")"
+	if ms.Host == "" {
+		ms.Host, ms.Cores, ms.Environment = host, doc.Environment.GOMAXPROCS, doc.Environment
+	} else if ms.Host != host {
+		return fmt.Errorf("calibration %s: measured on %s, the others on %s: calibrate one host at a time", f, host, ms.Host)
+	}
+	var execs []string
+	for i := range doc.Scenarios {
+		sc := &doc.Scenarios[i]
+		if sc.Driver != "" {
+			execs = append(execs, sc.Name)
+			continue
+		}
+		if !slices.ContainsFunc(sc.Repetitions, func(r results.Repetition) bool { return r.Measured() }) {
+			continue
+		}
+		if ms.Backend == "" {
+			ms.Backend = sc.Backend
+		} else if ms.Backend != sc.Backend {
+			return fmt.Errorf("calibration %s: scenario %s ran on %s, others on %s: calibrate one backend at a time", f, sc.Name, sc.Backend, ms.Backend)
+		}
+		key, err := configurationKey(doc, sc)
+		if err != nil {
+			return fmt.Errorf("calibration %s: %w", f, err)
+		}
+		i := slices.IndexFunc(*pending, func(m measured) bool { return m.key == key })
+		if i < 0 {
+			*pending = append(*pending, measured{key: key, doc: doc, scenario: *sc})
+			i = len(*pending) - 1
+			(*pending)[i].scenario.Repetitions = slices.Clone(sc.Repetitions)
+		} else {
+			(*pending)[i].scenario.Repetitions = append((*pending)[i].scenario.Repetitions, sc.Repetitions...)
+		}
+		if m := &(*pending)[i]; !slices.Contains(m.files, f) {
+			m.files = append(m.files, f)
+		}
+	}
+	if len(execs) > 0 {
+		ms.Notes = append(ms.Notes, fmt.Sprintf("calibration %s: left out %s run by the exec driver (%s): an external prover is not what the model describes; the built-in pipeline's configurations calibrate",
+			f, count(len(execs), "configuration"), abbreviate(execs)))
+	}
+	return nil
+}
+
+// checkCommits refuses documents of different commits unless allowed, and
+// notes what could not be checked.
+func (ms *Measurements) checkCommits(commits map[string][]string, o LoadOptions) error {
+	if len(commits) == 1 {
+		if _, ok := commits[""]; ok {
+			ms.Notes = append(ms.Notes, "calibration: no document records the commit its binary was built from (make build records it): whether they measured one prover is not checked")
+		}
+		return nil
+	}
+	var lines []string
+	for _, c := range slices.Sorted(maps.Keys(commits)) {
+		name := c
+		if name == "" {
+			name = "no commit recorded"
+		}
+		for _, f := range commits[c] {
+			lines = append(lines, fmt.Sprintf("%s: %s", f, name))
+		}
+	}
+	if o.AllowMixedCommits {
+		ms.Notes = append(ms.Notes, fmt.Sprintf("calibration: documents of %d commits calibrate together (--allow-mixed-commits): %s", len(commits), strings.Join(lines, "; ")))
+		return nil
+	}
+	return fmt.Errorf("calibration: the documents come from %d different commits, which measured different provers (--allow-mixed-commits takes them together):\n  %s",
+		len(commits), strings.Join(lines, "\n  "))
+}
+
+// checkMeasure refuses configurations measured on different clocks: a
+// cold repetition's wall time includes setup that a warm one's does not.
+func (ms *Measurements) checkMeasure() error {
+	by := map[string][]string{}
+	for _, p := range ms.Points {
+		by[p.Measure] = append(by[p.Measure], p.File+": "+p.Scenario)
+	}
+	if len(by) == 1 {
+		ms.Measure = ms.Points[0].Measure
+		return nil
+	}
+	var lines []string
+	for _, m := range slices.Sorted(maps.Keys(by)) {
+		lines = append(lines, fmt.Sprintf("%s: %s", measureName(m), abbreviate(by[m])))
+	}
+	return fmt.Errorf("calibration: configurations measured on different clocks, whose wall times differ by the setup (calibrate on one):\n  %s", strings.Join(lines, "\n  "))
+}
+
+// measureName says how a repetition's clock started.
+func measureName(m string) string {
+	switch m {
+	case "":
+		return "measure not recorded (documents before warm starts)"
+	case results.MeasureWarm:
+		return "warm (clock from the prover ready)"
+	case results.MeasureCold:
+		return "cold (setup inside the clock)"
+	}
+	return m
+}
+
+// abbreviate lists names, the first few of many.
+func abbreviate(names []string) string {
+	const shown = 4
+	if len(names) <= shown {
+		return strings.Join(names, ", ")
+	}
+	return fmt.Sprintf("%s and %d more", strings.Join(names[:shown], ", "), len(names)-shown)
+}
+
+// count is "1 thing" or "n things".
+func count(n int, thing string) string {
+	if n == 1 {
+		return "1 " + thing
+	}
+	return fmt.Sprintf("%d %ss", n, thing)
+}

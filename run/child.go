@@ -1,0 +1,273 @@
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"sync"
+	"time"
+
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+
+	"github.com/provebench/provebench/gpu/backends"
+	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/prover"
+	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run/sample"
+)
+
+// ChildMain runs one repetition inside a child process: it reads the job
+// from in, loads the key (already in the cache: the parent made sure), runs
+// the pipeline and streams samples and the result to stream. It returns an
+// error only for failures the parent should see on stderr as well.
+func ChildMain(ctx context.Context, in io.Reader, stream io.Writer) error {
+	out := &msgWriter{enc: json.NewEncoder(stream)}
+	err := runChild(ctx, in, out)
+	if err != nil {
+		out.send(childMsg{Kind: msgError, Error: err.Error()})
+	}
+	return err
+}
+
+// msgWriter serialises messages from the sampler and the main goroutine.
+type msgWriter struct {
+	mu  sync.Mutex
+	enc *json.Encoder
+	err error
+}
+
+func (w *msgWriter) send(m childMsg) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.err == nil {
+		w.err = w.enc.Encode(m)
+	}
+}
+
+func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
+	var job childJob
+	if err := json.NewDecoder(in).Decode(&job); err != nil {
+		return fmt.Errorf("child: read job: %w", err)
+	}
+	if job.ParentPID != 0 && os.Getppid() != job.ParentPID {
+		return fmt.Errorf("child: the parent that started this repetition (pid %d) is gone; not running unsupervised", job.ParentPID)
+	}
+	spec := job.Spec
+
+	// Proofs are verified after the run, outside the measured time: a
+	// pairing check per partition is not part of what the pipeline costs.
+	var proofs []provedPartition
+	var proofsMu sync.Mutex
+	var opts pipeline.Options
+	if spec.Verify {
+		opts.Verify = func(public []fr.Element, p *groth16.Proof) error {
+			proofsMu.Lock()
+			proofs = append(proofs, provedPartition{append([]fr.Element(nil), public...), *p})
+			proofsMu.Unlock()
+			return nil
+		}
+	}
+	pr, err := prepareProver(ctx, &spec, job.CacheDir, opts)
+	if err != nil {
+		return fmt.Errorf("child: %w", err)
+	}
+	defer pr.Close()
+	pk, vk, be, engine := pr.pk, pr.vk, pr.be, pr.engine
+	energy := openEnergyMeter(be)
+	defer energy.close()
+
+	tr := engine.Tracker()
+	keyAddr, _ := pk.MappingAddr()
+	gomem := newGoMemory(keyAddr, job.HeapProfile != "")
+	names := append(tr.Names(), seriesDeviceMemory, seriesDeviceQueued, seriesDeviceBusy, seriesDeviceSpan)
+	names = append(names, gomem.names()...)
+	pool, _ := be.(prover.HostReserver)
+	if pool != nil && pool.HostPool().Bytes == 0 {
+		pool = nil // nothing reserved: no columns rather than zeros
+	}
+	if pool != nil {
+		names = append(names, seriesPinnedPool, seriesPinnedIdle)
+	}
+	busyBefore := deviceBusy(be)
+	energy.begin()
+	start := time.Now()
+	out.send(childMsg{Kind: msgReady, Names: names})
+
+	stop := make(chan struct{})
+	sampled := make(chan struct{})
+	go func() {
+		defer close(sampled)
+		streamSamples(tr, be, gomem, pool, len(names), spec.SampleInterval, start, out, stop)
+	}()
+	cpuBefore, cpuOK := cpuSeconds()
+	report, runErr := engine.Run(ctx)
+	joules := energy.end()
+	cpuAfter, cpuOK2 := cpuSeconds()
+	close(stop)
+	<-sampled
+	if runErr != nil {
+		return fmt.Errorf("child: pipeline: %w", runErr)
+	}
+
+	busy := deviceBusy(be)
+	for i := range busy {
+		busy[i] -= busyBefore[i]
+	}
+	res := &childResult{
+		Backend:          be.Name(),
+		WhyNotCUDA:       pr.whyNotCUDA,
+		Devices:          be.Devices(),
+		KeyKind:          string(pk.Kind),
+		Verifiable:       vk != nil && spec.Verify,
+		WallSecs:         report.Wall.Seconds(),
+		ElapsedSecs:      report.Elapsed.Seconds(),
+		PartitionsDone:   report.PartitionsDone,
+		PartitionsFailed: report.PartitionsFailed,
+		ProofsDone:       report.ProofsDone,
+		ProofsFailed:     report.ProofsFailed,
+		DeviceBusy:       busy,
+		PeakCounters:     map[string]int64{},
+		FinalCounters:    tr.Live(),
+		Stages:           map[string]results.StageSummary{},
+		Measure:          results.MeasureWarm,
+		SetupSecs:        pr.setup.Seconds(),
+		SetupStages:      pr.setupSeconds(),
+		EnergyJoules:     joules,
+	}
+	if spec.Cold() {
+		res.Measure = results.MeasureCold
+	}
+	if u, ok := be.(interface{ Unpooled() int64 }); ok && pool != nil {
+		n := u.Unpooled()
+		res.UnpooledBuffers = &n
+	}
+	res.FirstStartSecs = firstStart(report.Partitions)
+	if cpuOK && cpuOK2 {
+		c := cpuAfter - cpuBefore
+		res.RunCPUSecs = &c
+	}
+	for i := range report.Partitions {
+		if err := report.Partitions[i].Err; err != nil {
+			res.FirstError = err.Error()
+			break
+		}
+	}
+	var snap pipeline.Snapshot
+	tr.Snapshot(&snap)
+	for i, name := range tr.Names() {
+		res.PeakCounters[name] = snap.Peaks[i]
+	}
+	for name, st := range pipeline.Summarize(report.Partitions) {
+		res.Stages[name] = StageSummary(st)
+	}
+	res.DeviceSecsPerPartition, res.DeviceStageSecs = deviceTimes(res.Stages)
+	res.ProofsVerified, res.VerifyFailed = verifyProofs(vk, proofs, spec.Workload.Partitions)
+	if job.HeapProfile != "" && gomem.heap.Len() > 0 {
+		if err := results.WriteFile(job.HeapProfile, gomem.heap.Bytes()); err != nil {
+			return fmt.Errorf("child: heap profile: %w", err)
+		}
+		res.HeapProfileSecs = &gomem.profileAt
+	}
+	if p, err := sample.NewProcess(os.Getpid()); err == nil {
+		var s sample.ProcSample
+		if p.Sample(&s) == nil {
+			res.VmHWM = s.PeakRSSBytes
+		}
+		p.Close()
+	}
+	out.send(childMsg{Kind: msgDone, T: time.Since(start).Seconds(), Result: res})
+	return out.err
+}
+
+// openBackend opens the spec's backend; for auto on the CPU, it also says
+// why CUDA was not used.
+func openBackend(spec Spec) (prover.Backend, string, error) {
+	be, why, err := backends.OpenExplained(spec.Backend, backends.Options{Devices: spec.Devices})
+	if why != nil {
+		return be, why.Error(), err
+	}
+	return be, "", err
+}
+
+type provedPartition struct {
+	public []fr.Element
+	proof  groth16.Proof
+}
+
+// verifyProofs checks every proved partition and returns how many whole
+// proofs verified (all their partitions did) and how many partitions failed.
+func verifyProofs(vk *groth16.VerifyingKey, proofs []provedPartition, perProof int) (verified, failed int) {
+	if vk == nil || len(proofs) == 0 {
+		return 0, 0
+	}
+	for _, p := range proofs {
+		if err := groth16.Verify(vk, p.public, &p.proof); err != nil {
+			failed++
+		}
+	}
+	if failed == 0 {
+		return len(proofs) / max(perProof, 1), 0
+	}
+	return 0, failed
+}
+
+func deviceBusy(be prover.Backend) []time.Duration {
+	out := make([]time.Duration, be.Devices())
+	for d := range out {
+		out[d] = be.Stats(d).Busy
+	}
+	return out
+}
+
+// streamSamples sends the tracker's live counters and the devices' stats
+// (memory, queued, busy and span) and the Go runtime's memory every
+// interval until stop closes, then once more.
+func streamSamples(tr *pipeline.Tracker, be prover.Backend, gomem *goMemory, pool prover.HostReserver, n int, interval time.Duration, start time.Time, out *msgWriter, stop <-chan struct{}) {
+	if interval <= 0 {
+		interval = 10 * time.Millisecond
+	}
+	var snap pipeline.Snapshot
+	values := make([]int64, n)
+	nrt := len(gomem.names())
+	npool := 0
+	if pool != nil {
+		npool = 2
+	}
+	dev := n - npool - nrt - 4 // the device stats follow the tracker's counters
+	emit := func() {
+		now := time.Now()
+		t := now.Sub(start).Seconds()
+		tr.Snapshot(&snap)
+		copy(values, snap.Values)
+		var mem, queued int64
+		var busy, span time.Duration
+		for d := range be.Devices() {
+			st := be.Stats(d)
+			mem += st.MemoryBytes
+			queued += int64(st.Queued)
+			busy += st.Busy
+			span += st.Span
+		}
+		values[dev], values[dev+1], values[dev+2], values[dev+3] = mem, queued, busy.Microseconds(), span.Microseconds()
+		gomem.read(values[dev+4:dev+4+nrt], now, t)
+		if pool != nil {
+			st := pool.HostPool()
+			values[n-2], values[n-1] = st.Bytes, st.IdleBytes
+		}
+		out.send(childMsg{Kind: msgSample, T: t, Values: values})
+	}
+	tick := time.NewTicker(interval)
+	defer tick.Stop()
+	for {
+		select {
+		case <-stop:
+			emit()
+			return
+		case <-tick.C:
+			emit()
+		}
+	}
+}

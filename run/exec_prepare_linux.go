@@ -1,0 +1,212 @@
+//go:build linux
+
+package run
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"runtime"
+	"slices"
+	"strings"
+	"syscall"
+	"time"
+
+	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run/supervise"
+)
+
+// What the exec driver does before a configuration's repetitions, and
+// before each: its files, its setup commands, each contained as a
+// repetition's command is.
+
+// prepare makes the configuration's directory and runs its setup commands.
+func (d *execDriver) prepare(ctx context.Context, spec *Spec, sc *results.Scenario) error {
+	data, err := d.data(spec, 0, false)
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(data.Dir, 0o755); err != nil {
+		return fmt.Errorf("exec: %w", err)
+	}
+	e, err := spec.Exec.Render(data)
+	if err != nil {
+		return fmt.Errorf("exec: %w", err)
+	}
+	if err := writeFiles(e.Files, data.Dir, data.OutDir); err != nil {
+		return err
+	}
+	for i, argv := range e.Setup {
+		if len(argv) == 0 {
+			continue
+		}
+		if d.r.Log != nil {
+			fmt.Fprintf(d.r.Log, "%s: setup: %s\n", spec.Name, strings.Join(argv, " "))
+		}
+		out, err := d.setup(ctx, spec, e, argv)
+		if err != nil {
+			return fmt.Errorf("exec.setup[%d] (%s): %w: %s", i, strings.Join(argv, " "), err, lastLines(out, 10))
+		}
+	}
+	return nil
+}
+
+// setup runs one setup command under the supervisor, as a repetition's
+// command runs: what it leaves behind (a daemon in a session of its own, a
+// child holding its output) ends with it, and it is stopped at the
+// scenario's timeout or when the run is interrupted. It returns the tail
+// of the command's output.
+func (d *execDriver) setup(ctx context.Context, spec *Spec, e *ExecSpec, argv []string) (string, error) {
+	grace := e.StopGrace
+	if grace <= 0 {
+		grace = 5 * time.Second
+	}
+	job, err := json.Marshal(shimJob{Command: argv, Env: execEnv(e.Env), Dir: e.Dir, Grace: grace, ParentPID: os.Getpid()})
+	if err != nil {
+		return "", err
+	}
+	runtime.LockOSThread() // see startShim
+	defer runtime.UnlockOSThread()
+	out := &tailBuffer{max: stderrKeep}
+	var res *shimResult
+	keep := func(r io.Reader) { _, _ = io.Copy(out, r) }
+	sp, err := startShim(d.r.Exe, job, keep, keep, func(r io.Reader) {
+		dec := json.NewDecoder(r)
+		for {
+			var m shimMsg
+			if dec.Decode(&m) != nil {
+				return
+			}
+			if m.Kind == shimDone {
+				res = m.Done
+			}
+		}
+	})
+	if err != nil {
+		return "", err
+	}
+	stopped, _ := supervise.Watch(ctx, sp.exited, &setupTarget{cmd: sp.cmd, grace: grace}, supervise.Config{Interval: time.Hour, Timeout: spec.Timeout})
+	sp.readers.Wait()
+	switch {
+	case stopped.Status != "":
+		return out.String(), stopped.Err
+	case res == nil:
+		return out.String(), fmt.Errorf("exec supervisor %s without an account", describeExit(sp.cmd.ProcessState))
+	case res.Error != "":
+		return out.String(), errors.New(res.Error)
+	case res.Signal != "":
+		return out.String(), fmt.Errorf("killed by signal %s", res.Signal)
+	case res.ExitCode != 0:
+		return out.String(), fmt.Errorf("exit status %d", res.ExitCode)
+	}
+	return out.String(), nil
+}
+
+// setupTarget is a setup command's supervisor for the supervising loop:
+// nothing is sampled, only the timeout and interrupts apply.
+type setupTarget struct {
+	cmd   *exec.Cmd
+	grace time.Duration
+}
+
+func (setupTarget) Sample(time.Time, bool) (uint64, bool) { return 0, false }
+
+func (t *setupTarget) Stop(supervise.Reason) time.Duration {
+	_ = t.cmd.Process.Signal(syscall.SIGTERM)
+	return t.grace + 5*time.Second
+}
+
+func (t *setupTarget) Kill() { _ = t.cmd.Process.Kill() }
+
+// writeFiles writes the rendered files, each inside the output directory
+// out (a swept value of ".." must not write elsewhere).
+func writeFiles(files []ExecFile, dir, out string) error {
+	for i, f := range files {
+		path, err := filePath(f.Path, dir, out)
+		if err != nil {
+			return fmt.Errorf("exec.files[%d]: %w", i, err)
+		}
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return fmt.Errorf("exec.files: %w", err)
+		}
+		if err := os.WriteFile(path, []byte(f.Content), 0o644); err != nil {
+			return fmt.Errorf("exec.files: %w", err)
+		}
+	}
+	return nil
+}
+
+// filePath resolves a rendered file path (relative to the configuration's
+// directory dir) and refuses one outside the output directory out.
+func filePath(path, dir, out string) (string, error) {
+	if !filepath.IsAbs(path) {
+		path = filepath.Join(dir, path)
+	}
+	path = filepath.Clean(path)
+	rel, err := filepath.Rel(out, path)
+	if err != nil || rel == ".." || strings.HasPrefix(rel, ".."+string(filepath.Separator)) || rel == "." {
+		return "", fmt.Errorf("path %s is outside the output directory %s", path, out)
+	}
+	return path, nil
+}
+
+// CheckExecPaths renders every exec configuration's files as its first
+// repetition would and refuses, before anything is written, a path
+// outside the output directory outDir.
+func CheckExecPaths(specs []Spec, outDir string) error {
+	r := &Runner{OutDir: outDir}
+	d := &execDriver{r: r}
+	var errs []error
+	for i := range specs {
+		s := &specs[i]
+		if !s.IsExec() || len(s.Exec.Files) == 0 {
+			continue
+		}
+		data, err := d.data(s, 0, false)
+		if err != nil {
+			return err
+		}
+		e, err := s.Exec.Render(data)
+		if err != nil {
+			continue // a template error fails the configuration when it runs, as before
+		}
+		for j, f := range e.Files {
+			if _, err := filePath(f.Path, data.Dir, data.OutDir); err != nil {
+				errs = append(errs, fmt.Errorf("%s (%s): exec.files[%d].path: %w", s.Name, s.Source, j, err))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func execEnv(extra map[string]string) []string {
+	env := os.Environ()
+	for _, k := range slices.Sorted(mapKeys(extra)) {
+		env = append(env, k+"="+extra[k])
+	}
+	return env
+}
+
+func mapKeys(m map[string]string) func(func(string) bool) {
+	return func(yield func(string) bool) {
+		for k := range m {
+			if !yield(k) {
+				return
+			}
+		}
+	}
+}
+
+// lastLines keeps the last n lines of s.
+func lastLines(s string, n int) string {
+	lines := strings.Split(strings.TrimRight(s, "\n"), "\n")
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	return strings.Join(lines, "\n")
+}

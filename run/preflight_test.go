@@ -1,0 +1,119 @@
+package run
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/provebench/provebench/gpu/circuit"
+	"github.com/provebench/provebench/pipeline"
+)
+
+func TestEstimateTakesTheTightestGate(t *testing.T) {
+	p := circuit.Params{Constraints: 1 << 20}
+	abc, wires := p.DatasetBytes()
+	one := abc + wires
+	base := Spec{Name: "x", Workload: pipeline.Workload{Constraints: p.Constraints, Partitions: 10, Proofs: 4, Concurrency: 2},
+		Devices: 1}
+	for _, tc := range []struct {
+		cfg  pipeline.Config
+		want int64
+	}{
+		{pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}, 20},
+		{pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 4, ChannelCapacity: 2, GPUWorkers: 1}, 4 + 2 + 2},
+		{pipeline.Config{Strategy: "hold+budget", PartitionWorkers: 8, ChannelCapacity: 8, GPUWorkers: 1, Budget: 3 * one}, 3},
+	} {
+		s := base
+		s.Pipeline = tc.cfg
+		e := EstimateSpec(&s)
+		if e.Datasets != tc.want {
+			t.Errorf("%s: %d datasets (%s), want %d", tc.cfg.Strategy, e.Datasets, e.Bound, tc.want)
+		}
+		if e.PeakRSS != runtimeBytes+e.KeyBytes+e.Datasets*one {
+			t.Errorf("%s: peak %d does not add up", tc.cfg.Strategy, e.PeakRSS)
+		}
+	}
+}
+
+func TestPreflightRefusesOverTheLimits(t *testing.T) {
+	s := Spec{Name: "big", Source: "f.yaml:3", Workload: pipeline.Workload{Constraints: 1 << 22, Partitions: 4, Proofs: 1, Concurrency: 1},
+		Pipeline: pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}}
+	dir := t.TempDir()
+	if _, err := Preflight([]Spec{s}, 1<<40, dir, nil); err != nil {
+		t.Fatalf("a 2^22 configuration on a 1 TiB host: %v", err)
+	}
+	_, err := Preflight([]Spec{s}, 1<<30, dir, nil)
+	if err == nil || !strings.Contains(err.Error(), "big (f.yaml:3): estimated peak RSS") || !strings.Contains(err.Error(), "host's memory") {
+		t.Fatalf("over the host's memory: %v", err)
+	}
+	s.MemoryLimit = 512 << 20
+	if _, err := Preflight([]Spec{s}, 1<<40, dir, nil); err == nil || !strings.Contains(err.Error(), "memory_limit") {
+		t.Fatalf("over memory_limit: %v", err)
+	}
+}
+
+func TestPreflightTakesAPrediction(t *testing.T) {
+	s := Spec{Name: "p", Source: "f.yaml:1", Workload: pipeline.Workload{Constraints: 1 << 10, Partitions: 2, Proofs: 1, Concurrency: 1},
+		Pipeline: pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
+	big := func(*Spec) (int64, string, error) { return 2 << 30, "simulated", nil }
+	_, err := Preflight([]Spec{s}, 1<<30, t.TempDir(), big)
+	if err == nil || !strings.Contains(err.Error(), "predicted peak RSS 2.00 GiB (simulated)") {
+		t.Fatalf("a predicted 2 GiB on a 1 GiB host: %v", err)
+	}
+}
+
+func TestPreflightHoldsAPredictionToTheFloor(t *testing.T) {
+	s := Spec{Name: "porep", Source: "f.yaml:1", Workload: pipeline.Workload{Constraints: 1 << 27, Partitions: 10, Proofs: 1, Concurrency: 1},
+		Pipeline: pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
+	e := EstimateSpec(&s)
+	floor := e.KeyBytes + e.Dataset
+	small := func(*Spec) (int64, string, error) { return 1 << 30, "a model of 2^10..2^12", nil }
+	checks, err := Preflight([]Spec{s}, floor-1, t.TempDir(), small)
+	if err == nil || !strings.Contains(err.Error(), "a model of 2^10..2^12 predicted only 1.00 GiB") || !strings.Contains(err.Error(), "host's memory") {
+		t.Fatalf("a prediction below the key's size on a host smaller than the key: %v", err)
+	}
+	if len(checks) != 1 || checks[0].PeakRSS != floor {
+		t.Fatalf("checks %+v, want the floor %d", checks, floor)
+	}
+	// Above the floor, below the bound: the prediction is the figure.
+	fits := func(*Spec) (int64, string, error) { return floor + 1, "the model", nil }
+	checks, err = Preflight([]Spec{s}, floor+1, t.TempDir(), fits)
+	if err != nil || checks[0].PeakRSS != floor+1 || checks[0].Basis != "the model" {
+		t.Fatalf("a prediction between floor and bound: %+v, %v", checks, err)
+	}
+	if e.PeakRSS <= floor+1 {
+		t.Fatalf("the bound %d is not above the prediction: the test shows nothing", e.PeakRSS)
+	}
+}
+
+func TestPreflightFallsBackToTheBound(t *testing.T) {
+	s := Spec{Name: "p", Source: "f.yaml:1", Workload: pipeline.Workload{Constraints: 1 << 10, Partitions: 2, Proofs: 1, Concurrency: 1},
+		Pipeline: pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
+	none := func(*Spec) (int64, string, error) { return 0, "", fmt.Errorf("%w: no cached run", ErrNoPrediction) }
+	checks, err := Preflight([]Spec{s}, 1<<40, t.TempDir(), none)
+	if err != nil || len(checks) != 1 || checks[0].PeakRSS != EstimateSpec(&s).PeakRSS || !strings.Contains(checks[0].Basis, "no cached run") {
+		t.Fatalf("no prediction: %+v, %v; want the bound and the reason", checks, err)
+	}
+	broken := func(*Spec) (int64, string, error) { return 0, "", errors.New("bad calibration") }
+	if _, err := Preflight([]Spec{s}, 1<<40, t.TempDir(), broken); err == nil || !strings.Contains(err.Error(), "bad calibration") {
+		t.Fatalf("a predictor's error: %v; want a refusal", err)
+	}
+}
+
+// Issue 20 item 16: an exec configuration is not held to the built-in
+// pipeline's estimate (a `sleep 0.2` was refused at 64 MiB for "key 9 MiB
+// + 4 datasets"): it has none, and the run is not refused.
+func TestPreflightDoesNotEstimateExec(t *testing.T) {
+	s := Spec{Name: "sleep", Source: "f.yaml:2", Exec: &ExecSpec{Command: []string{"sleep", "0.2"}}, MemoryLimit: 64 << 20,
+		Workload: pipeline.Workload{Constraints: 1 << 22, Partitions: 4, Proofs: 1, Concurrency: 1},
+		Pipeline: pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}}
+	predicted := func(*Spec) (int64, string, error) { return 1 << 40, "simulated", nil }
+	checks, err := Preflight([]Spec{s}, 1<<30, t.TempDir(), predicted)
+	if err != nil {
+		t.Fatalf("refused: %v", err)
+	}
+	if len(checks) != 1 || checks[0].PeakRSS != 0 || checks[0].Basis != NoEstimateBasis {
+		t.Errorf("checks %+v, want one without an estimate", checks)
+	}
+}
