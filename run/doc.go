@@ -1,3 +1,3 @@
-// Package bench runs scenarios: each repetition of a configuration in its own
+// Package run runs scenarios: each repetition of a configuration in its own
 // child process, sampled on one time axis, and records the results.
 package run
