@@ -105,6 +105,51 @@ func TestCPUBackendEndToEnd(t *testing.T) {
 			t.Fatalf("peak abc_bytes %d: the copies were not counted as datasets (%d each)", p, abc)
 		}
 	})
+	// A warm prover serves run after run: Next hands the cached witness to
+	// a fresh engine, whose counters start from zero and whose proofs
+	// verify as the first run's did.
+	t.Run("next-run-reuses-the-witness", func(t *testing.T) {
+		e, err := New(Options{
+			Backend:  b,
+			Workload: Workload{Constraints: constraints, Partitions: 2, Proofs: 1, Concurrency: 1, SynthesisRounds: 1, Seed: 7, Synthesis: SynthesisCached},
+			Config:   Config{Strategy: Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1},
+			Verify:   func(public []fr.Element, p *groth16.Proof) error { return groth16.Verify(vk, public, p) },
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := e.Prepare(ctx); err != nil {
+			t.Fatal(err)
+		}
+		witness := e.witness
+		for run := 1; run <= 2; run++ {
+			rep, err := e.Run(ctx)
+			if err != nil {
+				t.Fatalf("run %d: %v", run, err)
+			}
+			checkBalanced(t, e.Tracker())
+			checkCounts(t, rep, e.Tracker())
+			if rep.PartitionsVerified != 2 {
+				t.Fatalf("run %d: %d partitions verified, want 2", run, rep.PartitionsVerified)
+			}
+			if _, _, ok := e.Tracker().Get(CounterPartitionsDone); !ok {
+				t.Fatal("no partitions_done counter")
+			}
+			if done, _, _ := e.Tracker().Get(CounterPartitionsDone); done != 2 {
+				t.Fatalf("run %d: partitions_done %d, want 2 (a fresh tracker per run)", run, done)
+			}
+			next := e.Next()
+			if next.witness != witness || e.witness != nil {
+				t.Fatal("Next did not hand the witness over")
+			}
+			e.Close() // frees nothing: the witness is next's
+			e = next
+		}
+		e.Close()
+		if e.witness != nil {
+			t.Fatal("Close kept the witness")
+		}
+	})
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()

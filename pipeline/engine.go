@@ -44,6 +44,9 @@ type Engine struct {
 	ran     atomic.Bool
 	// witness is the cached synthesis's witness (Prepare), nil otherwise.
 	witness *dataset.Dataset
+	// ownSynthesis: Options.Synthesize is this engine's default synthesis,
+	// bound to it (Next binds its own).
+	ownSynthesis bool
 }
 
 // New validates opts and returns an engine ready to Run. Configuration
@@ -60,8 +63,8 @@ func New(opts Options) (*Engine, error) {
 	if err := errors.Join(opts.Workload.Validate(), opts.Config.Validate(opts.Workload)); err != nil {
 		return nil, err
 	}
-	e := &Engine{opts: opts, tracker: NewTracker()}
-	if e.opts.Synthesize == nil {
+	e := &Engine{opts: opts, tracker: NewTracker(), ownSynthesis: opts.Synthesize == nil}
+	if e.ownSynthesis {
 		e.opts.Synthesize = e.synthesize
 	}
 	return e, nil
@@ -150,6 +153,21 @@ func (e *Engine) Close() {
 		e.witness.Free()
 		e.witness = nil
 	}
+}
+
+// Next returns a fresh engine for another run of the same batch, on the same
+// backend, with what Prepare made (the cached witness) handed over to it,
+// and new counters. A prover that stays warm between runs (a daemon, or
+// provebench's repetitions served by one process) pays for Prepare once;
+// each run still starts from empty counters and gates. The receiver must
+// not Run afterwards, and its Close no longer frees the witness.
+func (e *Engine) Next() *Engine {
+	n := &Engine{opts: e.opts, tracker: NewTracker(), witness: e.witness, ownSynthesis: e.ownSynthesis}
+	if n.ownSynthesis {
+		n.opts.Synthesize = n.synthesize
+	}
+	e.witness = nil
+	return n
 }
 
 // Config is the configuration the engine runs, defaults resolved.
