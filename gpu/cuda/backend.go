@@ -62,6 +62,12 @@ type Options struct {
 	// on each device: more device memory, fewer additions per MSM. 0 or 1:
 	// none.
 	PrecomputeFactor int
+	// Sync is how host threads wait for the device: SyncBlock (sleep until
+	// the device signals), SyncSpin or SyncYield; "" leaves CUDA's own
+	// choice (it spins while there are more cores than busy contexts).
+	// CUDA only. Spinning shows in the process's CPU time, by as much as
+	// the device works, and takes cores from synthesis.
+	Sync string
 	// BackendDir is the folder of ICICLE's CUDA backend libraries
 	// (libicicle_backend_cuda_*.so); $ICICLE_BACKEND_INSTALL_DIR when
 	// empty. Unused for the CPU device, which is built into the front end.
@@ -73,6 +79,22 @@ type Options struct {
 // (docs/gpu.md has the measurements behind it: on an H200 at 2^24 it takes
 // the MSMs from 385 to 300 ms per partition for 24 GiB of device memory).
 const DefaultPrecomputeFactor = 8
+
+// SyncFromEnv is $PROVEBENCH_CUDA_SYNC, how host threads wait for the
+// device (SyncBlock, SyncSpin, SyncYield), or SyncBlock when unset.
+// "default" leaves CUDA's own choice (Options.Sync "").
+func SyncFromEnv() (string, error) {
+	v := os.Getenv("PROVEBENCH_CUDA_SYNC")
+	switch v {
+	case "":
+		return SyncBlock, nil
+	case "default":
+		return "", nil
+	case SyncBlock, SyncSpin, SyncYield:
+		return v, nil
+	}
+	return "", fmt.Errorf("PROVEBENCH_CUDA_SYNC=%q: want %s, %s, %s or default", v, SyncBlock, SyncSpin, SyncYield)
+}
 
 // PrecomputeFactorFromEnv is $PROVEBENCH_MSM_PRECOMPUTE, the precompute
 // factor a user or a benchmark can set for a run, or
@@ -96,6 +118,7 @@ type Backend struct {
 	devs       []*device
 	pinUploads bool
 	precompute int
+	sync       string // Options.Sync
 	// pinner page-locks datasets (Options.PinDatasets).
 	pinner *pinner
 	// pool is the page-locked memory reserved for datasets (ReserveHost);
@@ -160,6 +183,20 @@ func (b *Backend) SetupStages() []prover.Stage {
 	return slices.Clone(b.setup)
 }
 
+// Settings implements prover.Describer: the precompute factor each device
+// loaded the key with (lowered from Options.PrecomputeFactor where the
+// device's memory is short) and how host threads wait for the devices.
+func (b *Backend) Settings() map[string]string {
+	m := map[string]string{"sync": b.sync}
+	if b.sync == "" {
+		m["sync"] = "default"
+	}
+	for _, d := range b.devs {
+		m[fmt.Sprintf("device%d_precompute_factor", d.id)] = strconv.Itoa(d.precomputeFactor())
+	}
+	return m
+}
+
 // ReserveHost implements prover.HostReserver: it page-locks count buffers of
 // each size for datasets, before the work, so that no page is locked
 // beside a working device. Without page-locked datasets (PinDatasets off,
@@ -222,7 +259,7 @@ func New(opts Options) (*Backend, error) {
 	if opts.PrecomputeFactor < 0 {
 		return nil, fmt.Errorf("cuda backend: precompute factor %d", opts.PrecomputeFactor)
 	}
-	b := &Backend{deviceType: typ, rand: opts.Rand, pinUploads: opts.PinUploads, precompute: opts.PrecomputeFactor}
+	b := &Backend{deviceType: typ, rand: opts.Rand, pinUploads: opts.PinUploads, precompute: opts.PrecomputeFactor, sync: opts.Sync}
 	if typ == DeviceCUDA {
 		dir := opts.BackendDir
 		if dir == "" {
@@ -240,6 +277,14 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		b.drv.close()
 		return nil, fmt.Errorf("cuda backend: %w", err)
+	}
+	if typ == DeviceCUDA && opts.Sync != "" {
+		for _, id := range ids {
+			if err := b.drv.setSync(id, opts.Sync); err != nil {
+				b.drv.close()
+				return nil, fmt.Errorf("cuda backend: %w (PROVEBENCH_CUDA_SYNC=default leaves CUDA's own choice)", err)
+			}
+		}
 	}
 	for _, id := range ids {
 		var d *device

@@ -35,6 +35,8 @@ typedef struct {
 	pb_CUresult (*memPoolSetAttribute)(pb_CUmemoryPool, int, void*);
 	pb_CUresult (*memHostRegister)(void*, size_t, unsigned int);
 	pb_CUresult (*memHostUnregister)(void*);
+	pb_CUresult (*primaryCtxSetFlags)(pb_CUdevice, unsigned int);
+	pb_CUresult (*primaryCtxGetState)(pb_CUdevice, unsigned int*, int*);
 } pb_cuda;
 
 static const char* pb_cuda_open(pb_cuda* d) {
@@ -56,6 +58,8 @@ static const char* pb_cuda_open(pb_cuda* d) {
 	PB_SYM(memPoolSetAttribute, "cuMemPoolSetAttribute")
 	PB_SYM(memHostRegister, "cuMemHostRegister_v2")
 	PB_SYM(memHostUnregister, "cuMemHostUnregister")
+	PB_SYM(primaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags_v2")
+	PB_SYM(primaryCtxGetState, "cuDevicePrimaryCtxGetState")
 #undef PB_SYM
 	return NULL;
 }
@@ -86,6 +90,19 @@ static pb_CUresult pb_pool_reuse_by_dependency_only(pb_cuda* d, int ordinal) {
 	if (r == 0) r = d->deviceGetDefaultMemPool(&pool, dev);
 	if (r == 0) r = d->memPoolSetAttribute(pool, 2, &off);
 	if (r == 0) r = d->memPoolSetAttribute(pool, 3, &off);
+	return r;
+}
+// Sets how a host thread waits for the device in the device's primary
+// context (the one ICICLE's runtime uses): CU_CTX_SCHED_SPIN (1),
+// CU_CTX_SCHED_YIELD (2) or CU_CTX_SCHED_BLOCKING_SYNC (4). *active tells
+// whether the context was already up (the flags then apply from its next
+// creation on some drivers).
+static pb_CUresult pb_set_sched(pb_cuda* d, int ordinal, unsigned int flags, int* active) {
+	pb_CUdevice dev;
+	unsigned int old = 0;
+	pb_CUresult r = d->deviceGet(&dev, ordinal);
+	if (r == 0) r = d->primaryCtxGetState(dev, &old, active);
+	if (r == 0) r = d->primaryCtxSetFlags(dev, flags);
 	return r;
 }
 // CU_MEMHOSTREGISTER_PORTABLE (1): page-locked for every context.
@@ -155,6 +172,39 @@ func (d *driver) requireContext() error {
 	}
 	if has == 0 {
 		return errors.New("cuda driver: no current CUDA context after ICICLE selected the device")
+	}
+	return nil
+}
+
+// Sync modes: how a host thread waits for the device (Options.Sync).
+const (
+	// SyncBlock: the waiting thread sleeps until the device signals
+	// (CU_CTX_SCHED_BLOCKING_SYNC). A few microseconds more per wait, and
+	// no core spent spinning: the default.
+	SyncBlock = "block"
+	// SyncSpin: the waiting thread spins on a core (CUDA's default with
+	// fewer busy contexts than cores), costing a core per waiting thread
+	// for as long as the device works, which shows in the process's CPU
+	// time and takes a core from synthesis.
+	SyncSpin = "spin"
+	// SyncYield: spins, yielding the core between checks.
+	SyncYield = "yield"
+)
+
+// setSync sets how host threads wait for the device ordinal's work, before
+// ICICLE makes its primary context current; it fails when the context was
+// already up, since some drivers apply the flags only at its next creation.
+func (d *driver) setSync(ordinal int, mode string) error {
+	flags := map[string]C.uint{SyncSpin: 1, SyncYield: 2, SyncBlock: 4}[mode]
+	if flags == 0 {
+		return fmt.Errorf("cuda driver: sync mode %q: want %s, %s or %s", mode, SyncBlock, SyncSpin, SyncYield)
+	}
+	var active C.int
+	if err := d.check("cuDevicePrimaryCtxSetFlags", C.pb_set_sched(d.c, C.int(ordinal), flags, &active)); err != nil {
+		return err
+	}
+	if active != 0 {
+		return fmt.Errorf("cuda driver: device %d's context was already up when the sync mode was set", ordinal)
 	}
 	return nil
 }

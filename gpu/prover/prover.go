@@ -72,6 +72,13 @@ type SetupReporter interface {
 	SetupStages() []Stage
 }
 
+// Describer is implemented by backends whose choices at load change what
+// they measure (a precompute factor lowered to fit the device, how a host
+// thread waits for it): named settings, recorded with each repetition.
+type Describer interface {
+	Settings() map[string]string
+}
+
 // Job is a partition whose MSMs are queued or running.
 type Job interface {
 	// Wait blocks until the job no longer uses any of the dataset (done,
