@@ -133,6 +133,11 @@ type Environment struct {
 	NVML          bool   `json:"nvml"`
 	DriverVersion string `json:"driver_version,omitempty"`
 	GPUs          []GPU  `json:"gpus,omitempty"`
+	// Settings are the environment variables set for the run that change
+	// what the prover does (PROVEBENCH_MSM_PRECOMPUTE, PROVEBENCH_CUDA_SYNC,
+	// CUDA_LAUNCH_BLOCKING, GOGC, ...): two runs of one binary that
+	// differ here measured different provers.
+	Settings map[string]string `json:"settings,omitempty"`
 }
 
 // GPU is one device of the host.
@@ -330,6 +335,65 @@ type Repetition struct {
 	// HostLoad is how busy the host was while the repetition ran, from the
 	// parent's side; absent from runs that did not record it.
 	HostLoad *HostLoad `json:"host_load,omitempty"`
+
+	// ProverSettings are the choices the backend made at load that change
+	// what it measures (the CUDA backend: each device's precompute factor,
+	// how host threads wait for the device); absent where it made none.
+	ProverSettings map[string]string `json:"prover_settings,omitempty"`
+
+	// CPUBreakdown splits the run's CPU time by where it went; absent
+	// where it could not be read (the exec driver, other systems).
+	CPUBreakdown *CPUBreakdown `json:"cpu_breakdown,omitempty"`
+
+	// Worker is set when a process that stayed warm served this
+	// repetition after setting up once (run --reuse-process, ab's warm
+	// sides); absent for a repetition in a process of its own.
+	Worker *Worker `json:"worker,omitempty"`
+}
+
+// CPUBreakdown splits a repetition's CPU time over its run by where it
+// went, so that the spread between identical repetitions can be traced to
+// a mechanism: the Go collector, a thread that spins while it waits for
+// the device, the scheduler taking cores away.
+type CPUBreakdown struct {
+	// GCSeconds is the Go collector's CPU time (runtime/metrics'
+	// /cpu/classes/gc/total, assists included: an estimate the runtime
+	// keeps, comparable to the other classes), ScavengeSeconds the time
+	// spent returning memory to the kernel.
+	GCSeconds       float64 `json:"gc_seconds"`
+	ScavengeSeconds float64 `json:"scavenge_seconds"`
+	// Threads is the CPU time by thread name (/proc/self/task: Go's
+	// threads carry the binary's name; threads a library started, such
+	// as CUDA's, their own), at the kernel's 10 ms resolution. A thread
+	// that ended before the run did is missing.
+	Threads map[string]float64 `json:"threads,omitempty"`
+	// BusiestThreadSeconds is the busiest single thread's CPU time: a
+	// thread that spins while it waits for the device is busy for about
+	// as long as the device works.
+	BusiestThreadSeconds float64 `json:"busiest_thread_seconds"`
+	// VoluntarySwitches and InvoluntarySwitches are context switches
+	// (getrusage): involuntary ones are the scheduler taking a core away,
+	// from a neighbour or from more runnable threads than cores.
+	VoluntarySwitches   int64 `json:"voluntary_switches"`
+	InvoluntarySwitches int64 `json:"involuntary_switches"`
+}
+
+// Worker describes a repetition served by a long-lived process: the
+// prover's setup (key on the device, pool, warm-up) was paid before the
+// first repetition it served and is recorded there alone.
+type Worker struct {
+	// Served numbers the repetitions this process has run, from 1.
+	Served int `json:"served"`
+	// PID is the worker's process id: repetitions with the same PID
+	// share a process, and whatever that process drew at its start
+	// (memory placement, a slower core) they share too.
+	PID int `json:"pid"`
+	// PeakReset is true when the kernel's peak RSS was reset at the
+	// repetition's start (Linux: writing 5 to /proc/PID/clear_refs), so
+	// that PeakRSSBytes is the repetition's own. Where that failed,
+	// PeakRSSBytes is the highest RSS sampled over the repetition
+	// (PeakRSSSource "sampled").
+	PeakReset bool `json:"peak_reset"`
 }
 
 // HostLoad is the host's load during one repetition: what else competed
@@ -341,6 +405,28 @@ type HostLoad struct {
 	// StealFraction is the share of all CPU time over the repetition that
 	// the hypervisor gave to other guests (/proc/stat steal), 0..1.
 	StealFraction float64 `json:"steal_fraction"`
+	// OthersCPUFraction is the share of the host's CPU time over the
+	// repetition that processes other than the measured ones used (the
+	// host's busy time from /proc/stat less the measured processes' own
+	// CPU time), 0..1: what neighbours took while it ran. Unlike the load
+	// average, which lags by a minute, it is the repetition's own window.
+	// Absent where it could not be measured.
+	OthersCPUFraction *float64 `json:"others_cpu_fraction,omitempty"`
+}
+
+// QuietOthers is the share of the host's CPU time neighbours may use
+// during a repetition for its wall time to count as measured on a quiet
+// host: a tenth of the machine (0.2 of a CPU on 2 cores, 1.6 on 16).
+const QuietOthers = 0.10
+
+// Quiet reports whether the repetition ran on a quiet host: neighbours
+// used at most QuietOthers of the CPU time and the hypervisor stole at most
+// 5%. ok is false when the figure was not measured.
+func (h *HostLoad) Quiet() (quiet, ok bool) {
+	if h == nil || h.OthersCPUFraction == nil {
+		return false, false
+	}
+	return *h.OthersCPUFraction <= QuietOthers && h.StealFraction <= 0.05, true
 }
 
 // High reports whether the load could have distorted timed figures on a
@@ -412,6 +498,9 @@ const (
 	PeakFromVmHWM        = "vmhwm"
 	PeakFromSampledVmHWM = "vmhwm-sampled"
 	PeakFromRusage       = "rusage"
+	// PeakFromSampled is the highest RSS sampled: a warm worker's
+	// repetition where the kernel's peak could not be reset.
+	PeakFromSampled = "sampled"
 	// An exec repetition's process tree: the cgroup's memory.peak (the
 	// kernel's, page cache included) where the host delegates a cgroup
 	// with the memory controller, else "tree": the larger of the highest

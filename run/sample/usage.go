@@ -33,3 +33,16 @@ func ExitUsage(ps *os.ProcessState) (Usage, error) {
 	}
 	return usageOf(ps)
 }
+
+// Times is CPU time in seconds, user and system.
+type Times struct{ User, System float64 }
+
+// Total is user and system time together.
+func (t Times) Total() float64 { return t.User + t.System }
+
+// CPUSeconds is CPUTimes' total: the CPU time, user and system, of this
+// process (Self) or of its waited-for children (Children) so far.
+func CPUSeconds(who int) (float64, bool) {
+	t, ok := CPUTimes(who)
+	return t.Total(), ok
+}

@@ -26,3 +26,29 @@ func usageOf(ps *os.ProcessState) (Usage, error) {
 	}
 	return FromRusage(ru), nil
 }
+
+// Whose CPU time CPUTimes reads.
+const (
+	Self     = syscall.RUSAGE_SELF     // this process
+	Children = syscall.RUSAGE_CHILDREN // its children that have been waited for, and theirs
+)
+
+// CPUTimes is the CPU time of this process (Self) or of its waited-for
+// children (Children) so far, from getrusage.
+func CPUTimes(who int) (Times, bool) {
+	var ru syscall.Rusage
+	if syscall.Getrusage(who, &ru) != nil {
+		return Times{}, false
+	}
+	return Times{User: time.Duration(ru.Utime.Nano()).Seconds(), System: time.Duration(ru.Stime.Nano()).Seconds()}, true
+}
+
+// ResetPeakRSS resets this process's kernel peak of the resident set
+// (VmHWM) to its current resident set, so that the peak read later is the
+// peak since now: Linux 4.0 and later, by writing 5 to clear_refs.
+func ResetPeakRSS() error {
+	if err := os.WriteFile("/proc/self/clear_refs", []byte("5"), 0); err != nil {
+		return fmt.Errorf("reset the peak resident set: %w", err)
+	}
+	return nil
+}
