@@ -3,9 +3,12 @@ package run
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
+	"runtime"
+	"runtime/debug"
 	"sync"
 	"time"
 
@@ -48,8 +51,9 @@ func (w *msgWriter) send(m childMsg) {
 }
 
 func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
+	dec := json.NewDecoder(in)
 	var job childJob
-	if err := json.NewDecoder(in).Decode(&job); err != nil {
+	if err := dec.Decode(&job); err != nil {
 		return fmt.Errorf("child: read job: %w", err)
 	}
 	if job.ParentPID != 0 && os.Getppid() != job.ParentPID {
@@ -59,29 +63,50 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 
 	// Proofs are verified after the run, outside the measured time: a
 	// pairing check per partition is not part of what the pipeline costs.
-	var proofs []provedPartition
-	var proofsMu sync.Mutex
+	var proofs proofLog
 	var opts pipeline.Options
 	if spec.Verify {
-		opts.Verify = func(public []fr.Element, p *groth16.Proof) error {
-			proofsMu.Lock()
-			proofs = append(proofs, provedPartition{append([]fr.Element(nil), public...), *p})
-			proofsMu.Unlock()
-			return nil
-		}
+		opts.Verify = proofs.add
 	}
 	pr, err := prepareProver(ctx, &spec, job.CacheDir, opts)
 	if err != nil {
 		return fmt.Errorf("child: %w", err)
 	}
 	defer pr.Close()
-	pk, vk, be, engine := pr.pk, pr.vk, pr.be, pr.engine
-	energy := openEnergyMeter(be)
+	energy := openEnergyMeter(pr.be)
 	defer energy.close()
 
+	req := childRequest{Repetition: job.Repetition, Warmup: job.Warmup, HeapProfile: job.HeapProfile}
+	for served := 1; ; served++ {
+		if err := serveRepetition(ctx, pr, &spec, req, served, job.Serve, &proofs, energy, out); err != nil {
+			return err
+		}
+		if !job.Serve {
+			return nil
+		}
+		// A serving child waits for the next request; its parent closing
+		// the pipe is the end of the work.
+		if err := dec.Decode(&req); err != nil {
+			if errors.Is(err, io.EOF) {
+				return nil
+			}
+			return fmt.Errorf("child: read request: %w", err)
+		}
+		pr.engine = pr.engine.Next()
+		proofs.reset()
+	}
+}
+
+// serveRepetition runs one repetition on a prepared prover and streams its
+// samples and result. served numbers the repetitions this process has run
+// (1 for the first); a serving child (serve) resets its kernel peak first,
+// so that the peak it reports is the repetition's own.
+func serveRepetition(ctx context.Context, pr *preparedProver, spec *Spec, req childRequest, served int, serve bool,
+	proofs *proofLog, energy *energyMeter, out *msgWriter) error {
+	be, engine := pr.be, pr.engine
 	tr := engine.Tracker()
-	keyAddr, _ := pk.MappingAddr()
-	gomem := newGoMemory(keyAddr, job.HeapProfile != "")
+	keyAddr, _ := pr.pk.MappingAddr()
+	gomem := newGoMemory(keyAddr, req.HeapProfile != "")
 	names := append(tr.Names(), seriesDeviceMemory, seriesDeviceQueued, seriesDeviceBusy, seriesDeviceSpan)
 	names = append(names, gomem.names()...)
 	pool, _ := be.(prover.HostReserver)
@@ -91,6 +116,15 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 	if pool != nil {
 		names = append(names, seriesPinnedPool, seriesPinnedIdle)
 	}
+	peakReset := false
+	if serve {
+		// What the last repetition left for the collector is collected
+		// now, outside the clock, not in the middle of this one.
+		runtime.GC()
+		debug.FreeOSMemory()
+		peakReset = sample.ResetPeakRSS() == nil
+	}
+	windowBefore, windowOK := sample.CPUTimes(sample.Self)
 	busyBefore := deviceBusy(be)
 	energy.begin()
 	start := time.Now()
@@ -103,9 +137,11 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		streamSamples(tr, be, gomem, pool, len(names), spec.SampleInterval, start, out, stop)
 	}()
 	cpuBefore, cpuOK := cpuSeconds()
+	breakdown := startCPUMeter()
 	report, runErr := engine.Run(ctx)
 	joules := energy.end()
 	cpuAfter, cpuOK2 := cpuSeconds()
+	cpuSplit := breakdown.stop()
 	close(stop)
 	<-sampled
 	if runErr != nil {
@@ -120,8 +156,8 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		Backend:          be.Name(),
 		WhyNotCUDA:       pr.whyNotCUDA,
 		Devices:          be.Devices(),
-		KeyKind:          string(pk.Kind),
-		Verifiable:       vk != nil && spec.Verify,
+		KeyKind:          string(pr.pk.Kind),
+		Verifiable:       pr.vk != nil && spec.Verify,
 		WallSecs:         report.Wall.Seconds(),
 		ElapsedSecs:      report.Elapsed.Seconds(),
 		PartitionsDone:   report.PartitionsDone,
@@ -133,9 +169,19 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		FinalCounters:    tr.Live(),
 		Stages:           map[string]results.StageSummary{},
 		Measure:          results.MeasureWarm,
-		SetupSecs:        pr.setup.Seconds(),
-		SetupStages:      pr.setupSeconds(),
 		EnergyJoules:     joules,
+		CPUBreakdown:     cpuSplit,
+	}
+	if served == 1 {
+		// The setup was paid before this repetition alone.
+		setup := pr.setup.Seconds()
+		res.SetupSecs, res.SetupStages = &setup, pr.setupSeconds()
+	}
+	if serve {
+		res.Worker = &results.Worker{Served: served, PID: os.Getpid(), PeakReset: peakReset}
+	}
+	if d, ok := be.(prover.Describer); ok {
+		res.ProverSettings = d.Settings()
 	}
 	if spec.Cold() {
 		res.Measure = results.MeasureCold
@@ -164,9 +210,9 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		res.Stages[name] = StageSummary(st)
 	}
 	res.DeviceSecsPerPartition, res.DeviceStageSecs = deviceTimes(res.Stages)
-	res.ProofsVerified, res.VerifyFailed = verifyProofs(vk, proofs, spec.Workload.Partitions)
-	if job.HeapProfile != "" && gomem.heap.Len() > 0 {
-		if err := results.WriteFile(job.HeapProfile, gomem.heap.Bytes()); err != nil {
+	res.ProofsVerified, res.VerifyFailed = verifyProofs(pr.vk, proofs.taken(), spec.Workload.Partitions)
+	if req.HeapProfile != "" && gomem.heap.Len() > 0 {
+		if err := results.WriteFile(req.HeapProfile, gomem.heap.Bytes()); err != nil {
 			return fmt.Errorf("child: heap profile: %w", err)
 		}
 		res.HeapProfileSecs = &gomem.profileAt
@@ -178,8 +224,40 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 		}
 		p.Close()
 	}
+	if windowAfter, ok := sample.CPUTimes(sample.Self); ok && windowOK && serve {
+		// A served repetition's process lives on: its CPU time over the
+		// repetition is this difference, not what wait4 reports at exit.
+		u, sy := windowAfter.User-windowBefore.User, windowAfter.System-windowBefore.System
+		res.WindowUserSecs, res.WindowSystemSecs = &u, &sy
+	}
 	out.send(childMsg{Kind: msgDone, T: time.Since(start).Seconds(), Result: res})
 	return out.err
+}
+
+// proofLog collects the proofs of one repetition for verification after
+// its clock stops.
+type proofLog struct {
+	mu     sync.Mutex
+	proofs []provedPartition
+}
+
+func (l *proofLog) add(public []fr.Element, p *groth16.Proof) error {
+	l.mu.Lock()
+	l.proofs = append(l.proofs, provedPartition{append([]fr.Element(nil), public...), *p})
+	l.mu.Unlock()
+	return nil
+}
+
+func (l *proofLog) taken() []provedPartition {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.proofs
+}
+
+func (l *proofLog) reset() {
+	l.mu.Lock()
+	l.proofs = nil
+	l.mu.Unlock()
 }
 
 // openBackend opens the spec's backend; for auto on the CPU, it also says

@@ -19,6 +19,9 @@ type driver interface {
 	// repetition runs one repetition and returns its record; failures of
 	// every kind end up in its Status.
 	repetition(ctx context.Context, spec *Spec, idx int, warmup bool, progress Progress) results.Repetition
+	// release ends whatever the driver keeps between repetitions (a warm
+	// worker): the run moves on to another configuration, or ends.
+	release()
 }
 
 // DriverExec names the exec driver in results.
@@ -29,17 +32,59 @@ func (r *Runner) driverFor(spec *Spec) driver {
 	if spec.IsExec() {
 		return &execDriver{r: r}
 	}
-	return pipelineDriver{r}
+	return &pipelineDriver{r: r}
 }
 
 // pipelineDriver runs the built-in pipeline, each repetition in a child
-// process (`provebench child`).
-type pipelineDriver struct{ r *Runner }
+// process (`provebench child`) of its own or, with Runner.ReuseProcess, in
+// a warm worker that serves several in a row.
+type pipelineDriver struct {
+	r *Runner
+	w *worker // the warm worker, between repetitions; nil when none is up
+}
 
-func (d pipelineDriver) prepare(ctx context.Context, spec *Spec, sc *results.Scenario) error {
+func (d *pipelineDriver) prepare(ctx context.Context, spec *Spec, sc *results.Scenario) error {
 	return d.r.ensureKey(ctx, spec, sc)
 }
 
-func (d pipelineDriver) repetition(ctx context.Context, spec *Spec, idx int, warmup bool, progress Progress) results.Repetition {
-	return d.r.runRepetition(ctx, spec, idx, warmup, progress)
+func (d *pipelineDriver) repetition(ctx context.Context, spec *Spec, idx int, warmup bool, progress Progress) results.Repetition {
+	if !d.r.reuses(spec) {
+		return d.r.runRepetition(ctx, spec, idx, warmup, progress)
+	}
+	if d.w != nil && (d.w.dead() || d.w.served >= d.r.ReuseProcess) {
+		d.release()
+	}
+	var rep results.Repetition
+	if d.w == nil {
+		if d.w, rep = d.r.startWorker(ctx, spec, idx, warmup, true); d.w == nil {
+			return rep
+		}
+	} else {
+		var err error
+		if rep, err = d.w.request(d.r, spec, idx, warmup); err != nil {
+			d.release()
+			rep.Status, rep.Error = results.StatusFailed, err.Error()
+			return rep
+		}
+	}
+	rep = d.r.serveOn(ctx, d.w, spec, rep, progress)
+	if rep.Status != results.StatusOK || d.w.dead() {
+		// A process whose repetition failed is not trusted with the next.
+		d.release()
+	}
+	return rep
+}
+
+func (d *pipelineDriver) release() {
+	if d.w != nil {
+		d.w.close()
+		d.w = nil
+	}
+}
+
+// reuses reports whether spec's repetitions run in warm workers: asked
+// for (ReuseProcess), and on a warm clock (a cold start measures the
+// setup, which a warm worker pays once).
+func (r *Runner) reuses(spec *Spec) bool {
+	return r.ReuseProcess > 0 && !spec.Cold()
 }

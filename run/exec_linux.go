@@ -88,6 +88,9 @@ type execRun struct {
 	streamMu  sync.Mutex
 }
 
+// release: the exec driver keeps nothing between repetitions.
+func (d *execDriver) release() {}
+
 func (d *execDriver) repetition(ctx context.Context, spec *Spec, idx int, warmup bool, progress Progress) results.Repetition {
 	// Numbered from 1, as the built-in pipeline's and the console's.
 	rep := results.Repetition{Index: idx + 1, Warmup: warmup, StartedAt: time.Now().UTC()}

@@ -143,17 +143,15 @@ func (m *energyMeter) close() {
 // figures into the record.
 func fillProverFigures(rep *results.Repetition, res *childResult) {
 	rep.Measure = res.Measure
-	if res.Measure != "" {
-		s := res.SetupSecs
-		rep.SetupSeconds = &s
-		rep.SetupStages = res.SetupStages
-	}
+	rep.SetupSeconds, rep.SetupStages = res.SetupSecs, res.SetupStages
 	rep.DeviceSecondsPerPartition = res.DeviceSecsPerPartition
 	rep.DeviceStageSeconds = res.DeviceStageSecs
 	rep.FirstStartSeconds = res.FirstStartSecs
 	rep.UnpooledBuffers = res.UnpooledBuffers
 	rep.EnergyJoules = res.EnergyJoules
 	rep.RunCPUSeconds = res.RunCPUSecs
+	rep.CPUBreakdown = res.CPUBreakdown
+	rep.ProverSettings = res.ProverSettings
 	if res.EnergyJoules != nil && res.ProofsDone > 0 {
 		j := *res.EnergyJoules / float64(res.ProofsDone)
 		rep.JoulesPerProof = &j

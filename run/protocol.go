@@ -10,6 +10,12 @@ import (
 // parent writes one childJob as JSON on the child's stdin; the child writes
 // JSON lines (childMsg) on file descriptor 3, a pipe the parent reads while it
 // samples the child. The child's stderr is kept for error reports.
+//
+// A serving child (childJob.Serve: run --reuse-process, ab's warm sides)
+// stays up after its first repetition: it reads one childRequest after
+// another on stdin, each answered like the first (ready, samples, done),
+// until the parent closes stdin. Its setup (key, backend, pool, warm-up) is
+// paid once, before the first.
 
 // childStreamFD is the child's descriptor for its message stream (the first
 // of exec.Cmd.ExtraFiles).
@@ -28,6 +34,15 @@ type childJob struct {
 	// parent is another: the runner died before the child started, and
 	// its parent-death signal was never armed for the new parent.
 	ParentPID int `json:"parent_pid,omitempty"`
+	// Serve keeps the child up after this repetition for more requests.
+	Serve bool `json:"serve,omitempty"`
+}
+
+// childRequest asks a serving child for one more repetition.
+type childRequest struct {
+	Repetition  int    `json:"repetition"`
+	Warmup      bool   `json:"warmup"`
+	HeapProfile string `json:"heap_profile,omitempty"`
 }
 
 // Message kinds on the child's stream.
@@ -86,8 +101,10 @@ type childResult struct {
 
 	// Measure, SetupSecs and SetupStages: how the clock started and what
 	// the prover's setup took before it (results.Repetition's fields).
+	// SetupSecs is nil for every repetition a serving child runs after
+	// its first: the setup was paid once, before that one.
 	Measure     string             `json:"measure"`
-	SetupSecs   float64            `json:"setup_seconds"`
+	SetupSecs   *float64           `json:"setup_seconds,omitempty"`
 	SetupStages map[string]float64 `json:"setup_stages,omitempty"`
 	// DeviceSecsPerPartition and DeviceStageSecs: device time per
 	// partition, on the device's clock (deviceTimes).
@@ -102,6 +119,17 @@ type childResult struct {
 	RunCPUSecs *float64 `json:"run_cpu_seconds,omitempty"`
 	// EnergyJoules is the GPUs' energy over the run (NVML); nil without.
 	EnergyJoules *float64 `json:"energy_joules,omitempty"`
+	// ProverSettings are the backend's (prover.Describer).
+	ProverSettings map[string]string `json:"prover_settings,omitempty"`
+	// CPUBreakdown splits RunCPUSecs by where it went.
+	CPUBreakdown *results.CPUBreakdown `json:"cpu_breakdown,omitempty"`
+	// Worker is set by a serving child.
+	Worker *results.Worker `json:"worker,omitempty"`
+	// WindowUserSecs and WindowSystemSecs: a serving child's CPU time from
+	// the request to the result (its process lives on, so wait4 cannot
+	// tell the repetition's share).
+	WindowUserSecs   *float64 `json:"window_user_seconds,omitempty"`
+	WindowSystemSecs *float64 `json:"window_system_seconds,omitempty"`
 }
 
 // Series names the child adds to the pipeline's counters: the backend's

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -32,20 +33,52 @@ const hwmInterval = 100 * time.Millisecond
 // stderrKeep bounds what is kept of a child's stderr for error messages.
 const stderrKeep = 16 << 10
 
-// runRepetition runs one repetition in a child process and samples it. It
-// always returns a record: failures of every kind end up in its Status.
+// runRepetition runs one repetition in a child process of its own and
+// samples it. It always returns a record: failures of every kind end up in
+// its Status.
 func (r *Runner) runRepetition(ctx context.Context, spec *Spec, idx int, warmup bool, progress Progress) results.Repetition {
+	w, rep := r.startWorker(ctx, spec, idx, warmup, false)
+	if w == nil {
+		return rep
+	}
+	defer w.close()
+	return r.serveOn(ctx, w, spec, rep, progress)
+}
+
+// worker is a child process that runs repetitions of one configuration:
+// one, and exits, or, serving, one per request until its stdin closes.
+type worker struct {
+	cmd    *exec.Cmd
+	proc   *sample.Process // nil when /proc could not be opened
+	stream *streamReader
+	stdin  io.WriteCloser // a serving worker's requests; nil otherwise
+	stderr *tailBuffer
+	exited chan struct{} // closed once the process has been waited for
+	serve  bool
+	served int // repetitions asked of it so far
+	// heapProfile is the path the current repetition's heap profile goes
+	// to, "" for none.
+	heapProfile string
+	pr          *os.File
+	// unlock gives back the OS thread the worker was started from (see
+	// startWorker); called once, by close.
+	unlock func()
+}
+
+// startWorker starts a child for spec whose first repetition is (idx,
+// warmup), serving more afterwards when serve is set. It returns the new
+// record of that repetition and the worker, or a nil worker and the
+// record of the failure.
+func (r *Runner) startWorker(ctx context.Context, spec *Spec, idx int, warmup, serve bool) (*worker, results.Repetition) {
 	// Repetitions are numbered from 1 in the results, as everywhere a
 	// person reads them.
 	rep := results.Repetition{Index: idx + 1, Warmup: warmup, StartedAt: time.Now().UTC()}
-	fail := func(status results.Status, err error) results.Repetition {
+	fail := func(status results.Status, err error) (*worker, results.Repetition) {
 		rep.Status, rep.Error = status, err.Error()
-		return rep
+		return nil, rep
 	}
-	cj := childJob{Spec: *spec, Repetition: idx, Warmup: warmup, CacheDir: r.CacheDir, ParentPID: os.Getpid()}
-	if r.HeapProfiles && !warmup {
-		cj.HeapProfile = filepath.Join(r.OutDir, heapProfileName(spec.Name, rep.Index))
-	}
+	cj := childJob{Spec: *spec, Repetition: idx, Warmup: warmup, CacheDir: r.CacheDir, ParentPID: os.Getpid(), Serve: serve}
+	cj.HeapProfile = r.heapProfilePath(spec, rep.Index, warmup)
 	job, err := json.Marshal(cj)
 	if err != nil {
 		return fail(results.StatusFailed, err)
@@ -54,75 +87,162 @@ func (r *Runner) runRepetition(ctx context.Context, spec *Spec, idx int, warmup 
 	if err != nil {
 		return fail(results.StatusFailed, fmt.Errorf("stream pipe: %w", err))
 	}
-	defer pr.Close()
-	stderr := &tailBuffer{max: stderrKeep}
+	w := &worker{stderr: &tailBuffer{max: stderrKeep}, exited: make(chan struct{}), serve: serve, served: 1, heapProfile: cj.HeapProfile, pr: pr}
 	cmd := exec.Command(r.Exe, "child")
-	cmd.Stdin = bytes.NewReader(job)
-	cmd.Stdout = stderr
-	cmd.Stderr = stderr
+	if serve {
+		in, err := cmd.StdinPipe()
+		if err != nil {
+			pr.Close()
+			pw.Close()
+			return fail(results.StatusFailed, fmt.Errorf("request pipe: %w", err))
+		}
+		w.stdin = in
+	} else {
+		cmd.Stdin = bytes.NewReader(job)
+	}
+	cmd.Stdout = w.stderr
+	cmd.Stderr = w.stderr
 	cmd.ExtraFiles = []*os.File{pw}
 	// The child dies with its parent: a parent killed with SIGKILL can no
 	// longer enforce the timeout or the memory limit, and a child left
 	// running would skew whatever runs next. The kernel sends Pdeathsig
 	// when the thread that started the child exits, not the process, so
-	// this goroutine keeps its thread until the child is gone.
+	// the goroutine that starts a worker keeps its thread until the child
+	// is gone (close gives it back).
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	runtime.LockOSThread()
-	defer runtime.UnlockOSThread()
-	spawned := time.Now()
-	hostLoad := sample.StartLoad(ctx)
+	w.unlock = sync.OnceFunc(runtime.UnlockOSThread)
 	if err := cmd.Start(); err != nil {
 		pw.Close()
+		pr.Close()
+		w.unlock()
 		return fail(results.StatusFailed, fmt.Errorf("start child: %w", err))
 	}
 	pw.Close()
-
-	proc, perr := sample.NewProcess(cmd.Process.Pid)
-	if perr == nil {
-		defer proc.Close()
+	w.cmd = cmd
+	if serve {
+		if _, err := w.stdin.Write(append(job, '\n')); err != nil {
+			w.close()
+			return fail(results.StatusFailed, fmt.Errorf("send the job: %w", err))
+		}
 	}
-	exited := make(chan struct{})
+	if proc, err := sample.NewProcess(cmd.Process.Pid); err == nil {
+		w.proc = proc
+	}
 	go func() {
-		_ = cmd.Wait() // the result is read from cmd.ProcessState below
-		close(exited)
+		_ = cmd.Wait() // the result is read from cmd.ProcessState
+		close(w.exited)
 	}()
-	stream, err := newStreamReader(pr)
-	if err != nil {
-		_ = cmd.Process.Kill()
-		<-exited
+	if w.stream, err = newStreamReader(pr); err != nil {
+		w.close()
 		return fail(results.StatusFailed, err)
 	}
+	return w, rep
+}
 
+// heapProfilePath is where a measured repetition's child writes its heap
+// profile, "" when none is asked for.
+func (r *Runner) heapProfilePath(spec *Spec, index int, warmup bool) string {
+	if !r.HeapProfiles || warmup {
+		return ""
+	}
+	return filepath.Join(r.OutDir, heapProfileName(spec.Name, index))
+}
+
+// dead reports whether the worker's process has exited.
+func (w *worker) dead() bool {
+	select {
+	case <-w.exited:
+		return true
+	default:
+		return false
+	}
+}
+
+// request asks a serving worker for its next repetition and returns that
+// repetition's new record; a worker that cannot take it is dead, and the
+// record says so.
+func (w *worker) request(r *Runner, spec *Spec, idx int, warmup bool) (results.Repetition, error) {
+	rep := results.Repetition{Index: idx + 1, Warmup: warmup, StartedAt: time.Now().UTC()}
+	w.heapProfile = r.heapProfilePath(spec, rep.Index, warmup)
+	line, err := json.Marshal(childRequest{Repetition: idx, Warmup: warmup, HeapProfile: w.heapProfile})
+	if err != nil {
+		return rep, err
+	}
+	w.stream.next()
+	if _, err := w.stdin.Write(append(line, '\n')); err != nil {
+		return rep, fmt.Errorf("the warm worker (pid %d) took no request: %w", w.cmd.Process.Pid, err)
+	}
+	w.served++
+	return rep, nil
+}
+
+// close ends the worker: a serving one is told there is no more work and
+// given a moment to exit by itself; any worker still up after that is
+// killed. It waits until the process is gone.
+func (w *worker) close() {
+	if w.cmd != nil {
+		if w.stdin != nil {
+			_ = w.stdin.Close()
+			select {
+			case <-w.exited:
+			case <-time.After(interruptGrace):
+			}
+		}
+		_ = w.cmd.Process.Kill()
+		<-w.exited
+	}
+	if w.proc != nil {
+		w.proc.Close()
+	}
+	w.pr.Close()
+	w.unlock()
+}
+
+// serveOn supervises the repetition rep that w is running until it ends,
+// and completes its record.
+func (r *Runner) serveOn(ctx context.Context, w *worker, spec *Spec, rep results.Repetition, progress Progress) results.Repetition {
+	began := time.Now()
+	hostLoad := sample.StartLoadOf(ctx, w.ownCPU)
 	interval := spec.SampleInterval
 	if interval <= 0 {
 		interval = supervise.DefaultInterval
 	}
-	ct := &childTarget{r: r, cmd: cmd, proc: proc, stream: stream, rec: newRecorder(interval, r.GPU != nil)}
-	stopped, _ := supervise.Watch(ctx, exited, ct, supervise.Config{
+	ct := &childTarget{r: r, cmd: w.cmd, proc: w.proc, stream: w.stream, rec: newRecorder(interval, r.GPU != nil)}
+	var ended <-chan struct{} = w.exited
+	if w.serve {
+		ended = ct.ended(w.exited)
+	}
+	stopped, _ := supervise.Watch(ctx, ended, ct, supervise.Config{
 		Interval: interval, DetailInterval: hwmInterval, Timeout: spec.Timeout, MemoryLimit: spec.MemoryLimit, What: "RSS",
 		Progress: func(at time.Time, rss uint64) {
-			done, _ := stream.counter("partitions_done")
-			progress.Tick(spec, at.Sub(spawned), int(done), rss)
+			done, _ := w.stream.counter("partitions_done")
+			progress.Tick(spec, at.Sub(began), int(done), rss)
 		},
 	})
 	rec, last := ct.rec, ct.last
-	stream.poll(time.Now(), true) // the rest, up to the end of the stream
+	if w.dead() {
+		w.stream.poll(time.Now(), true) // the rest, up to the end of the stream
+	} else {
+		w.stream.poll(time.Now(), false)
+	}
 	end := time.Now()
-	rep.ProcessSeconds = end.Sub(spawned).Seconds()
+	rep.ProcessSeconds = end.Sub(began).Seconds()
 	if h, err := hostLoad.Stop(); err == nil {
 		rep.HostLoad = h
 	}
-
-	t0, ready := stream.readyAt()
+	t0, ready := w.stream.readyAt()
 	if !ready {
 		t0 = end
 	}
-	rep.Series = rec.series(t0, stream.names())
+	rep.Series = rec.series(t0, w.stream.names())
 	rep.PeakRSSSampledBytes = rec.peakRSS
 	rep.PeakGPUMemoryBytes, rep.PeakGPUDeviceMemoryBytes, rep.MeanGPUUtilization = rec.gpuPeaks()
-	if usage, err := sample.ExitUsage(cmd.ProcessState); err == nil {
-		rep.CPUUserSeconds, rep.CPUSystemSeconds = usage.UserSeconds, usage.SystemSeconds
-		rep.PeakRSSBytes, rep.PeakRSSSource = usage.PeakRSSBytes, results.PeakFromRusage
+	if w.dead() {
+		if usage, err := sample.ExitUsage(w.cmd.ProcessState); err == nil && !w.servedBefore() {
+			rep.CPUUserSeconds, rep.CPUSystemSeconds = usage.UserSeconds, usage.SystemSeconds
+			rep.PeakRSSBytes, rep.PeakRSSSource = usage.PeakRSSBytes, results.PeakFromRusage
+		}
 	}
 	if last.PeakRSSBytes > 0 {
 		rep.PeakRSSBytes, rep.PeakRSSSource = last.PeakRSSBytes, results.PeakFromSampledVmHWM
@@ -132,57 +252,100 @@ func (r *Runner) runRepetition(ctx context.Context, spec *Spec, idx int, warmup 
 		// kernel's peak never is.
 		rep.PeakRSSBytes = max(rep.PeakRSSBytes, rec.peakRSS)
 	}
-	res, childErr := stream.outcome()
+	res, childErr := w.stream.outcome()
 	if res != nil {
-		fillFromChild(&rep, res)
-		if res.HeapProfileSecs != nil {
-			rep.HeapProfile = filepath.Base(cj.HeapProfile)
-			rep.HeapProfileSeconds = res.HeapProfileSecs
-		}
-		if res.WhyNotCUDA != "" && !r.autoNoted {
-			r.autoNoted = true
-			r.warnf("backend auto: CUDA not used, running on the CPU: %s", res.WhyNotCUDA)
-		}
-		if f, ok := rec.steadyBusyFraction(stream.names(), res.PartitionsDone); ok {
-			rep.SteadyDeviceBusyFraction = &f
+		r.fillServed(&rep, w, res, rec)
+	}
+	rep.Status, rep.Error = r.verdict(spec, &rep, stopped, res, childErr, w)
+	return rep
+}
+
+// servedBefore reports whether the worker ran repetitions before the
+// current one: its process's whole figures (wait4's) are not this one's.
+func (w *worker) servedBefore() bool { return w.served > 1 }
+
+// ownCPU is the CPU time of the measured processes so far: this process
+// (the sampler), its reaped children (a worker that has exited) and the
+// worker while it runs. The host's busy time beyond it is the neighbours'.
+func (w *worker) ownCPU() (float64, bool) {
+	self, ok := sample.CPUSeconds(sample.Self)
+	if !ok {
+		return 0, false
+	}
+	children, _ := sample.CPUSeconds(sample.Children)
+	own := self + children
+	if w.proc != nil && !w.dead() {
+		var s sample.ProcSample
+		if w.proc.Sample(&s) == nil {
+			own += s.UserSeconds + s.SystemSeconds
 		}
 	}
+	return own, true
+}
+
+// fillServed copies the child's account of a repetition into its record,
+// with what a warm worker's repetition records differently: its CPU time
+// over the repetition alone, and its peak since the reset (or the sampled
+// one where the reset failed).
+func (r *Runner) fillServed(rep *results.Repetition, w *worker, res *childResult, rec *recorder) {
+	fillFromChild(rep, res)
+	if res.HeapProfileSecs != nil {
+		rep.HeapProfile = filepath.Base(w.heapProfile)
+		rep.HeapProfileSeconds = res.HeapProfileSecs
+	}
+	if res.WhyNotCUDA != "" && !r.autoNoted {
+		r.autoNoted = true
+		r.warnf("backend auto: CUDA not used, running on the CPU: %s", res.WhyNotCUDA)
+	}
+	if f, ok := rec.steadyBusyFraction(w.stream.names(), res.PartitionsDone); ok {
+		rep.SteadyDeviceBusyFraction = &f
+	}
+	if res.Worker == nil {
+		return
+	}
+	rep.Worker = res.Worker
+	if res.WindowUserSecs != nil && res.WindowSystemSecs != nil {
+		rep.CPUUserSeconds, rep.CPUSystemSeconds = *res.WindowUserSecs, *res.WindowSystemSecs
+	}
+	if !res.Worker.PeakReset {
+		rep.PeakRSSBytes, rep.PeakRSSSource = rec.peakRSS, results.PeakFromSampled
+	}
+}
+
+// verdict is a finished repetition's status and error: stopped by the
+// loop, over its memory limit between samples, failed in the child, or
+// crashed, or ok with every live counter back at zero.
+func (r *Runner) verdict(spec *Spec, rep *results.Repetition, stopped supervise.Stopped, res *childResult, childErr string, w *worker) (results.Status, string) {
 	// wait4's figure does not count against the limit: it may be the
 	// parent's.
 	exact := rep.PeakRSSSource == results.PeakFromVmHWM || rep.PeakRSSSource == results.PeakFromSampledVmHWM
 	overErr := supervise.OverLimit(spec.MemoryLimit, supervise.Peak{Bytes: rep.PeakRSSBytes, Source: rep.PeakRSSSource, Exact: exact})
 	switch {
 	case stopped.Status != "":
-		rep.Status, rep.Error = stopped.Status, stopped.Err.Error()
+		return stopped.Status, stopped.Err.Error()
 	case overErr != nil:
 		// The sampler saw RSS only at its ticks; the kernel's peak says
 		// the limit was passed between them.
-		rep.Status, rep.Error = results.StatusMemoryLimit, overErr.Error()
+		return results.StatusMemoryLimit, overErr.Error()
 	case childErr != "":
-		rep.Status, rep.Error = results.StatusFailed, childErr
+		return results.StatusFailed, childErr
 	case res == nil:
-		rep.Status = results.StatusCrashed
-		rep.Error = fmt.Sprintf("child %s without a result", describeExit(cmd.ProcessState))
-		if tail := stderr.String(); tail != "" {
-			rep.Error += ": " + tail
+		msg := fmt.Sprintf("child %s without a result", describeExit(w.cmd.ProcessState))
+		if tail := w.stderr.String(); tail != "" {
+			msg += ": " + tail
 		}
+		return results.StatusCrashed, msg
 	case res.PartitionsFailed > 0 || res.ProofsFailed > 0:
-		rep.Status = results.StatusFailed
-		rep.Error = fmt.Sprintf("%d partitions failed: %s", res.PartitionsFailed, res.FirstError)
+		return results.StatusFailed, fmt.Sprintf("%d partitions failed: %s", res.PartitionsFailed, res.FirstError)
 	case res.VerifyFailed > 0:
-		rep.Status = results.StatusFailed
-		rep.Error = fmt.Sprintf("%d partitions' proofs did not verify", res.VerifyFailed)
-	default:
-		rep.Status = results.StatusOK
-		for name, v := range res.FinalCounters {
-			if v != 0 {
-				rep.Status = results.StatusFailed
-				rep.Error = fmt.Sprintf("counter %s ended at %d, not 0: the pipeline leaked", name, v)
-				break
-			}
+		return results.StatusFailed, fmt.Sprintf("%d partitions' proofs did not verify", res.VerifyFailed)
+	}
+	for name, v := range res.FinalCounters {
+		if v != 0 {
+			return results.StatusFailed, fmt.Sprintf("counter %s ended at %d, not 0: the pipeline leaked", name, v)
 		}
 	}
-	return rep
+	return results.StatusOK, ""
 }
 
 // fillFromChild copies the child's own account into the record.
@@ -325,6 +488,14 @@ func (s *streamReader) handle(now time.Time, m childMsg) {
 	}
 }
 
+// next forgets the last repetition's messages before a serving child is
+// asked for another.
+func (s *streamReader) next() {
+	s.t0, s.haveT0 = time.Time{}, false
+	s.seriesNm, s.index, s.values, s.valuesT = nil, nil, nil, 0
+	s.result, s.errMsg = nil, ""
+}
+
 func (s *streamReader) readyAt() (time.Time, bool) { return s.t0, s.haveT0 }
 
 // latest returns the latest sampled values (nil before the first). The
@@ -381,7 +552,29 @@ type childTarget struct {
 	stream *streamReader
 	rec    *recorder
 	last   sample.ProcSample // the latest read of the kernel's peak
+
+	// done, when set, is closed once the stream holds the repetition's
+	// outcome (ended).
+	done     chan struct{}
+	doneOnce sync.Once
 }
+
+// ended returns a channel closed when the repetition has ended: the
+// child's result or error has arrived, or the child has exited. A serving
+// child lives on after its repetition, so its exit cannot mark the end.
+func (c *childTarget) ended(exited <-chan struct{}) <-chan struct{} {
+	c.done = make(chan struct{})
+	go func() {
+		select {
+		case <-exited:
+			c.finish()
+		case <-c.done:
+		}
+	}()
+	return c.done
+}
+
+func (c *childTarget) finish() { c.doneOnce.Do(func() { close(c.done) }) }
 
 // Sample reads RSS every tick from statm (cheap), and the kernel's peak
 // from status only on detailed ticks, for a child that dies before
@@ -398,6 +591,9 @@ func (c *childTarget) Sample(at time.Time, detail bool) (uint64, bool) {
 		c.readPeak()
 	}
 	c.stream.poll(at, false)
+	if res, errMsg := c.stream.outcome(); c.done != nil && (res != nil || errMsg != "") {
+		defer c.finish()
+	}
 	var g *GPUReading
 	if c.r.GPU != nil {
 		if gr, err := c.r.GPU.Sample(c.cmd.Process.Pid); err == nil {

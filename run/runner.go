@@ -67,6 +67,15 @@ type Runner struct {
 	// Warn receives warnings (a results file that cannot be written, why
 	// backend auto did not use CUDA), one line each; nil: Log.
 	Warn io.Writer
+	// ReuseProcess, when above 0, runs a configuration's repetitions in
+	// warm workers: a child process sets the prover up once (key on the
+	// device, page-locked pool, warm-up partition) and serves up to this
+	// many repetitions in a row, each still measured alone (its own peak,
+	// counters and clock), as a daemon serves proofs. A failed repetition
+	// ends its worker; the next one starts a new worker. 0: a process per
+	// repetition. Configurations with a cold clock always get a process
+	// per repetition.
+	ReuseProcess int
 
 	autoNoted bool // the reason backend auto chose the CPU was told
 }
@@ -113,6 +122,44 @@ func (r *Runner) format() results.Format {
 // document goes to a file in the temporary directory, which the error
 // names.
 func (r *Runner) Run(ctx context.Context, specs []Spec) (*results.Run, error) {
+	sw, err := r.begin(specs)
+	if err != nil {
+		return nil, err
+	}
+	doc := sw.doc
+	order := runOrder(specs, r.Interleave)
+	sw.progress.Begin(len(specs), len(order))
+	defer sw.release()
+	for i, st := range order {
+		if err := sw.startThrough(ctx, st.config); err != nil {
+			return r.stopped(ctx, doc, err)
+		}
+		if sw.drivers[st.config] == nil {
+			continue // its prepare failed, which is recorded
+		}
+		sw.repetition(ctx, st)
+		if ctx.Err() != nil {
+			return r.interrupted(ctx, doc)
+		}
+		if i+1 == len(order) || order[i+1].config != st.config {
+			// One warm worker at a time: another configuration's would
+			// hold memory (its key, its pool) under this one's
+			// measurement.
+			sw.drivers[st.config].release()
+		}
+	}
+	// Configurations with nothing to run are recorded all the same.
+	if err := sw.startThrough(ctx, len(specs)-1); err != nil {
+		return r.stopped(ctx, doc, err)
+	}
+	doc.Complete = true
+	doc.FinishedAt = time.Now().UTC()
+	return doc, r.finalSave(r.ResultsPath(), doc)
+}
+
+// begin writes a new, empty results document into OutDir and returns the
+// sweep that fills it.
+func (r *Runner) begin(specs []Spec) (*sweep, error) {
 	if err := os.MkdirAll(r.OutDir, 0o755); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOutDir, err)
 	}
@@ -144,27 +191,7 @@ func (r *Runner) Run(ctx context.Context, specs []Spec) (*results.Run, error) {
 	if sw.progress == nil {
 		sw.progress = nopProgress{}
 	}
-	order := runOrder(specs, r.Interleave)
-	sw.progress.Begin(len(specs), len(order))
-	for _, st := range order {
-		if err := sw.startThrough(ctx, st.config); err != nil {
-			return r.stopped(ctx, doc, err)
-		}
-		if sw.drivers[st.config] == nil {
-			continue // its prepare failed, which is recorded
-		}
-		sw.repetition(ctx, st)
-		if ctx.Err() != nil {
-			return r.interrupted(ctx, doc)
-		}
-	}
-	// Configurations with nothing to run are recorded all the same.
-	if err := sw.startThrough(ctx, len(specs)-1); err != nil {
-		return r.stopped(ctx, doc, err)
-	}
-	doc.Complete = true
-	doc.FinishedAt = time.Now().UTC()
-	return doc, r.finalSave(path, doc)
+	return sw, nil
 }
 
 // sweep is a run in progress: the specs, the document that records them,
@@ -212,6 +239,15 @@ func (s *sweep) startThrough(ctx context.Context, c int) error {
 		s.drivers = append(s.drivers, drv)
 	}
 	return nil
+}
+
+// release ends every driver's warm worker.
+func (s *sweep) release() {
+	for _, d := range s.drivers {
+		if d != nil {
+			d.release()
+		}
+	}
 }
 
 // repetition runs one step of a started configuration, records it and
@@ -336,7 +372,22 @@ func HostEnvironment(ctx context.Context) results.Environment {
 	env.GOMAXPROCS = runtime.GOMAXPROCS(0)
 	env.GoVersion = runtime.Version()
 	env.GitCommit = version.Read().Revision()
+	for _, name := range proverSettings {
+		if v, ok := os.LookupEnv(name); ok {
+			if env.Settings == nil {
+				env.Settings = map[string]string{}
+			}
+			env.Settings[name] = v
+		}
+	}
 	return env
+}
+
+// proverSettings are the environment variables that change what the
+// prover or the Go runtime under it does, recorded with the host.
+var proverSettings = []string{
+	"PROVEBENCH_MSM_PRECOMPUTE", "PROVEBENCH_CUDA_SYNC", "PROVEBENCH_PIN_DATASETS", "PROVEBENCH_ICICLE_DEVICE",
+	"CUDA_LAUNCH_BLOCKING", "GOGC", "GOMEMLIMIT", "GOMAXPROCS", "GODEBUG",
 }
 
 // executableSHA256 is the running binary's hash, or empty (absent from the

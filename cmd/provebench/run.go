@@ -57,6 +57,10 @@ type runFlags struct {
 	// allowMixedCommits: --calibration documents of different commits
 	// calibrate together.
 	allowMixedCommits bool
+	// reuseProcess: repetitions per warm worker (run.Runner.ReuseProcess).
+	reuseProcess int
+	// serve runs repetitions on request (run.Runner.Serve), for ab.
+	serve bool
 }
 
 // defaultScenario is what `provebench run` runs without files.
@@ -110,7 +114,24 @@ sweep (a shared VM's steal time rising, a device warming) then slows every
 configuration alike instead of the last ones. The results keep the
 configurations in their declared order and records run_order "interleaved".
 --interleave is for sweeps; for an A/B verdict between two sides, provebench
-ab interleaves their repetitions in ABBA pairs and tests the difference.`,
+ab interleaves their repetitions in ABBA pairs and tests the difference.
+
+With --reuse-process N a configuration's repetitions run in warm workers: a
+child process sets the prover up once (key read and on the device, page-locked
+pool, warm-up partition) and then serves up to N repetitions in a row, as a
+proving daemon serves proofs, instead of paying that setup for every
+repetition. Each repetition is still measured alone: its clock, counters, GPU
+peaks and CPU time are its own, and its peak RSS is the kernel's peak since
+its start (Linux resets it through /proc/self/clear_refs; where that fails the
+sampled peak is recorded, peak_rss_source "sampled"). setup_seconds is
+recorded on the first repetition a worker serves, and each repetition records
+which worker (pid) served it and its place in that worker's series. The
+repetitions are then less independent: whatever a process draws at its start
+(where its memory lands, a slow core) is shared by all it serves, so N trades
+cost against that; a failed repetition ends its worker. Cold-clock
+configurations always get a process each. --serve (used by provebench ab)
+runs the one configuration --filter selects on request: JSON lines on stdin,
+one reply line per repetition on stdout.`,
 		Example: `  provebench run                         # the embedded quickstart, CPU backend
   provebench run scenarios/backpressure.yaml -o out/bp
   provebench run scenarios/gpu.yaml --backend cuda --filter 'hold|budget'
@@ -143,6 +164,8 @@ ab interleaves their repetitions in ABBA pairs and tests the difference.`,
 	fl.BoolVar(&f.force, "force", false, "run configurations the pre-flight check refuses (estimated peak RSS over memory_limit or the host's memory, key larger than the free disk)")
 	f.resultsFormat.register(fl)
 	fl.BoolVar(&f.heapProf, "heap-profile", false, "write a heap profile (pprof) of each measured repetition at its Go heap's peak")
+	fl.IntVar(&f.reuseProcess, "reuse-process", 0, "serve up to N repetitions of a configuration in a row from one warm child process (setup paid once per process); 0: a process per repetition")
+	fl.BoolVar(&f.serve, "serve", false, "run the one configuration --filter selects on request, for provebench ab: JSON requests on stdin, one reply line per repetition on stdout")
 	return c
 }
 
@@ -256,6 +279,15 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if err != nil {
 		return err
 	}
+	if f.reuseProcess < 0 {
+		return usagef("--reuse-process %d: a count of repetitions per process, 0 for a process each", f.reuseProcess)
+	}
+	replies := w
+	if f.serve {
+		// Standard output carries the replies; everything a person
+		// reads goes to standard error.
+		w = os.Stderr
+	}
 	specs, err := loadSpecs(args)
 	if err != nil {
 		return usageError{err}
@@ -263,6 +295,9 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	specs, err = applyRunFlags(specs, f)
 	if err != nil {
 		return err
+	}
+	if f.serve && len(specs) != 1 {
+		return usagef("--serve runs one configuration: --filter selects %d", len(specs))
 	}
 	files, err := scenarioFiles(args)
 	if err != nil {
@@ -327,9 +362,13 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		Shard:         shardRec,
 		HeapProfiles:  f.heapProf,
 		Interleave:    f.interleave,
+		ReuseProcess:  f.reuseProcess,
 	}
 	closeGPU := attachGPU(runner)
 	defer closeGPU()
+	if f.serve {
+		return serveRun(ctx, runner, specs[0], replies)
+	}
 
 	if f.interleave {
 		fmt.Fprintf(w, "interleaved: measured repetitions in rounds over %s\n", units.Plural(len(specs), "configuration"))
@@ -381,6 +420,23 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		return exitError{code: exitInterrupted, err: errors.New("interrupted: the results of finished repetitions are in " + f.out)}
 	}
 	return unfinishedError(doc, written[0])
+}
+
+// serveRun is run --serve: repetitions on request until standard input
+// ends; the results document is the record, the replies its messengers.
+func serveRun(ctx context.Context, runner *run.Runner, spec run.Spec, replies io.Writer) error {
+	doc, err := runner.Serve(ctx, spec, os.Stdin, replies)
+	switch {
+	case errors.Is(err, run.ErrBadRequest):
+		return usageError{err}
+	case errors.Is(err, run.ErrOutDir):
+		return usagef("-o %s: %w", runner.OutDir, err)
+	case errors.Is(err, context.Canceled):
+		return exitError{code: exitInterrupted, err: errors.New("interrupted: the results of finished repetitions are in " + runner.OutDir)}
+	case err != nil:
+		return err
+	}
+	return unfinishedError(doc, runner.ResultsPath())
 }
 
 // unfinishedStatuses are the ways a repetition can end without finishing
