@@ -224,6 +224,10 @@ type Report struct {
 	// Warnings concern the comparison as a whole: different hosts,
 	// incomplete runs.
 	Warnings []string
+	// Cost, set by ab, says what the verdict cost and how each side ran:
+	// it follows the headline, so the first lines say both what was
+	// decided and what deciding it took.
+	Cost []string
 }
 
 // Regressed reports whether any metric of any scenario regressed.
@@ -291,7 +295,7 @@ func Compare(base, cur *results.Run, opts Options) (*Report, error) {
 	rep.Warnings = append(rep.Warnings, loadWarnings("new", cur)...)
 	c := &comparer{th: th, bt: &benchmath.Thresholds{CompareAlpha: alpha}, opts: opts}
 	if opts.Paired {
-		if why := oversubscription(base, cur); why != "" {
+		if why := oversubscription(base, cur); why != "" && !quietMeasured(base, cur) {
 			c.oversubscribed = why
 			rep.Warnings = append(rep.Warnings, why+": wall time (seconds_per_proof, partitions_per_second), and the CPU backend's device time, "+
 				"are not judged (inconclusive); cpu_seconds, a GPU's device time and the exact figures still gate")
@@ -467,6 +471,24 @@ func (c *comparer) timed(m *MetricResult, def metricDef, bm, nm []*results.Repet
 			noData(m, nil, nil, "no pair with both repetitions measured", "no pair with both repetitions measured")
 			return
 		}
+		quiet := quietOnly{}
+		if onHostClock(m.Metric, backend) {
+			quiet = quietPairs(bp, np)
+		}
+		if quiet.measured && len(quiet.base) < MinPairs && m.Gated() {
+			bv, bwhy := sampleOf(def, bp)
+			nv, nwhy := sampleOf(def, np)
+			if bwhy != "" || nwhy != "" {
+				noData(m, bv, nv, bwhy, nwhy)
+				return
+			}
+			m.Base, m.New = rangeSummary(bv), rangeSummary(nv)
+			notQuiet(m, quiet)
+			return
+		}
+		if quiet.measured {
+			bp, np = quiet.base, quiet.cur
+		}
 		bv, bwhy := sampleOf(def, bp)
 		nv, nwhy := sampleOf(def, np)
 		if bwhy != "" || nwhy != "" {
@@ -474,7 +496,10 @@ func (c *comparer) timed(m *MetricResult, def metricDef, bm, nm []*results.Repet
 			return
 		}
 		pairedVerdict(m, bv, nv)
-		if onHostClock(m.Metric, backend) && c.oversubscribed != "" && m.Gated() {
+		if quiet.measured && quiet.of > len(bp) {
+			m.Note = strings.TrimPrefix(m.Note+"; "+quiet.note(), "; ")
+		}
+		if onHostClock(m.Metric, backend) && !quiet.measured && c.oversubscribed != "" && m.Gated() {
 			// Whatever the interval says, it measured the scheduler's
 			// share of the CPUs, not the code: not judged.
 			m.Verdict, m.MorePairs, m.Unjudged = Inconclusive, 0, "host oversubscribed"

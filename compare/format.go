@@ -103,6 +103,9 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
 	out, label, head := r.headline()
 	fmt.Fprintf(&b, "### %s: %s %s: %s\n\n", r.command(), out.mark(), label, markdown.Escape(head))
+	for _, c := range r.Cost {
+		fmt.Fprintf(&b, "- **Cost**: %s\n", markdown.Escape(c))
+	}
 	fmt.Fprintf(&b, "- **Base**: %s\n- **New**: %s\n", markdown.Escape(r.Base.describe()), markdown.Escape(r.New.describe()))
 	fmt.Fprintf(&b, "- **Rule**: %s Thresholds: %s\n", markdown.Escape(r.rule()), markdown.Escape(r.thresholdList()))
 	if d := r.detectable(); d != "" {
@@ -195,6 +198,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	var b bytes.Buffer
 	_, label, head := r.headline()
 	fmt.Fprintf(&b, "%s: %s: %s\n", r.command(), label, head)
+	for _, c := range r.Cost {
+		fmt.Fprintf(&b, "cost: %s\n", c)
+	}
 	fmt.Fprintf(&b, "base: %s\nnew:  %s\n", r.Base.describe(), r.New.describe())
 	fmt.Fprintf(&b, "rule: %s\nthresholds: %s\n", r.rule(), r.thresholdList())
 	if d := r.detectable(); d != "" {
@@ -455,8 +461,10 @@ func (m *MetricResult) pText() string {
 		return ""
 	case m.Exact:
 		return "exact"
-	case m.Paired:
+	case m.Paired && m.New != nil:
 		return fmt.Sprintf("%d pairs", m.New.N)
+	case m.Paired:
+		return ""
 	}
 	return fmt.Sprintf("%.3f", m.P)
 }

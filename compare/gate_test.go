@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"math"
 	"math/rand/v2"
 	"strings"
@@ -205,5 +206,85 @@ func TestCPUSecondsReadAlike(t *testing.T) {
 	}
 	if v, _ := def.alike(cur, cur).sample(cur[0]); v != narrow {
 		t.Errorf("both sides narrow: %v, want the run's %v", v, narrow)
+	}
+}
+
+// neighbourSides builds ab sides on a host whose neighbour comes and goes:
+// a pair measured while the neighbour was away is quiet and its wall time
+// is the code's (1% noise); a busy pair's wall time is the scheduler's
+// (up to +60%, differently on each side). CPU time is unmoved.
+func neighbourSides(pairs, quietEvery int, wallShift float64, seed uint64) (base, cur *results.Run) {
+	rng := rand.New(rand.NewPCG(seed, 31))
+	mk := func() *results.Run {
+		return &results.Run{Environment: results.Environment{CPUs: 2, CPUModel: "x"}, Complete: true,
+			Scenarios: []results.Scenario{{Name: "s", Backend: "cpu"}}}
+	}
+	base, cur = mk(), mk()
+	for i := 1; i <= pairs; i++ {
+		quiet := i%quietEvery == 0
+		for side, run := range []*results.Run{base, cur} {
+			wall, others := 1.0, 0.02
+			if side == 1 {
+				wall *= wallShift
+			}
+			wall *= 1 + 0.01*rng.NormFloat64()
+			if !quiet {
+				wall *= 1 + 0.6*rng.Float64()
+				others = 0.5
+			}
+			cpu := 1 + 0.005*rng.NormFloat64()
+			run.Scenarios[0].Repetitions = append(run.Scenarios[0].Repetitions, results.Repetition{
+				Index: i, Status: results.StatusOK, Partitions: 6, Proofs: 1,
+				SecondsPerProof: wall, PartitionsPerSecond: 6 / wall, RunCPUSeconds: &cpu, CPUUserSeconds: cpu,
+				PeakRSSBytes: 100 << 20,
+				HostLoad:     &results.HostLoad{Load1: 3, OthersCPUFraction: &others},
+			})
+		}
+	}
+	return base, cur
+}
+
+// TestWallTimeJudgedOnQuietPairs: with a neighbour that comes and goes,
+// the pairs measured while it was away judge wall time, and the report
+// says how many; identical sides pass, a 15% wall-only slowdown is caught;
+// too few quiet pairs leave wall time unjudged (inconclusive), never
+// passed.
+func TestWallTimeJudgedOnQuietPairs(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		pairs      int
+		quietEvery int
+		shift      float64
+		want       Outcome
+		verdict    Verdict
+	}{
+		{"identical, half the pairs quiet", 24, 2, 1, Pass, Same},
+		{"15% slower, half the pairs quiet", 24, 2, 1.15, Regressed, Regression},
+		{"identical, a quarter quiet: 4 pairs", 16, 4, 1, NotJudged, Inconclusive},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			base, cur := neighbourSides(tc.pairs, tc.quietEvery, tc.shift, 7)
+			rep := judgePaired(t, base, cur)
+			m := rep.Scenario("s").Metric(SecondsPerProof)
+			if m == nil {
+				t.Fatal("no seconds_per_proof in the report")
+			}
+			if rep.Outcome() != tc.want || m.Verdict != tc.verdict {
+				t.Fatalf("outcome %v, seconds_per_proof %s (%s); want %v, %s", rep.Outcome(), m.Verdict, m.Note, tc.want, tc.verdict)
+			}
+			quiet := tc.pairs / tc.quietEvery
+			if tc.want == NotJudged {
+				if m.Unjudged != "host busy" || m.MorePairs <= 0 {
+					t.Errorf("unjudged %q, %d more pairs: want host busy and an estimate", m.Unjudged, m.MorePairs)
+				}
+				return
+			}
+			if m.New == nil || m.New.N != quiet {
+				t.Fatalf("judged on %v pairs, want the %d quiet ones", m.New, quiet)
+			}
+			if want := fmt.Sprintf("the %d of %d pairs", quiet, tc.pairs); !strings.Contains(m.Note, want) {
+				t.Errorf("note %q does not say %q", m.Note, want)
+			}
+		})
 	}
 }

@@ -253,3 +253,67 @@ func oversubscription(runs ...*results.Run) string {
 	}
 	return ""
 }
+
+// quietOnly is the pairs a metric on the host's clock is judged on: those
+// whose two repetitions both ran while the host was quiet (neighbours under
+// results.QuietOthers of its CPU time, steal under 5%). On a host whose
+// neighbours come and go, those pairs can judge wall time while the rest
+// measured the neighbours.
+type quietOnly struct {
+	// measured: every pair's repetitions carry the neighbours' share
+	// (documents from before it was measured fall back to the load
+	// average: oversubscription).
+	measured  bool
+	base, cur []*results.Repetition
+	of        int // pairs in all
+}
+
+// quietMeasured reports whether every measured repetition of the runs
+// says how quiet its host was; then quiet pairs, not the load average,
+// decide what wall time is judged on.
+func quietMeasured(runs ...*results.Run) bool {
+	for _, run := range runs {
+		for i := range run.Scenarios {
+			for j := range run.Scenarios[i].Repetitions {
+				r := &run.Scenarios[i].Repetitions[j]
+				if _, ok := r.HostLoad.Quiet(); r.Measured() && !ok {
+					return false
+				}
+			}
+		}
+	}
+	return true
+}
+
+func quietPairs(bp, np []*results.Repetition) quietOnly {
+	q := quietOnly{measured: len(bp) > 0, of: len(bp)}
+	for i := range bp {
+		bq, bok := bp[i].HostLoad.Quiet()
+		nq, nok := np[i].HostLoad.Quiet()
+		if !bok || !nok {
+			return quietOnly{of: len(bp)}
+		}
+		if bq && nq {
+			q.base, q.cur = append(q.base, bp[i]), append(q.cur, np[i])
+		}
+	}
+	return q
+}
+
+func (q quietOnly) note() string {
+	return fmt.Sprintf("judged on the %d of %d pairs measured while the host was quiet", len(q.base), q.of)
+}
+
+// notQuiet marks a gated metric on the host's clock that too few quiet
+// pairs can judge: inconclusive, with about how many more pairs would
+// give enough at the quiet share seen so far.
+func notQuiet(m *MetricResult, q quietOnly) {
+	m.Paired = true
+	m.Verdict, m.Unjudged = Inconclusive, "host busy"
+	m.Note = fmt.Sprintf("not judged: only %d of %d pairs ran while the host was quiet (neighbours under %.0f%% of its CPU time), %d needed",
+		len(q.base), q.of, 100*results.QuietOthers, MinPairs)
+	if len(q.base) > 0 {
+		more := int(math.Ceil(float64(MinPairs-len(q.base)) * float64(q.of) / float64(len(q.base))))
+		m.MorePairs = more + more%2
+	}
+}
