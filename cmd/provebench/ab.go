@@ -40,7 +40,16 @@ type abFlags struct {
 	cacheDir               string
 	allowDifferentHardware bool
 	format                 resultsFormatFlag
+	workerReps             int
 }
+
+// defaultWorkerReps is how many repetitions one warm worker of a side
+// serves before a fresh process replaces it (--worker-reps): enough to pay
+// a GPU prover's setup over many windows, few enough that whatever a
+// process draws at its start (memory placement, a slow core) is sampled
+// several times in a verdict of 20 or more pairs instead of becoming a
+// side's fixed bias.
+const defaultWorkerReps = 8
 
 func newABCmd() *cobra.Command {
 	var f abFlags
@@ -71,7 +80,25 @@ report says about how many more pairs would resolve it), too few pairs, or,
 for a metric on the host's clock (wall time, the CPU backend's device
 time), a host oversubscribed beyond 2 runnable threads per CPU.
 --until-resolved DURATION keeps adding pairs to unresolved configurations,
-interleaved as before, until every gated metric is judged or the time is up.
+interleaved as before, until every gated metric is judged or the time is up
+(the budget: on a GPU host, the time the GPUs are held), serving first the
+configurations nearest to a verdict. The report's first lines say what the
+verdict cost: wall time (and GPU-seconds held), pairs, the measured windows
+and the setups paid.
+
+Each side runs warm by default: one ` + "`provebench run --serve`" + ` of the side's binary
+per configuration, whose worker process sets the prover up once (key on the
+device, pool, warm-up partition) and serves up to --worker-reps repetitions
+(default 8) before a fresh one replaces it, so a pair costs its two measured
+windows and a share of a setup rather than two setups. Each repetition is
+still measured alone (its clock, counters, GPU peaks, CPU time, and its
+kernel peak RSS since its start). A side whose binary cannot serve (built
+before --serve) runs a process per repetition; --worker-reps 0 makes both
+do so. The report says which way each side ran.
+
+Wall time is judged on the pairs measured while the host was quiet (both
+repetitions with neighbours under 10% of the host's CPU time and under 5%
+steal) when at least 6 are; the report says how many it used.
 
 It writes DIR/base/results.json.gz and DIR/new/results.json.gz (results.json
 with --results-format json; rewritten after
@@ -105,6 +132,7 @@ first line of the report says the same.`,
 	fl.StringVar(&f.cacheDir, "cache", groth16.DefaultCacheDir(), "proving key cache directory")
 	f.format.register(fl)
 	fl.BoolVar(&f.allowDifferentHardware, "allow-different-hardware", false, "compare sides whose configurations run on different backends")
+	fl.IntVar(&f.workerReps, "worker-reps", defaultWorkerReps, "repetitions each side's warm worker serves before a fresh process replaces it; 0: a process per repetition")
 	return c
 }
 
@@ -115,6 +143,9 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	}
 	if f.untilResolved < 0 {
 		return usagef("--until-resolved: %v: want a duration such as 10m", f.untilResolved)
+	}
+	if f.workerReps < 0 {
+		return usagef("--worker-reps %d: a count of repetitions per worker, 0 for a process each", f.workerReps)
 	}
 	runner, configs, err := planAB(ctx, args, f)
 	if err != nil {
@@ -142,6 +173,9 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
+	baseMode, newMode := runner.Modes()
+	rep.Cost = []string{ab.CostOf(base, cur, time.Since(start)).String(),
+		fmt.Sprintf("base ran in %s, new in %s", baseMode, newMode)}
 	if err := writeABFiles(runner.OutDir, rep); err != nil {
 		return err
 	}
@@ -233,7 +267,7 @@ func planAB(ctx context.Context, args []string, f abFlags) (*ab.Runner, []ab.Con
 	if err != nil {
 		return nil, nil, err
 	}
-	return &ab.Runner{Base: base, New: cur, OutDir: f.out, Format: format, CacheDir: f.cacheDir, Log: os.Stderr}, configs, nil
+	return &ab.Runner{Base: base, New: cur, OutDir: f.out, Format: format, CacheDir: f.cacheDir, Log: os.Stderr, WorkerReps: f.workerReps}, configs, nil
 }
 
 // validateSide has the side's own binary check its scenario files, so that

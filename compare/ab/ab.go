@@ -8,6 +8,12 @@
 // the scenarios itself, and its result document is read back as it wrote
 // it.
 //
+// With Runner.WorkerReps set, each side keeps a warm process per
+// configuration instead (serve.go): its prover's setup is paid once per
+// worker, not once per repetition, and each repetition is still measured
+// alone. A side whose binary cannot serve falls back to a run per
+// repetition; Modes says which way each side ran.
+//
 // Order, per configuration: the warm-ups of both sides, alternating, then
 // the pairs in ABBA order (base then new, new then base, ...), so that
 // neither side always runs first, after the other side's caches and
@@ -25,6 +31,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"time"
 
@@ -68,17 +75,38 @@ type Runner struct {
 	CacheDir string
 	// Log receives one line per pair; nil for silence.
 	Log io.Writer
+	// WorkerReps, when above 0, keeps each side warm: a serving process
+	// per side and configuration whose workers each serve up to this many
+	// repetitions (run --serve --reuse-process). 0: a run per repetition.
+	WorkerReps int
 
-	// runOne runs one repetition of a side; nil means runBinary. Tests
-	// replace it with a double to exercise the scheduling.
-	runOne func(ctx context.Context, s *side, config string) (results.Repetition, *results.Run, error)
+	// runOne runs one repetition of a side; nil means the side's server,
+	// or runBinary. Tests replace it with a double to exercise the
+	// scheduling.
+	runOne func(ctx context.Context, s *side, config string, index int, warm bool) (results.Repetition, *results.Run, error)
+
+	// modes says how each side ran (Modes).
+	modes [2]string
 }
+
+// Mode values: how a side's repetitions ran.
+const (
+	ModeWarm       = "warm workers"
+	ModePerProcess = "a process per repetition"
+)
+
+// Modes says how the base and the new side ran their repetitions, with
+// why when a side could not be kept warm; empty before RunUntil.
+func (r *Runner) Modes() (base, cur string) { return r.modes[0], r.modes[1] }
 
 // side is a side's state during a run.
 type side struct {
 	Side
 	dir string
 	doc *results.Run
+	// serve: the side's binary serves repetitions; server is the one up.
+	serve  bool
+	server *server
 }
 
 // Judge looks at both sides' documents so far and returns, per
@@ -103,16 +131,32 @@ func (r *Runner) Run(ctx context.Context, configs []Config) (base, cur *results.
 // nothing.
 func (r *Runner) RunUntil(ctx context.Context, configs []Config, deadline time.Time, judge Judge) (base, cur *results.Run, err error) {
 	sides := [2]*side{{Side: r.Base}, {Side: r.New}}
-	for _, s := range sides {
+	for i, s := range sides {
 		s.dir = filepath.Join(r.OutDir, s.Name)
 		if err := os.MkdirAll(s.dir, 0o755); err != nil {
 			return nil, nil, fmt.Errorf("output directory: %w", err)
 		}
 		s.doc = &results.Run{Schema: results.SchemaVersion, Tool: "provebench", StartedAt: time.Now().UTC()}
+		r.modes[i] = ModePerProcess
+		if r.WorkerReps > 0 && r.runOne == nil {
+			if s.serve = canServe(ctx, s.Exe); s.serve {
+				r.modes[i] = ModeWarm
+			} else {
+				r.modes[i] += " (its binary cannot serve: run --help has no --serve)"
+			}
+		}
 	}
+	defer func() {
+		for _, s := range sides {
+			s.closeServer()
+		}
+	}()
 	docs := func() (*results.Run, *results.Run) { return sides[0].doc, sides[1].doc }
 	done := make(map[string]int, len(configs)) // pairs run per configuration
 	for _, cfg := range configs {
+		for _, s := range sides {
+			s.closeServer() // one configuration's provers at a time
+		}
 		if err := r.warmups(ctx, sides, cfg); err != nil {
 			b, n := docs()
 			return b, n, err
@@ -139,34 +183,41 @@ func (r *Runner) RunUntil(ctx context.Context, configs []Config, deadline time.T
 	return b, n, nil
 }
 
-// resolve adds rounds of pairs to the configurations judge wants more of,
-// until it wants none or the deadline passes.
+// resolve adds pairs to the configurations judge wants more of, until it
+// wants none or the deadline passes. It adds one ABBA round (2 pairs) at a
+// time and judges again after each, so it stops as soon as the verdict is
+// in, however many pairs the estimate asked for. It stays with a
+// configuration while that one still wants pairs (switching would restart
+// its warm sides) and otherwise turns to the one nearest to a verdict (the
+// fewest pairs wanted), so that a budget too small for all of them buys the
+// verdicts it can.
 func (r *Runner) resolve(ctx context.Context, sides [2]*side, configs []Config, done map[string]int, deadline time.Time, judge Judge) error {
+	current := ""
 	for time.Now().Before(deadline) {
 		more, err := judge(sides[0].doc, sides[1].doc)
 		if err != nil {
 			return err
 		}
-		added := false
-		for _, cfg := range configs {
-			n := more[cfg.Name]
-			if n <= 0 || !time.Now().Before(deadline) {
-				continue
+		if more[current] <= 0 {
+			current = ""
+			for _, cfg := range configs {
+				if n := more[cfg.Name]; n > 0 && (current == "" || n < more[current]) {
+					current = cfg.Name
+				}
 			}
-			n += n % 2 // whole ABBA rounds
-			from := done[cfg.Name] + 1
+			if current == "" {
+				return nil
+			}
 			if r.Log != nil {
-				fmt.Fprintf(r.Log, "%s: not resolved after %d pairs: up to %d more\n", cfg.Name, done[cfg.Name], n)
+				fmt.Fprintf(r.Log, "%s: not resolved after %d pairs: about %d more wanted\n", current, done[current], more[current])
 			}
-			if err := r.pairs(ctx, sides, cfg, from, from+n-1, 0, deadline); err != nil {
-				return err
-			}
-			done[cfg.Name] = max(done[cfg.Name], lastPair(sides[0].doc, cfg.Name))
-			added = true
 		}
-		if !added {
-			return nil
+		cfg := configs[slices.IndexFunc(configs, func(c Config) bool { return c.Name == current })]
+		from := done[current] + 1
+		if err := r.pairs(ctx, sides, cfg, from, from+1, 0, deadline); err != nil {
+			return err
 		}
+		done[current] = max(done[current], lastPair(sides[0].doc, current))
 	}
 	return nil
 }
@@ -263,10 +314,14 @@ const NoCalibrationStoreEnv = "PROVEBENCH_NO_CALIBRATION_STORE"
 // side's binary, appends it to the side's document and saves it.
 func (r *Runner) repetition(ctx context.Context, s *side, config string, index int, warm bool) (*results.Repetition, error) {
 	runOne := r.runOne
-	if runOne == nil {
+	switch {
+	case runOne != nil:
+	case s.serve:
+		runOne = r.serveOne
+	default:
 		runOne = r.runBinary
 	}
-	rep, sc, err := runOne(ctx, s, config)
+	rep, sc, err := runOne(ctx, s, config, index, warm)
 	if err != nil {
 		return nil, err
 	}
@@ -280,7 +335,7 @@ func (r *Runner) repetition(ctx context.Context, s *side, config string, index i
 
 // runBinary runs one repetition of a side's configuration through the
 // side's binary and reads back what it wrote.
-func (r *Runner) runBinary(ctx context.Context, s *side, config string) (results.Repetition, *results.Run, error) {
+func (r *Runner) runBinary(ctx context.Context, s *side, config string, _ int, _ bool) (results.Repetition, *results.Run, error) {
 	tmp, err := os.MkdirTemp(s.dir, ".rep-")
 	if err != nil {
 		return results.Repetition{}, nil, fmt.Errorf("%s: %w", s.Name, err)
@@ -297,7 +352,13 @@ func (r *Runner) runBinary(ctx context.Context, s *side, config string) (results
 	// flag, which a base binary older than it would refuse.
 	cmd.Env = append(os.Environ(), NoCalibrationStoreEnv+"=1")
 	cmd.WaitDelay = 10 * time.Second
-	load := sample.StartLoad(ctx)
+	// The measured processes are the side's run and its child, which
+	// the run waits for: this process's reaped children.
+	load := sample.StartLoadOf(ctx, func() (float64, bool) {
+		self, ok := sample.CPUSeconds(sample.Self)
+		children, ok2 := sample.CPUSeconds(sample.Children)
+		return self + children, ok && ok2
+	})
 	runErr := cmd.Run()
 	hostLoad, _ := load.Stop()
 	if ctx.Err() != nil {

@@ -62,7 +62,7 @@ type fakeSides struct {
 	next  map[string]int
 }
 
-func (f *fakeSides) runOne(_ context.Context, s *side, config string) (results.Repetition, *results.Run, error) {
+func (f *fakeSides) runOne(_ context.Context, s *side, config string, _ int, _ bool) (results.Repetition, *results.Run, error) {
 	f.next[s.Name]++
 	i := f.next[s.Name]
 	f.calls = append(f.calls, s.Name)
@@ -84,8 +84,8 @@ func TestRunUntilAddsPairsTheJudgeAsksFor(t *testing.T) {
 	rounds := 0
 	judge := func(base, cur *results.Run) (map[string]int, error) {
 		rounds++
-		if rounds == 1 {
-			return map[string]int{"c": 3}, nil // odd: rounded up to whole ABBA rounds
+		if rounds <= 2 {
+			return map[string]int{"c": 3}, nil // pairs come a whole ABBA round at a time
 		}
 		return nil, nil
 	}
@@ -93,8 +93,8 @@ func TestRunUntilAddsPairsTheJudgeAsksFor(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if rounds != 2 {
-		t.Errorf("judged %d times, want 2 (after the first pairs and after the extra ones)", rounds)
+	if rounds != 3 {
+		t.Errorf("judged %d times, want 3 (after the first pairs and after each round of 2 more)", rounds)
 	}
 	b, n := base.Scenarios[0].Repetitions, cur.Scenarios[0].Repetitions
 	if len(b) != 10 || len(n) != 10 || b[9].Index != 10 || n[9].Index != 10 || !base.Complete {
@@ -154,5 +154,36 @@ func TestRunUntilResolvesAnInconclusiveGate(t *testing.T) {
 	if rep.Outcome() != compare.Regressed {
 		m := rep.Scenario("c").Metric(compare.SecondsPerProof)
 		t.Errorf("after %d pairs: outcome %v, %s [%+.3f, %+.3f]; want the regression resolved", m.New.N, rep.Outcome(), m.Verdict, m.Lo, m.Hi)
+	}
+}
+
+// TestResolveServesTheNearestConfigurationFirst: with a budget for one
+// round only, the configuration nearest to a verdict (fewest pairs wanted)
+// gets it, whatever the order they were given in.
+func TestResolveServesTheNearestConfigurationFirst(t *testing.T) {
+	r, f := newFake(t, func(int) float64 { return 1 }, func(int) float64 { return 1 })
+	judged := 0
+	judge := func(base, cur *results.Run) (map[string]int, error) {
+		judged++
+		if judged > 1 {
+			return nil, nil
+		}
+		return map[string]int{"far": 40, "near": 4}, nil
+	}
+	base, _, err := r.RunUntil(context.Background(), []Config{{Name: "far", Pairs: 6}, {Name: "near", Pairs: 6}}, time.Now().Add(time.Hour), judge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.calls) != 2*(6+6+2) {
+		t.Fatalf("%d repetitions, want the 24 first and one round of 2 pairs", len(f.calls))
+	}
+	for _, sc := range base.Scenarios {
+		want := 6
+		if sc.Name == "near" {
+			want = 8
+		}
+		if len(sc.Repetitions) != want {
+			t.Errorf("%s: %d pairs, want %d", sc.Name, len(sc.Repetitions), want)
+		}
 	}
 }

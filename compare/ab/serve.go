@@ -1,0 +1,186 @@
+package ab
+
+import (
+	"bufio"
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"regexp"
+	"strconv"
+	"time"
+
+	"github.com/provebench/provebench/results"
+)
+
+// A warm side is a long-lived `provebench run --serve` of the side's own
+// binary for one configuration: it sets its prover up once, in a worker
+// that serves up to Runner.WorkerReps repetitions before a fresh one
+// replaces it, and runs one repetition per request (run's Serving
+// protocol). The side's binary still runs its own code and writes its own
+// document; ab only asks for repetitions in ABBA order and reads back each
+// reply's record. A binary too old to serve (its `run --help` has no
+// --serve) runs a `provebench run` per repetition as before.
+
+// serveRequest and serveReply are run's ServeRequest and ServeReply, as
+// the side's binary writes them: ab does not link the runner.
+type serveRequest struct {
+	Index  int  `json:"index"`
+	Warmup bool `json:"warmup,omitempty"`
+}
+
+type serveReply struct {
+	Index      int                 `json:"index"`
+	Repetition *results.Repetition `json:"repetition,omitempty"`
+	Error      string              `json:"error,omitempty"`
+}
+
+// canServe reports whether a side's binary serves repetitions on request.
+func canServe(ctx context.Context, exe string) bool {
+	out, err := exec.CommandContext(ctx, exe, "run", "--help").CombinedOutput()
+	return err == nil && regexp.MustCompile(`(?m)^\s+--serve\b`).Match(out)
+}
+
+// server is one side's serving process for one configuration.
+type server struct {
+	config  string
+	cmd     *exec.Cmd
+	stdin   io.WriteCloser
+	replies *json.Decoder
+	dir     string
+	output  *bytes.Buffer // its standard error, for a crash's message
+	exited  chan struct{}
+	// record is the document's run and scenario record, read once the
+	// first repetition is in (version, host, the scenario's spec).
+	record *results.Run
+}
+
+// startServer starts the side's server for a configuration.
+func (r *Runner) startServer(ctx context.Context, s *side, config string) (*server, error) {
+	dir, err := os.MkdirTemp(s.dir, ".serve-")
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	args := append([]string{"run"}, s.Files...)
+	args = append(args, "--filter", "^"+regexp.QuoteMeta(config)+"$", "--serve",
+		"--reuse-process", strconv.Itoa(r.WorkerReps), "--warmups", "0", "--repeat", "1",
+		"--no-report", "--cache", r.CacheDir, "-o", dir)
+	cmd := exec.Command(s.Exe, args...)
+	cmd.Env = append(os.Environ(), NoCalibrationStoreEnv+"=1")
+	sv := &server{config: config, cmd: cmd, dir: dir, output: &bytes.Buffer{}, exited: make(chan struct{})}
+	cmd.Stderr = &capped{b: sv.output, max: 64 << 10}
+	if sv.stdin, err = cmd.StdinPipe(); err != nil {
+		return nil, err
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		return nil, err
+	}
+	if err := cmd.Start(); err != nil {
+		return nil, fmt.Errorf("%s side: start %s: %w", s.Name, s.Exe, err)
+	}
+	go func() {
+		_ = cmd.Wait()
+		close(sv.exited)
+	}()
+	sv.replies = json.NewDecoder(bufio.NewReader(out))
+	if r.Log != nil {
+		fmt.Fprintf(r.Log, "%s: %s side serves from one warm process (pid %d), up to %d repetitions per worker\n", config, s.Name, cmd.Process.Pid, r.WorkerReps)
+	}
+	return sv, nil
+}
+
+// serveOne asks a side's server for one repetition, starting the server
+// (for this configuration) first if need be. A server that dies is
+// recorded as a crashed repetition and replaced at the next request.
+func (r *Runner) serveOne(ctx context.Context, s *side, config string, index int, warm bool) (results.Repetition, *results.Run, error) {
+	if s.server != nil && s.server.config != config {
+		s.closeServer()
+	}
+	if s.server == nil {
+		sv, err := r.startServer(ctx, s, config)
+		if err != nil {
+			return results.Repetition{}, nil, err
+		}
+		s.server = sv
+	}
+	sv := s.server
+	req, _ := json.Marshal(serveRequest{Index: index, Warmup: warm})
+	var reply serveReply
+	_, werr := sv.stdin.Write(append(req, '\n'))
+	var rerr error
+	if werr == nil {
+		rerr = sv.replies.Decode(&reply)
+	}
+	if ctx.Err() != nil {
+		return results.Repetition{}, nil, ctx.Err()
+	}
+	if werr != nil || rerr != nil || reply.Repetition == nil {
+		code := sv.wait()
+		s.server = nil
+		if code == 2 {
+			return results.Repetition{}, nil, fmt.Errorf("%s side: %s run --serve: %w:\n%s", s.Name, s.Exe, ErrBadInput, tail(sv.output.Bytes()))
+		}
+		why := reply.Error
+		if why == "" {
+			why = fmt.Sprintf("the side's server exited (status %d) without a reply", code)
+		}
+		return results.Repetition{Status: results.StatusCrashed, StartedAt: time.Now().UTC(),
+			Error: why + ": " + tail(sv.output.Bytes())}, nil, nil
+	}
+	if sv.record == nil {
+		if doc, err := results.Read(mustFind(sv.dir)); err == nil && len(doc.Scenarios) == 1 {
+			doc.Scenarios[0].Repetitions = nil
+			sv.record = doc
+		}
+	}
+	return *reply.Repetition, sv.record, nil
+}
+
+// mustFind is the document in a server's folder, or the name it would
+// have (the read then fails and says so).
+func mustFind(dir string) string {
+	if p, err := results.Find(dir); err == nil {
+		return p
+	}
+	return dir + "/" + results.FormatGzip.FileName()
+}
+
+// wait ends the server after its input is closed and returns its exit
+// status (-1 when killed).
+func (sv *server) wait() int {
+	_ = sv.stdin.Close()
+	select {
+	case <-sv.exited:
+	case <-time.After(30 * time.Second):
+		_ = sv.cmd.Process.Kill()
+		<-sv.exited
+	}
+	os.RemoveAll(sv.dir)
+	return sv.cmd.ProcessState.ExitCode()
+}
+
+// closeServer ends the side's server, if one is up.
+func (s *side) closeServer() {
+	if s.server != nil {
+		s.server.wait()
+		s.server = nil
+	}
+}
+
+// capped keeps the last max bytes written to it.
+type capped struct {
+	b   *bytes.Buffer
+	max int
+}
+
+func (c *capped) Write(p []byte) (int, error) {
+	c.b.Write(p)
+	if over := c.b.Len() - c.max; over > 0 {
+		c.b.Next(over)
+	}
+	return len(p), nil
+}
