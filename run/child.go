@@ -124,6 +124,13 @@ func serveRepetition(ctx context.Context, pr *preparedProver, spec *Spec, req ch
 		debug.FreeOSMemory()
 		peakReset = sample.ResetPeakRSS() == nil
 	}
+	// The backend counts buffers the pool could not serve since it
+	// opened: a served repetition's are the difference.
+	unpooled, hasUnpooled := be.(interface{ Unpooled() int64 })
+	var unpooledBefore int64
+	if hasUnpooled {
+		unpooledBefore = unpooled.Unpooled()
+	}
 	windowBefore, windowOK := sample.CPUTimes(sample.Self)
 	busyBefore := deviceBusy(be)
 	energy.begin()
@@ -186,8 +193,8 @@ func serveRepetition(ctx context.Context, pr *preparedProver, spec *Spec, req ch
 	if spec.Cold() {
 		res.Measure = results.MeasureCold
 	}
-	if u, ok := be.(interface{ Unpooled() int64 }); ok && pool != nil {
-		n := u.Unpooled()
+	if hasUnpooled && pool != nil {
+		n := unpooled.Unpooled() - unpooledBefore
 		res.UnpooledBuffers = &n
 	}
 	res.FirstStartSecs = firstStart(report.Partitions)
