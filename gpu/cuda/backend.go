@@ -265,11 +265,21 @@ func New(opts Options) (*Backend, error) {
 		if dir == "" {
 			dir = backendDir()
 		}
-		if err := b.timed("icicle_load_backend", func() error { return loadBackend(dir) }); err != nil {
-			return nil, fmt.Errorf("cuda backend: %w", err)
-		}
+		// The driver first: how host threads wait for the devices is
+		// set before any context exists, and loading ICICLE's backend
+		// makes them.
 		err := b.timed("cuda_driver_init", func() (err error) { b.drv, err = openDriver(); return err })
 		if err != nil {
+			return nil, fmt.Errorf("cuda backend: %w", err)
+		}
+		if opts.Sync != "" {
+			if err := b.drv.setSyncAll(opts.Sync); err != nil {
+				b.drv.close()
+				return nil, fmt.Errorf("cuda backend: %w (PROVEBENCH_CUDA_SYNC=default leaves CUDA's own choice)", err)
+			}
+		}
+		if err := b.timed("icicle_load_backend", func() error { return loadBackend(dir) }); err != nil {
+			b.drv.close()
 			return nil, fmt.Errorf("cuda backend: %w", err)
 		}
 	}
@@ -277,14 +287,6 @@ func New(opts Options) (*Backend, error) {
 	if err != nil {
 		b.drv.close()
 		return nil, fmt.Errorf("cuda backend: %w", err)
-	}
-	if typ == DeviceCUDA && opts.Sync != "" {
-		for _, id := range ids {
-			if err := b.drv.setSync(id, opts.Sync); err != nil {
-				b.drv.close()
-				return nil, fmt.Errorf("cuda backend: %w (PROVEBENCH_CUDA_SYNC=default leaves CUDA's own choice)", err)
-			}
-		}
 	}
 	for _, id := range ids {
 		var d *device

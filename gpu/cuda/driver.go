@@ -37,6 +37,7 @@ typedef struct {
 	pb_CUresult (*memHostUnregister)(void*);
 	pb_CUresult (*primaryCtxSetFlags)(pb_CUdevice, unsigned int);
 	pb_CUresult (*primaryCtxGetState)(pb_CUdevice, unsigned int*, int*);
+	pb_CUresult (*deviceGetCount)(int*);
 } pb_cuda;
 
 static const char* pb_cuda_open(pb_cuda* d) {
@@ -60,6 +61,7 @@ static const char* pb_cuda_open(pb_cuda* d) {
 	PB_SYM(memHostUnregister, "cuMemHostUnregister")
 	PB_SYM(primaryCtxSetFlags, "cuDevicePrimaryCtxSetFlags_v2")
 	PB_SYM(primaryCtxGetState, "cuDevicePrimaryCtxGetState")
+	PB_SYM(deviceGetCount, "cuDeviceGetCount")
 #undef PB_SYM
 	return NULL;
 }
@@ -97,6 +99,7 @@ static pb_CUresult pb_pool_reuse_by_dependency_only(pb_cuda* d, int ordinal) {
 // CU_CTX_SCHED_YIELD (2) or CU_CTX_SCHED_BLOCKING_SYNC (4). *active tells
 // whether the context was already up (the flags then apply from its next
 // creation on some drivers).
+static pb_CUresult pb_device_count(pb_cuda* d, int* n) { return d->deviceGetCount(n); }
 static pb_CUresult pb_set_sched(pb_cuda* d, int ordinal, unsigned int flags, int* active) {
 	pb_CUdevice dev;
 	unsigned int old = 0;
@@ -191,9 +194,24 @@ const (
 	SyncYield = "yield"
 )
 
-// setSync sets how host threads wait for the device ordinal's work, before
-// ICICLE makes its primary context current; it fails when the context was
-// already up, since some drivers apply the flags only at its next creation.
+// setSyncAll sets how host threads wait for every device's work (setSync).
+func (d *driver) setSyncAll(mode string) error {
+	var n C.int
+	if err := d.check("cuDeviceGetCount", C.pb_device_count(d.c, &n)); err != nil {
+		return err
+	}
+	for ordinal := range int(n) {
+		if err := d.setSync(ordinal, mode); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// setSync sets how host threads wait for the device ordinal's work. It
+// must run before anything makes the device's primary context (loading
+// ICICLE's CUDA backend does), and fails when the context is already up,
+// since the flags then apply only from its next creation.
 func (d *driver) setSync(ordinal int, mode string) error {
 	flags := map[string]C.uint{SyncSpin: 1, SyncYield: 2, SyncBlock: 4}[mode]
 	if flags == 0 {
