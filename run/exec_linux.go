@@ -303,6 +303,10 @@ func (d *execDriver) supervise(ctx context.Context, spec *Spec, x *execRun, job 
 	runtime.LockOSThread()
 	defer runtime.UnlockOSThread()
 	spawned := time.Now()
+	// The measured processes are the supervisor and the tree it reaps,
+	// this process's children once they exit: the host's busy time
+	// beyond them and this process is the neighbours'.
+	hostLoad := sample.StartLoadOf(ctx, ownAndReapedCPU)
 	sp, err := startShim(d.r.Exe, job,
 		func(r io.Reader) { x.readLines(r, nil) },
 		func(r io.Reader) { x.readLines(r, x.stderr) },
@@ -319,7 +323,18 @@ func (d *execDriver) supervise(ctx context.Context, spec *Spec, x *execRun, job 
 	stopPolling()
 	polls.Wait()
 	sp.readers.Wait()
-	return x.record(rep, s, sp.cmd.ProcessState, spawned)
+	rep = x.record(rep, s, sp.cmd.ProcessState, spawned)
+	if h, err := hostLoad.Stop(); err == nil {
+		rep.HostLoad = h
+	}
+	return rep
+}
+
+// ownAndReapedCPU is this process's CPU time and its reaped children's.
+func ownAndReapedCPU() (float64, bool) {
+	self, ok := sample.CPUSeconds(sample.Self)
+	children, ok2 := sample.CPUSeconds(sample.Children)
+	return self + children, ok && ok2
 }
 
 // sampled is what the sampling loop gathered.
