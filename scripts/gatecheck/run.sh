@@ -12,6 +12,9 @@
 #              work, a longer wait: +20% wall time, CPU time unchanged): 3 is
 #              a detection, 4 an honest "not judged", 0 a pass in blindness
 #              (target: none)
+#   ciyaml     RUNS ab runs of scenarios/ci.yaml against itself (the CI
+#              gate's own file): 0 is the pass a team needs, 3 a false
+#              alarm
 #   ci         the time of one ab of scenarios/ci.yaml (same binary both sides)
 #
 # The kinds alternate, so all see the same machine. The hog (`yes`) runs
@@ -20,7 +23,8 @@
 #
 # Usage: scripts/gatecheck/run.sh   (or make gate-check); RUNS=20 HOG_ON=3
 # HOG_OFF=5 HOG_PROCS=1 OUT=out/gate-check KINDS="identical slowdown wallonly"
-# CI=1 override the defaults. A reduced check of the wall-only case alone,
+# CI=1 AB_FLAGS="--until-resolved 10m" override the defaults (AB_FLAGS: more
+# flags for every ab run). A reduced check of the wall-only case alone,
 # the hog always on, one `yes` per CPU:
 #   RUNS=1 KINDS=wallonly CI=0 HOG_OFF=0 HOG_PROCS=$(nproc) scripts/gatecheck/run.sh
 set -euo pipefail
@@ -30,6 +34,7 @@ RUNS=${RUNS:-20}
 HOG_ON=${HOG_ON:-3}
 HOG_OFF=${HOG_OFF:-5}
 HOG_PROCS=${HOG_PROCS:-1}
+AB_FLAGS=${AB_FLAGS:-}
 OUT=${OUT:-out/gate-check}
 KINDS=${KINDS:-identical slowdown wallonly}
 CI=${CI:-1}
@@ -67,7 +72,10 @@ trap 'kill "$HOG_PID" 2>/dev/null || true' EXIT
 
 ab() { # name base-scenario new-scenario
 	local rc=0
-	"$BIN" ab -o "$OUT/$1" --base-scenario "$2" --new-scenario "$3" >"$OUT/$1.txt" 2>&1 || rc=$?
+	local start=$SECONDS
+	# shellcheck disable=SC2086 # AB_FLAGS is a list of flags
+	"$BIN" ab -o "$OUT/$1" --base-scenario "$2" --new-scenario "$3" $AB_FLAGS >"$OUT/$1.txt" 2>&1 || rc=$?
+	echo "$((SECONDS - start))" >"$OUT/$1.seconds"
 	echo "$rc"
 }
 
@@ -83,10 +91,11 @@ declare -A sides=(
 	[identical]="$DIR/base.yaml $DIR/base.yaml"
 	[slowdown]="$DIR/base.yaml $DIR/slow.yaml"
 	[wallonly]="$DIR/wall.yaml $DIR/wall-slow.yaml"
+	[ciyaml]="scenarios/ci.yaml scenarios/ci.yaml"
 )
 declare -A exits # kind:code -> count
 for kind in $KINDS; do
-	[ -n "${sides[$kind]:-}" ] || { echo "unknown kind $kind (identical, slowdown, wallonly)" >&2; exit 2; }
+	[ -n "${sides[$kind]:-}" ] || { echo "unknown kind $kind (identical, slowdown, wallonly, ciyaml)" >&2; exit 2; }
 	for code in 0 1 2 3 4; do exits[$kind:$code]=0; done
 done
 
@@ -97,7 +106,7 @@ for i in $(seq 1 "$RUNS"); do
 		# shellcheck disable=SC2086 # two paths
 		rc=$(ab "$kind-$i" ${sides[$kind]})
 		exits[$kind:$rc]=$((${exits[$kind:$rc]:-0} + 1))
-		line+="; $kind exit $rc ($(estimates "$OUT/$kind-$i.txt"))"
+		line+="; $kind exit $rc in $(cat "$OUT/$kind-$i.seconds")s ($(estimates "$OUT/$kind-$i.txt"))"
 	done
 	printf 'run %2d/%d%s\n' "$i" "$RUNS" "$line"
 done
@@ -113,6 +122,7 @@ for kind in $KINDS; do
 	identical) echo "  identical sides:      false alarms (3) $(count identical 3) of $RUNS (target: at most 1); not judged (4) $(count identical 4); passed (0) $(count identical 0)" ;;
 	slowdown) echo "  ~15% slowdown:        detections (3) $(count slowdown 3) of $RUNS (target: at least 19); not judged (4) $(count slowdown 4); passed (0) $(count slowdown 0)" ;;
 	wallonly) echo "  +20% wall time only:  detections (3) $(count wallonly 3), not judged (4) $(count wallonly 4), passed blind (0) $(count wallonly 0) of $RUNS (target: 0 passed)" ;;
+	ciyaml) echo "  ci.yaml, identical:   passed (0) $(count ciyaml 0) of $RUNS; not judged (4) $(count ciyaml 4); false alarms (3) $(count ciyaml 3)" ;;
 	esac
 	[ "$other" -eq 0 ] || echo "    ($kind: $other runs failed otherwise: exit 1 or 2)"
 done
