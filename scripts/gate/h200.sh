@@ -7,7 +7,7 @@
 #   scripts/gate/h200.sh noise identical-synth23 precompute ...
 #
 # Steps (scenarios/gate-h200.yaml; each ab run once per RUNS):
-#   noise             run synth23 8 times in one warm worker with host
+#   noise             run synth23 6 times in one warm worker with host
 #                     threads spinning (PROVEBENCH_CUDA_SYNC=spin), then
 #                     blocking (the default), then 3 times a process each:
 #                     where identical repetitions' CPU time differs
@@ -26,6 +26,9 @@ RESULTS=${RESULTS:-out/gate}
 PACK=${PACK:-}
 RUNS=${RUNS:-3}
 BUDGET=${BUDGET:-10m}
+# LIMIT: no verdict starts after this many seconds of the script (a call
+# on a lent machine has a time limit; what finished is packed).
+LIMIT=${LIMIT:-0}
 BIN=$PWD/bin/provebench-cuda
 export ICICLE_BACKEND_INSTALL_DIR=$PWD/.device/icicle-cuda
 export LD_LIBRARY_PATH=$PWD/.device/icicle-cuda:$PWD/.icicle/install/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
@@ -38,8 +41,9 @@ PROVEBENCH_MSM_PRECOMPUTE=1 exec "$BIN" "\$@"
 SH
 chmod +x "$RESULTS/precompute1.sh"
 
-pack() { [ -n "$PACK" ] && tar -czf "$PACK" -C "$(dirname "$RESULTS")" "$(basename "$RESULTS")"; }
+pack() { [ -z "$PACK" ] || tar -czf "$PACK" -C "$(dirname "$RESULTS")" "$(basename "$RESULTS")"; }
 trap pack EXIT
+late() { [ "$LIMIT" -gt 0 ] && [ "$SECONDS" -ge "$LIMIT" ] && { echo "LIMIT ${LIMIT}s reached: $1 not started"; return 0; }; return 1; }
 
 verdict() { # name dir status seconds
 	printf '%-24s exit %s in %4ss: %s\n' "$1" "$3" "$4" "$(head -1 "$2/ab.txt" 2>/dev/null | cut -c1-150)"
@@ -49,25 +53,28 @@ verdict() { # name dir status seconds
 ab() { # name args...
 	local name=$1; shift
 	for i in $(seq 1 "$RUNS"); do
+		late "$name-$i" && return
 		local dir=$RESULTS/$name-$i start=$SECONDS
 		"$BIN" ab -o "$dir" --pairs 6 --until-resolved "$BUDGET" "$@" >"$dir.log" 2>&1
 		verdict "$name-$i" "$dir" $? $((SECONDS - start))
+		pack
 	done
 }
 
 noise() {
 	local start=$SECONDS
-	PROVEBENCH_CUDA_SYNC=spin "$BIN" run scenarios/gate-h200.yaml --filter '^synth23$' --repeat 8 --warmups 1 \
-		--reuse-process 9 --no-report --no-calibration-cache -o "$RESULTS/noise-spin" >"$RESULTS/noise-spin.log" 2>&1
+	PROVEBENCH_CUDA_SYNC=spin "$BIN" run scenarios/gate-h200.yaml --filter '^synth23$' --repeat 6 --warmups 1 \
+		--reuse-process 7 --no-report --no-calibration-cache -o "$RESULTS/noise-spin" >"$RESULTS/noise-spin.log" 2>&1
 	echo "noise-spin exit $? in $((SECONDS - start))s"; tail -12 "$RESULTS/noise-spin.log" | head -3
 	start=$SECONDS
-	"$BIN" run scenarios/gate-h200.yaml --filter '^synth23$' --repeat 8 --warmups 1 \
-		--reuse-process 9 --no-report --no-calibration-cache -o "$RESULTS/noise-block" >"$RESULTS/noise-block.log" 2>&1
+	"$BIN" run scenarios/gate-h200.yaml --filter '^synth23$' --repeat 6 --warmups 1 \
+		--reuse-process 7 --no-report --no-calibration-cache -o "$RESULTS/noise-block" >"$RESULTS/noise-block.log" 2>&1
 	echo "noise-block exit $? in $((SECONDS - start))s"; tail -12 "$RESULTS/noise-block.log" | head -3
 	start=$SECONDS
 	"$BIN" run scenarios/gate-h200.yaml --filter '^synth23$' --repeat 3 --warmups 0 \
 		--no-report --no-calibration-cache -o "$RESULTS/noise-process" >"$RESULTS/noise-process.log" 2>&1
 	echo "noise-process exit $? in $((SECONDS - start))s"; tail -12 "$RESULTS/noise-process.log" | head -3
+	pack
 }
 
 for step in "$@"; do

@@ -62,7 +62,8 @@ hog() {
 			# (each round used to add HOG_PROCS more, without bound).
 			while true; do sleep 60 & wait $!; done
 		fi
-		kill "${pids[@]}"; pids=()
+		[ ${#pids[@]} -eq 0 ] || kill "${pids[@]}"
+		pids=()
 		sleep "$HOG_OFF" & wait $!
 	done
 }
