@@ -77,6 +77,10 @@ type Options struct {
 	// ratios and gated. Configurations may differ between the sides (that
 	// can be what is compared), so they are not checked.
 	Paired bool
+	// FirstPairs, with Paired and above 0, judges only the warm-ups and
+	// pairs 1..FirstPairs: what ab concluded, or would have, after that
+	// many pairs.
+	FirstPairs int
 }
 
 // Verdict is the outcome for a metric or a scenario.
@@ -258,6 +262,9 @@ func (r *Report) Scenario(name string) *ScenarioResult {
 func Compare(base, cur *results.Run, opts Options) (*Report, error) {
 	if base == nil || cur == nil {
 		return nil, errors.New("compare: nil results")
+	}
+	if opts.Paired && opts.FirstPairs > 0 {
+		base, cur = firstPairs(base, opts.FirstPairs), firstPairs(cur, opts.FirstPairs)
 	}
 	th := opts.Thresholds
 	if th == nil {

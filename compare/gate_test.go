@@ -288,3 +288,23 @@ func TestWallTimeJudgedOnQuietPairs(t *testing.T) {
 		})
 	}
 }
+
+// TestARegressionWantsNoMorePairs: once a gated metric's regression is
+// established, ab --until-resolved stops adding pairs to its scenario even
+// though other metrics are still inconclusive: the verdict cannot become
+// a pass (the H200's precompute runs went on for 38 pairs after device
+// time had decided it).
+func TestARegressionWantsNoMorePairs(t *testing.T) {
+	p := pairedSides{pairs: 6, backend: "cuda", load1: 0.5, wallNoise: 0.12, wallShift: 1.02, deviceShift: 1.25}
+	rep := p.judge(t, 3)
+	sc := rep.Scenario("s")
+	if sc == nil || sc.Verdict != Regression {
+		t.Fatalf("scenario verdict %v, want a regression on device time", sc)
+	}
+	if len(rep.Unjudged()) == 0 {
+		t.Fatal("no metric left inconclusive: the test needs wall time unresolved beside the regression")
+	}
+	if more := rep.MorePairs(); len(more) != 0 {
+		t.Errorf("MorePairs() = %v after a regression was established, want none", more)
+	}
+}

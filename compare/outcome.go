@@ -64,9 +64,16 @@ func (r *Report) Unjudged() []UnjudgedMetric {
 // many more pairs would likely resolve it: the most any of its
 // inconclusive metrics needs, or 0 when none of them lacks pairs (an
 // oversubscribed host). ab --until-resolved reads it.
+//
+// A scenario with a regression established wants none: its verdict is in,
+// and no number of pairs turns a regression into a pass (the outcome, and
+// ab's exit status, are the regression's whatever the other metrics say).
 func (r *Report) MorePairs() map[string]int {
 	more := map[string]int{}
 	for _, u := range r.Unjudged() {
+		if s := r.Scenario(u.Scenario); s != nil && s.Verdict == Regression {
+			continue
+		}
 		more[u.Scenario] = max(more[u.Scenario], u.MorePairs)
 	}
 	return more

@@ -317,3 +317,17 @@ func notQuiet(m *MetricResult, q quietOnly) {
 		m.MorePairs = more + more%2
 	}
 }
+
+// firstPairs is a copy of an ab side's document with its warm-ups and the
+// measured repetitions of pairs 1..n alone.
+func firstPairs(run *results.Run, n int) *results.Run {
+	out := *run
+	out.Scenarios = make([]results.Scenario, len(run.Scenarios))
+	for i, sc := range run.Scenarios {
+		sc.Repetitions = slices.DeleteFunc(slices.Clone(sc.Repetitions), func(r results.Repetition) bool {
+			return !r.Warmup && r.Index > n
+		})
+		out.Scenarios[i] = sc
+	}
+	return &out
+}

@@ -182,6 +182,7 @@ func newCompareCmd() *cobra.Command {
 	var thresholds, markdown string
 	var alpha float64
 	var gateTimed, allowHW, paired bool
+	var firstPairs int
 	c := &cobra.Command{
 		Use:   "compare BASE NEW | --paired DIR",
 		Short: "Compare two runs and fail on a regression",
@@ -218,6 +219,7 @@ baseline's configurations). The first line of the report says the same.`,
 		Example: `  provebench compare baseline/ci.json out/results.json
   provebench compare out/baseline out/new        # output folders
   provebench compare --paired out/ab             # judge an ab run again
+  provebench compare --paired out/ab --first-pairs 6   # as ab judged it after 6 pairs
   provebench compare base.json new.json --threshold seconds_per_proof=3%,peak_rss_bytes=5%`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if paired && len(args) == 1 {
@@ -240,8 +242,12 @@ baseline's configurations). The first line of the report says the same.`,
 			if err != nil {
 				return usageError{err}
 			}
+			if firstPairs < 0 || (firstPairs > 0 && !paired) {
+				return usagef("--first-pairs %d: a count of pairs, with --paired", firstPairs)
+			}
 			rep, err := compare.CompareFiles(basePath, newPath, compare.Options{
 				Thresholds: th, Alpha: alpha, GateTimed: gateTimed, AllowDifferentHardware: allowHW, Paired: paired,
+				FirstPairs: firstPairs,
 			})
 			if err != nil {
 				// Unreadable, foreign or mismatched documents are bad input.
@@ -256,6 +262,7 @@ baseline's configurations). The first line of the report says the same.`,
 	c.Flags().BoolVar(&gateTimed, "gate-timed", false, "also gate timed figures (time, throughput, memory) between the stored runs: risky, see above")
 	c.Flags().BoolVar(&allowHW, "allow-different-hardware", false, "compare runs from different CPUs, GPUs or backends")
 	c.Flags().BoolVar(&paired, "paired", false, "BASE and NEW are the two sides of one ab run (or give its DIR alone: DIR/base, DIR/new): judge them again as ab does, by their pairs")
+	c.Flags().IntVar(&firstPairs, "first-pairs", 0, "with --paired: judge only the warm-ups and pairs 1..N, as ab would have after N pairs")
 	return c
 }
 
