@@ -209,12 +209,12 @@ pictures with a table of the series and their change points.`,
 // historyFigures groups series by metric, in the order of ingest.Metrics,
 // with their change points.
 func historyFigures(series []trend.Series) ([]plot.Figure, error) {
-	changes, err := trend.Changes(series, changeOptions(changepoint.Options{}, 0))
+	rep, err := trend.Changes(series, changeOptions(changepoint.Options{}, 0))
 	if err != nil {
 		return nil, err
 	}
 	byKey := map[trend.Key][]trend.Change{}
-	for _, c := range changes {
+	for _, c := range rep.Changes {
 		byKey[c.Key] = append(byKey[c.Key], c)
 	}
 	var figs []plot.Figure
@@ -255,26 +255,40 @@ func newHistoryChangesCmd(db *string) *cobra.Command {
 configuration and metric across runs, in the order the runs started; each
 run's value is the median of its measured repetitions): E-Divisive with means
 (Matteson and James, JASA 2014), the method MongoDB's performance CI uses
-(Daly et al., ICPE 2020) and Hunter after it, with a permutation test (999
-permutations, seeded: the same history gives the same answer). A split is a
-change point when its p-value is at most --significance (0.01); each side of
-it holds at least 3 runs, so a change is found from its third run on.
+(Daly et al., ICPE 2020) and Hunter after it, with a permutation test (seeded:
+the same history gives the same answer).
+
+The series are judged as one family: the false discovery rate (the expected
+share of false ones among the change points reported) is held at --fdr
+(0.01) with Benjamini-Hochberg, so a night in which nothing changed reports
+a change point with probability at most 1%, however many configurations and
+metrics the history holds. The family is the series selected (--metric,
+--configuration): a smaller family asks less of each series.
+
+Each side of a split holds at least 3 runs: a change is judged from its
+third run on, and a series of fewer than 6 runs is not judged. A series too
+short for permutations of its runs to give the evidence the family asks for
+(fewer than 15 runs alone, 42 in a family of 28 series) is judged by a
+Gaussian test instead (the largest two-sample t over the splits, Worsley
+1979), which assumes Gaussian noise around each level.
 
 For each change point it prints the configuration, the metric, the first
 commit after the change, the medians before -> after (each over the runs
-between the neighbouring change points), the change in percent and the
-p-value; --format json prints an array of objects with configuration,
+between the neighbouring change points), the change in percent, the p-value
+and the test; --format json prints an array of objects with configuration,
 backend, metric, commit, previous_commit, time, before, after,
-change_percent, p_value, regression and runs.
+change_percent, p_value, test, regression and runs.
 
 --recent N keeps the change points among the last N runs of their series: a
-nightly job's "what is new" (a change stays among the last 5 runs for 3
-nights after it is first found).
+nightly job's "what is new" (with 5, a change is reported on its 3rd, 4th
+and 5th night).
 
 Exit status: 0 no change point, or only improvements; 3 a change point in the
 worse direction of its metric (higher time, memory or energy, lower
-throughput); 2 bad input (no history file, an unknown metric, a bad
-expression); 1 the history could not be read.`,
+throughput); 4 no series could be judged yet (every one has fewer than 6
+runs); 2 bad input (no history file, a file that is not a history, an
+unknown metric, a bad expression, a selection that matches no series); 1
+the history could not be read.`,
 		Example: `  provebench history changes
   provebench history changes --metric peak_rss_bytes --format json
   provebench history changes --recent 5    # in a nightly job`,
@@ -286,22 +300,25 @@ expression); 1 the history could not be read.`,
 			if recent < 0 {
 				return usagef("--recent %d: want 0 (all) or more", recent)
 			}
-			if !(o.Significance > 0 && o.Significance < 1) {
-				return usagef("--significance %g: want 0 < p < 1", o.Significance)
+			if !(o.FDR > 0 && o.FDR < 1) {
+				return usagef("--fdr %g: want 0 < q < 1", o.FDR)
 			}
 			series, err := q.series(cmd.Context(), *db)
 			if err != nil {
 				return err
 			}
-			changes, err := trend.Changes(series, changeOptions(o, recent))
+			rep, err := trend.Changes(series, changeOptions(o, recent))
 			if err != nil {
 				return err
 			}
-			if err := printChanges(cmd.OutOrStdout(), format, changes, len(series)); err != nil {
+			if err := printChanges(cmd.OutOrStdout(), format, rep, o.FDR); err != nil {
 				return err
 			}
-			if slices.ContainsFunc(changes, func(c trend.Change) bool { return c.Regression }) {
+			if slices.ContainsFunc(rep.Changes, func(c trend.Change) bool { return c.Regression }) {
 				return exitError{code: exitRegression, err: errors.New("")}
+			}
+			if rep.Judged == 0 {
+				return exitError{code: exitInconclusive, err: fmt.Errorf("not judged: each of the %d series has fewer than %d runs", rep.Series, 2*changepoint.DefaultMinSize)}
 			}
 			return nil
 		},
@@ -309,7 +326,7 @@ expression); 1 the history could not be read.`,
 	q.register(c)
 	c.Flags().StringVar(&format, "format", "text", "text or json")
 	c.Flags().IntVar(&recent, "recent", 0, "only change points among the last N runs of their series (0: all)")
-	c.Flags().Float64Var(&o.Significance, "significance", changepoint.DefaultSignificance, "the largest p-value of a change point")
+	c.Flags().Float64Var(&o.FDR, "fdr", changepoint.DefaultFDR, "the false discovery rate held over the series judged (Benjamini-Hochberg)")
 	return c
 }
 
@@ -325,40 +342,45 @@ type changeJSON struct {
 	After          float64   `json:"after"`
 	ChangePercent  float64   `json:"change_percent"`
 	PValue         float64   `json:"p_value"`
+	Test           string    `json:"test"`
 	Regression     bool      `json:"regression"`
 	Runs           int       `json:"runs"`
 }
 
-func printChanges(w io.Writer, format string, changes []trend.Change, series int) error {
+func printChanges(w io.Writer, format string, rep trend.Report, fdr float64) error {
 	if format == "json" {
-		out := make([]changeJSON, 0, len(changes))
-		for _, c := range changes {
+		out := make([]changeJSON, 0, len(rep.Changes))
+		for _, c := range rep.Changes {
 			out = append(out, changeJSON{c.Configuration, c.Backend, c.Metric, c.Commit, c.PreviousCommit, c.Time.UTC(),
-				c.Before, c.After, c.Percent, c.PValue, c.Regression, c.Runs})
+				c.Before, c.After, c.Percent, c.PValue, c.Test.String(), c.Regression, c.Runs})
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	if len(changes) == 0 {
-		_, err := fmt.Fprintf(w, "no change point in %d series\n", series)
+	family := fmt.Sprintf("%d series judged at a false discovery rate of %g", rep.Judged, fdr)
+	if short := rep.Series - rep.Judged; short > 0 {
+		family += fmt.Sprintf("; %d with fewer than %d runs not judged", short, 2*changepoint.DefaultMinSize)
+	}
+	if len(rep.Changes) == 0 {
+		_, err := fmt.Fprintf(w, "no change point (%s)\n", family)
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "configuration\tmetric\tcommit\tbefore -> after\tchange\tp-value\t")
-	for _, c := range changes {
+	fmt.Fprintln(tw, "configuration\tmetric\tcommit\tbefore -> after\tchange\tp-value\ttest\t")
+	for _, c := range rep.Changes {
 		m, _ := ingest.Lookup(c.Metric)
 		verdict := "improvement"
 		if c.Regression {
 			verdict = "regression"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s -> %s\t%+.1f%% (%s)\t%.3g\t\n", c.Configuration, c.Metric, shortCommit(c.Commit),
-			formatValue(c.Before, m.Unit), formatValue(c.After, m.Unit), c.Percent, verdict, c.PValue)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s -> %s\t%+.1f%% (%s)\t%.3g\t%s\t\n", c.Configuration, c.Metric, shortCommit(c.Commit),
+			formatValue(c.Before, m.Unit), formatValue(c.After, m.Unit), c.Percent, verdict, c.PValue, c.Test)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d change points in %d series\n", len(changes), series)
+	_, err := fmt.Fprintf(w, "%d change points (%s)\n", len(rep.Changes), family)
 	return err
 }
 

@@ -189,3 +189,50 @@ func TestHistoryBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestHistoryYoungStep is issue 32's item 5 on the nightly recipe: a +50%
+// peak RSS step at night 4 (real documents, the step injected), the
+// history added to night by night and read as the recipe reads it,
+// `history changes --recent 5`. Nights 1-5 cannot be judged (exit 4:
+// fewer than 6 runs); nights 6-8 report the step in both configurations
+// (exit 3); from night 9 it has left the last 5 runs (exit 0). Before, the
+// permutation test could not reach p <= 0.01 with fewer than 12 runs and
+// every night exited 0.
+func TestHistoryYoungStep(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "history.db")
+	paths := writeNights(t, dir, 10, 4, 0.5)
+	for n := 1; n <= 10; n++ {
+		if code, out, stderr := capture(t, "history", "add", "--db", db, paths[n-1]); code != exitOK {
+			t.Fatalf("night %d: history add exited %d: %s\n%s", n, code, stderr, out)
+		}
+		code, out, stderr := capture(t, "history", "changes", "--db", db, "--recent", "5", "--format", "json")
+		var changes []map[string]any
+		if err := json.Unmarshal([]byte(out), &changes); err != nil {
+			t.Fatalf("night %d: %v\n%s", n, err, out)
+		}
+		want := exitOK
+		switch {
+		case n < 6:
+			want = exitInconclusive
+		case n <= 8:
+			want = exitRegression
+		}
+		if code != want {
+			t.Errorf("night %d: exit %d, want %d: %s\n%s", n, code, want, stderr, out)
+		}
+		if n < 6 && !strings.Contains(stderr, "fewer than 6 runs") {
+			t.Errorf("night %d: stderr %q does not say why nothing was judged", n, stderr)
+		}
+		configs := map[string]bool{}
+		for _, c := range changes {
+			if c["metric"] != "peak_rss_bytes" || c["commit"] != nightCommit(4) || c["test"] != "gaussian" {
+				t.Errorf("night %d: a change point %v, want peak RSS at night 4 (Gaussian test)", n, c)
+			}
+			configs[fmt.Sprint(c["configuration"])] = true
+		}
+		if want == exitRegression && len(configs) != 2 {
+			t.Errorf("night %d: the step found in %v, want both configurations", n, configs)
+		}
+	}
+}
