@@ -371,8 +371,13 @@ func newHistoryShowCmd(db *string) *cobra.Command {
 		Long: `show draws, into DIR, one PNG per metric with a line per configuration across
 the runs (oldest first, ticks naming the commits), each point the run's median
 over its measured repetitions with a bar over their range, and the change
-points (as history changes finds them) dashed; and history.html showing the
-pictures with a table of the series and their change points.`,
+points (as history changes finds them, the selected series one family) dashed;
+and history.html showing the pictures with a table of the series and their
+change points. It opens the history read-only.
+
+Exit status: 0 drawn; 2 bad input (no history file, a file that is not a
+history, an unknown metric, a bad expression, a selection that matches no
+series); 1 the history could not be read or the pictures written.`,
 		Example: `  provebench history show -o out/history
   provebench history show --metric peak_rss_bytes --configuration '^hold' -o out/rss`,
 		Args: exactArgs(0),
