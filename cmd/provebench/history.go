@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"regexp"
 	"slices"
@@ -39,7 +40,13 @@ reads them back as series across commits:
   history show -o DIR          one PNG per metric across runs, and history.html
   history changes              change points: E-Divisive means with a
                                permutation test (Matteson & James 2014, as in
-                               MongoDB's performance CI, Daly et al. ICPE 2020)
+                               MongoDB's performance CI, Daly et al. ICPE 2020),
+                               the false discovery rate held over the series
+  history remove RESULTS...    take runs out again (or --commit C)
+
+show and changes only read the file: they open it read-only, write nothing
+beside it (a read-only mount will do) and wait for a writer only while it
+commits.
 
 The file is --db, by default history.db in the key cache folder
 (` + store.DefaultPath(groth16.DefaultCacheDir()) + `; $PROVEBENCH_CACHE moves it).
@@ -47,8 +54,8 @@ Metrics: ` + metricNames() + `.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error { return cmd.Help() },
 	}
-	c.PersistentFlags().StringVar(&db, "db", store.DefaultPath(groth16.DefaultCacheDir()), "the history file (SQLite; created when absent)")
-	c.AddCommand(newHistoryAddCmd(&db), newHistoryShowCmd(&db), newHistoryChangesCmd(&db))
+	c.PersistentFlags().StringVar(&db, "db", store.DefaultPath(groth16.DefaultCacheDir()), "the history file (SQLite; add creates it when absent)")
+	c.AddCommand(newHistoryAddCmd(&db), newHistoryShowCmd(&db), newHistoryChangesCmd(&db), newHistoryRemoveCmd(&db))
 	return c
 }
 
@@ -66,14 +73,22 @@ func newHistoryAddCmd(db *string) *cobra.Command {
 		Short: "Add results documents to the history",
 		Long: `add stores each results document (results.json.gz or results.json, or an
 output folder holding one) in the history: every measured repetition's
-figures, keyed by the document's git commit, start time and host. A document
-already there (same commit, time and host) is skipped, so adding the same
-file twice is harmless. Every document is read and checked before anything
-is stored, and each is stored in one transaction: all of it or none.
+figures, keyed by the document's git commit, start time and host. A merged
+document (provebench merge) is its shards' runs, each with the shard's start
+and host: adding a merged document and its shards, in any order, stores each
+repetition once. A repetition already there is skipped, so adding the same
+file twice is harmless; one already there with another value is refused.
 
-Exit status: 0 added (or already there), 2 bad input (a file that is not a
-results document, one without a git commit, a simulated one), 1 the history
-file could not be written.`,
+Every document is read and checked before anything is stored: refused are
+files that are not results documents, documents without a git commit or a
+start time, simulated ones, a repetition index twice in a configuration, and
+a figure outside its metric's bounds (at least 0; at most 1e7 s, 1 EiB,
+1e9 partitions/s, 1e12 J), each named with its document, configuration and
+repetition. Each document is stored in one transaction: all of it or none.
+The history file is created when absent; an existing file must be a history.
+
+Exit status: 0 added (or already there), 2 bad input (a document refused, a
+--db that is not a history file), 1 the history file could not be written.`,
 		Example: `  provebench history add out/nightly
   provebench history add --db history.db runs/*/results.json.gz`,
 		Args: minArgs(1),
@@ -83,36 +98,68 @@ file could not be written.`,
 	}
 }
 
-func runHistoryAdd(ctx context.Context, w io.Writer, db string, args []string) error {
-	var docs []ingest.Document
+// readDocuments finds the results document of each argument (a file, or
+// an output folder holding one) and reads it with read.
+func readDocuments[T any](args []string, read func(path string) (T, error)) ([]T, error) {
+	var out []T
 	for _, a := range args {
 		p := a
 		if st, err := os.Stat(a); err == nil && st.IsDir() {
 			if p, err = results.Find(a); err != nil {
-				return usageError{err}
+				return nil, usageError{err}
 			}
 		}
-		d, err := ingest.Read(p)
+		d, err := read(p)
 		if err != nil {
-			return usageError{err}
+			return nil, usageError{err}
 		}
-		docs = append(docs, d)
+		out = append(out, d)
 	}
-	s, err := store.Open(ctx, db)
+	return out, nil
+}
+
+func runHistoryAdd(ctx context.Context, w io.Writer, db string, args []string) (err error) {
+	docs, err := readDocuments(args, ingest.Read)
+	if err != nil {
+		return err
+	}
+	_, statErr := os.Stat(db)
+	created := errors.Is(statErr, fs.ErrNotExist)
+	s, err := openHistory(ctx, db, false)
 	if err != nil {
 		return err
 	}
 	defer s.Close()
+	stored := 0
+	defer func() {
+		// A history this add created and stored nothing in is not left
+		// behind for a reader to mistake for one.
+		if err != nil && created && stored == 0 {
+			s.Close()
+			os.Remove(db)
+		}
+	}()
 	for _, d := range docs {
-		added, err := s.Add(ctx, d.Run, d.Samples)
+		added, err := s.Add(ctx, d.Entries)
+		if errors.Is(err, store.ErrConflict) {
+			return usagef("%s: %w", d.Source, err)
+		}
 		if err != nil {
 			return err
 		}
-		state := fmt.Sprintf("added %d values", len(d.Samples))
-		if !added {
+		stored += added.Samples
+		state := fmt.Sprintf("added %d values", added.Samples)
+		switch {
+		case added.Samples == 0:
 			state = "already there"
+		case added.Known > 0:
+			state += fmt.Sprintf(" (%d already there)", added.Known)
 		}
-		fmt.Fprintf(w, "%s: commit %s, %s, %s: %s\n", d.Run.Source, shortCommit(d.Run.Commit), d.Run.Time.UTC().Format(time.RFC3339), d.Run.Host, state)
+		runs := d.Entries[0].Run.String()
+		if len(d.Entries) > 1 {
+			runs = fmt.Sprintf("commit %s, %d runs (its shards')", shortCommit(d.Entries[0].Run.Commit), len(d.Entries))
+		}
+		fmt.Fprintf(w, "%s: %s: %s\n", d.Source, runs, state)
 	}
 	n, err := s.Runs(ctx)
 	if err != nil {
@@ -120,6 +167,105 @@ func runHistoryAdd(ctx context.Context, w io.Writer, db string, args []string) e
 	}
 	fmt.Fprintf(w, "%s: %d runs\n", db, n)
 	return nil
+}
+
+// openHistory opens the history file for reading (which must exist) or
+// writing (created when absent); a file that is not a history is bad
+// input.
+func openHistory(ctx context.Context, db string, readOnly bool) (*store.Store, error) {
+	open := store.Open
+	if readOnly {
+		open = store.OpenReadOnly
+	}
+	s, err := open(ctx, db)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return nil, usagef("--db %s: no such file (add results first: provebench history add)", db)
+	case errors.Is(err, store.ErrNotHistory):
+		return nil, usageError{err}
+	case err != nil:
+		return nil, err
+	}
+	return s, nil
+}
+
+func newHistoryRemoveCmd(db *string) *cobra.Command {
+	var commit string
+	c := &cobra.Command{
+		Use:   "remove RESULTS... | --commit C",
+		Short: "Take runs out of the history",
+		Long: `remove takes runs out of the history with every figure of theirs, in one
+transaction: the runs of each results document given (files or output
+folders; a merged document's shards' runs), or with --commit every run of a
+commit (in full, or a prefix naming one commit of the history). It lists what
+it removed. Use it for a run that should not count: a broken host, a run
+measured under load, a document refused now that was added before add
+checked the figures' bounds (show and changes leave such figures out, with
+a warning naming the run).
+
+Exit status: 0 removed, 2 bad input (nothing of the kind in the history, an
+ambiguous commit prefix, no history file), 1 the history could not be
+written.`,
+		Example: `  provebench history remove out/nightly
+  provebench history remove --commit 0a277a8bb778`,
+		RunE: func(cmd *cobra.Command, args []string) error {
+			if (commit == "") == (len(args) == 0) {
+				return usagef("give results documents or --commit, one of the two")
+			}
+			var keys []store.Run
+			if len(args) > 0 {
+				docs, err := readDocuments(args, func(p string) ([]store.Run, error) {
+					doc, err := results.Read(p)
+					if err != nil {
+						return nil, err
+					}
+					return ingest.Keys(doc, p)
+				})
+				if err != nil {
+					return err
+				}
+				for _, d := range docs {
+					keys = append(keys, d...)
+				}
+			}
+			if _, err := os.Stat(*db); err != nil {
+				return usagef("--db %s: %v", *db, err)
+			}
+			s, err := openHistory(cmd.Context(), *db, false)
+			if err != nil {
+				return err
+			}
+			defer s.Close()
+			var removed []store.Removed
+			what := "the runs of " + strings.Join(args, ", ")
+			if commit != "" {
+				removed, err = s.RemoveCommit(cmd.Context(), commit)
+				what = "a run of commit " + commit
+			} else {
+				removed, err = s.RemoveRuns(cmd.Context(), keys)
+			}
+			if errors.Is(err, store.ErrAmbiguous) {
+				return usagef("--commit: %w", err)
+			}
+			if err != nil {
+				return err
+			}
+			if len(removed) == 0 {
+				return usagef("%s: no %s to remove", *db, what)
+			}
+			for _, r := range removed {
+				fmt.Fprintf(cmd.OutOrStdout(), "removed %s (added from %s): %d values\n", r.Run, r.Source, r.Samples)
+			}
+			n, err := s.Runs(cmd.Context())
+			if err != nil {
+				return err
+			}
+			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d runs\n", *db, n)
+			return nil
+		},
+	}
+	c.Flags().StringVar(&commit, "commit", "", "remove every run of this commit (a prefix naming one will do)")
+	return c
 }
 
 // historyQuery is what show and changes select.
@@ -132,8 +278,11 @@ func (q *historyQuery) register(c *cobra.Command) {
 	c.Flags().StringVar(&q.configuration, "configuration", "", "only configurations whose name matches this regular expression")
 }
 
-// series reads the selected series of the history file, which must exist.
-func (q *historyQuery) series(ctx context.Context, db string) ([]trend.Series, error) {
+// series reads the selected series of the history file, which must exist
+// and hold some. A stored figure outside its metric's bounds (a history
+// from before add checked them) is left out, with a warning to w naming
+// its run.
+func (q *historyQuery) series(ctx context.Context, w io.Writer, db string) ([]trend.Series, error) {
 	if q.metric != "" {
 		if _, ok := ingest.Lookup(q.metric); !ok {
 			return nil, usagef("--metric %q: want one of %s", q.metric, metricNames())
@@ -146,19 +295,71 @@ func (q *historyQuery) series(ctx context.Context, db string) ([]trend.Series, e
 			return nil, usagef("--configuration: %v", err)
 		}
 	}
-	if _, err := os.Stat(db); err != nil {
-		return nil, usagef("--db: %v (add results first: provebench history add)", err)
-	}
-	s, err := store.Open(ctx, db)
+	s, err := openHistory(ctx, db, true)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, err
 	}
 	defer s.Close()
 	rows, err := s.Rows(ctx, store.Filter{Metric: q.metric})
 	if err != nil {
 		return nil, err
 	}
-	return trend.Select(trend.FromRows(rows), re), nil
+	if len(rows) == 0 {
+		if n, err := s.Runs(ctx); err == nil && n == 0 {
+			return nil, usagef("%s: the history holds no runs (add results first: provebench history add)", db)
+		}
+		return nil, usagef("%s: no run measured %s (metrics of the history: %s)", db, q.metric, strings.Join(historyMetrics(ctx, s), ", "))
+	}
+	kept, outside := ingest.Sane(rows)
+	warnOutside(w, outside)
+	all := trend.FromRows(kept)
+	series := trend.Select(all, re)
+	if len(series) == 0 {
+		var configs []string
+		for _, s := range all {
+			if !slices.Contains(configs, s.Configuration) {
+				configs = append(configs, s.Configuration)
+			}
+		}
+		slices.Sort(configs)
+		return nil, usagef("%s: no series matches --configuration %q (configurations: %s)", db, q.configuration, strings.Join(configs, ", "))
+	}
+	return series, nil
+}
+
+// historyMetrics are the metrics the history holds.
+func historyMetrics(ctx context.Context, s *store.Store) []string {
+	rows, _ := s.Rows(ctx, store.Filter{})
+	var out []string
+	for _, r := range rows {
+		if !slices.Contains(out, r.Metric) {
+			out = append(out, r.Metric)
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
+// warnOutside says, once a run, which stored figures were left out.
+func warnOutside(w io.Writer, outside []ingest.Outside) {
+	var runs []store.Run
+	byRun := map[store.Run][]string{}
+	for _, o := range outside {
+		if _, ok := byRun[o.Run]; !ok {
+			runs = append(runs, o.Run)
+		}
+		byRun[o.Run] = append(byRun[o.Run], fmt.Sprintf("%s repetition %d: %v", o.Configuration, o.Repetition, o.Err))
+	}
+	for _, r := range runs {
+		figs := byRun[r]
+		more := ""
+		if len(figs) > 3 {
+			more = fmt.Sprintf("; and %d more", len(figs)-3)
+			figs = figs[:3]
+		}
+		fmt.Fprintf(w, "warning: run %s (added from %s): left out %s%s (provebench history remove --commit %s takes the run out)\n",
+			r, r.Source, strings.Join(figs, "; "), more, shortCommit(r.Commit))
+	}
 }
 
 func newHistoryShowCmd(db *string) *cobra.Command {
@@ -170,8 +371,13 @@ func newHistoryShowCmd(db *string) *cobra.Command {
 		Long: `show draws, into DIR, one PNG per metric with a line per configuration across
 the runs (oldest first, ticks naming the commits), each point the run's median
 over its measured repetitions with a bar over their range, and the change
-points (as history changes finds them) dashed; and history.html showing the
-pictures with a table of the series and their change points.`,
+points (as history changes finds them, the selected series one family) dashed;
+and history.html showing the pictures with a table of the series and their
+change points. It opens the history read-only.
+
+Exit status: 0 drawn; 2 bad input (no history file, a file that is not a
+history, an unknown metric, a bad expression, a selection that matches no
+series); 1 the history could not be read or the pictures written.`,
 		Example: `  provebench history show -o out/history
   provebench history show --metric peak_rss_bytes --configuration '^hold' -o out/rss`,
 		Args: exactArgs(0),
@@ -179,12 +385,9 @@ pictures with a table of the series and their change points.`,
 			if out == "" {
 				return usagef("--out: an output directory is required")
 			}
-			series, err := q.series(cmd.Context(), *db)
+			series, err := q.series(cmd.Context(), cmd.ErrOrStderr(), *db)
 			if err != nil {
 				return err
-			}
-			if len(series) == 0 {
-				return usagef("%s: no series match", *db)
 			}
 			figs, err := historyFigures(series)
 			if err != nil {
@@ -209,12 +412,12 @@ pictures with a table of the series and their change points.`,
 // historyFigures groups series by metric, in the order of ingest.Metrics,
 // with their change points.
 func historyFigures(series []trend.Series) ([]plot.Figure, error) {
-	changes, err := trend.Changes(series, changeOptions(changepoint.Options{}, 0))
+	rep, err := trend.Changes(series, changeOptions(changepoint.Options{}, 0))
 	if err != nil {
 		return nil, err
 	}
 	byKey := map[trend.Key][]trend.Change{}
-	for _, c := range changes {
+	for _, c := range rep.Changes {
 		byKey[c.Key] = append(byKey[c.Key], c)
 	}
 	var figs []plot.Figure
@@ -255,26 +458,40 @@ func newHistoryChangesCmd(db *string) *cobra.Command {
 configuration and metric across runs, in the order the runs started; each
 run's value is the median of its measured repetitions): E-Divisive with means
 (Matteson and James, JASA 2014), the method MongoDB's performance CI uses
-(Daly et al., ICPE 2020) and Hunter after it, with a permutation test (999
-permutations, seeded: the same history gives the same answer). A split is a
-change point when its p-value is at most --significance (0.01); each side of
-it holds at least 3 runs, so a change is found from its third run on.
+(Daly et al., ICPE 2020) and Hunter after it, with a permutation test (seeded:
+the same history gives the same answer).
+
+The series are judged as one family: the false discovery rate (the expected
+share of false ones among the change points reported) is held at --fdr
+(0.01) with Benjamini-Hochberg, so a night in which nothing changed reports
+a change point with probability at most 1%, however many configurations and
+metrics the history holds. The family is the series selected (--metric,
+--configuration): a smaller family asks less of each series.
+
+Each side of a split holds at least 3 runs: a change is judged from its
+third run on, and a series of fewer than 6 runs is not judged. A series too
+short for permutations of its runs to give the evidence the family asks for
+(fewer than 15 runs alone, 42 in a family of 28 series) is judged by a
+Gaussian test instead (the largest two-sample t over the splits, Worsley
+1979), which assumes Gaussian noise around each level.
 
 For each change point it prints the configuration, the metric, the first
 commit after the change, the medians before -> after (each over the runs
-between the neighbouring change points), the change in percent and the
-p-value; --format json prints an array of objects with configuration,
+between the neighbouring change points), the change in percent, the p-value
+and the test; --format json prints an array of objects with configuration,
 backend, metric, commit, previous_commit, time, before, after,
-change_percent, p_value, regression and runs.
+change_percent, p_value, test, regression and runs.
 
 --recent N keeps the change points among the last N runs of their series: a
-nightly job's "what is new" (a change stays among the last 5 runs for 3
-nights after it is first found).
+nightly job's "what is new" (with 5, a change is reported on its 3rd, 4th
+and 5th night).
 
 Exit status: 0 no change point, or only improvements; 3 a change point in the
 worse direction of its metric (higher time, memory or energy, lower
-throughput); 2 bad input (no history file, an unknown metric, a bad
-expression); 1 the history could not be read.`,
+throughput); 4 no series could be judged yet (every one has fewer than 6
+runs); 2 bad input (no history file, a file that is not a history, an
+unknown metric, a bad expression, a selection that matches no series); 1
+the history could not be read.`,
 		Example: `  provebench history changes
   provebench history changes --metric peak_rss_bytes --format json
   provebench history changes --recent 5    # in a nightly job`,
@@ -286,22 +503,25 @@ expression); 1 the history could not be read.`,
 			if recent < 0 {
 				return usagef("--recent %d: want 0 (all) or more", recent)
 			}
-			if !(o.Significance > 0 && o.Significance < 1) {
-				return usagef("--significance %g: want 0 < p < 1", o.Significance)
+			if !(o.FDR > 0 && o.FDR < 1) {
+				return usagef("--fdr %g: want 0 < q < 1", o.FDR)
 			}
-			series, err := q.series(cmd.Context(), *db)
+			series, err := q.series(cmd.Context(), cmd.ErrOrStderr(), *db)
 			if err != nil {
 				return err
 			}
-			changes, err := trend.Changes(series, changeOptions(o, recent))
+			rep, err := trend.Changes(series, changeOptions(o, recent))
 			if err != nil {
 				return err
 			}
-			if err := printChanges(cmd.OutOrStdout(), format, changes, len(series)); err != nil {
+			if err := printChanges(cmd.OutOrStdout(), format, rep, o.FDR); err != nil {
 				return err
 			}
-			if slices.ContainsFunc(changes, func(c trend.Change) bool { return c.Regression }) {
+			if slices.ContainsFunc(rep.Changes, func(c trend.Change) bool { return c.Regression }) {
 				return exitError{code: exitRegression, err: errors.New("")}
+			}
+			if rep.Judged == 0 {
+				return exitError{code: exitInconclusive, err: fmt.Errorf("not judged: each of the %d series has fewer than %d runs", rep.Series, 2*changepoint.DefaultMinSize)}
 			}
 			return nil
 		},
@@ -309,7 +529,7 @@ expression); 1 the history could not be read.`,
 	q.register(c)
 	c.Flags().StringVar(&format, "format", "text", "text or json")
 	c.Flags().IntVar(&recent, "recent", 0, "only change points among the last N runs of their series (0: all)")
-	c.Flags().Float64Var(&o.Significance, "significance", changepoint.DefaultSignificance, "the largest p-value of a change point")
+	c.Flags().Float64Var(&o.FDR, "fdr", changepoint.DefaultFDR, "the false discovery rate held over the series judged (Benjamini-Hochberg)")
 	return c
 }
 
@@ -325,40 +545,45 @@ type changeJSON struct {
 	After          float64   `json:"after"`
 	ChangePercent  float64   `json:"change_percent"`
 	PValue         float64   `json:"p_value"`
+	Test           string    `json:"test"`
 	Regression     bool      `json:"regression"`
 	Runs           int       `json:"runs"`
 }
 
-func printChanges(w io.Writer, format string, changes []trend.Change, series int) error {
+func printChanges(w io.Writer, format string, rep trend.Report, fdr float64) error {
 	if format == "json" {
-		out := make([]changeJSON, 0, len(changes))
-		for _, c := range changes {
+		out := make([]changeJSON, 0, len(rep.Changes))
+		for _, c := range rep.Changes {
 			out = append(out, changeJSON{c.Configuration, c.Backend, c.Metric, c.Commit, c.PreviousCommit, c.Time.UTC(),
-				c.Before, c.After, c.Percent, c.PValue, c.Regression, c.Runs})
+				c.Before, c.After, c.Percent, c.PValue, c.Test.String(), c.Regression, c.Runs})
 		}
 		enc := json.NewEncoder(w)
 		enc.SetIndent("", "  ")
 		return enc.Encode(out)
 	}
-	if len(changes) == 0 {
-		_, err := fmt.Fprintf(w, "no change point in %d series\n", series)
+	family := fmt.Sprintf("%d series judged at a false discovery rate of %g", rep.Judged, fdr)
+	if short := rep.Series - rep.Judged; short > 0 {
+		family += fmt.Sprintf("; %d with fewer than %d runs not judged", short, 2*changepoint.DefaultMinSize)
+	}
+	if len(rep.Changes) == 0 {
+		_, err := fmt.Fprintf(w, "no change point (%s)\n", family)
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "configuration\tmetric\tcommit\tbefore -> after\tchange\tp-value\t")
-	for _, c := range changes {
+	fmt.Fprintln(tw, "configuration\tmetric\tcommit\tbefore -> after\tchange\tp-value\ttest\t")
+	for _, c := range rep.Changes {
 		m, _ := ingest.Lookup(c.Metric)
 		verdict := "improvement"
 		if c.Regression {
 			verdict = "regression"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s -> %s\t%+.1f%% (%s)\t%.3g\t\n", c.Configuration, c.Metric, shortCommit(c.Commit),
-			formatValue(c.Before, m.Unit), formatValue(c.After, m.Unit), c.Percent, verdict, c.PValue)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s -> %s\t%+.1f%% (%s)\t%.3g\t%s\t\n", c.Configuration, c.Metric, shortCommit(c.Commit),
+			formatValue(c.Before, m.Unit), formatValue(c.After, m.Unit), c.Percent, verdict, c.PValue, c.Test)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
-	_, err := fmt.Fprintf(w, "%d change points in %d series\n", len(changes), series)
+	_, err := fmt.Fprintf(w, "%d change points (%s)\n", len(rep.Changes), family)
 	return err
 }
 

@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"errors"
 	"math"
 	"math/rand/v2"
 	"testing"
@@ -58,7 +59,7 @@ func TestStepFound(t *testing.T) {
 					if d := cp.Index - tc.want[i]; d < -1 || d > 1 {
 						t.Errorf("seed %d: change at %d, want %d±1", seed, cp.Index, tc.want[i])
 					}
-					if cp.PValue > DefaultSignificance {
+					if cp.PValue > DefaultFDR {
 						t.Errorf("seed %d: p-value %g over the significance", seed, cp.PValue)
 					}
 				}
@@ -104,8 +105,8 @@ func TestFalseAlarmRate(t *testing.T) {
 		}
 	}
 	t.Logf("false alarms in %d of %d flat series", alarms, series)
-	if rate := float64(alarms) / series; rate > 2*DefaultSignificance {
-		t.Errorf("false alarms in %d of %d flat series (%.1f%%), want about %.0f%%", alarms, series, 100*rate, 100*DefaultSignificance)
+	if rate := float64(alarms) / series; rate > 2*DefaultFDR {
+		t.Errorf("false alarms in %d of %d flat series (%.1f%%), want about %.0f%%", alarms, series, 100*rate, 100*DefaultFDR)
 	}
 }
 
@@ -128,8 +129,8 @@ func TestDeterministic(t *testing.T) {
 func TestIncrementalScanMatchesDirect(t *testing.T) {
 	v := noisy(rand.New(rand.NewPCG(1, 1)), 17, 5, 0.2)
 	for _, alpha := range []float64{0.5, 1, 1.5} {
-		d := distances(v, alpha)
-		tau, q, ok := bestSplit(d, 2, 15, 3)
+		e := newEnergy(v, alpha, 3)
+		tau, q, ok := bestSplit(e.d, identity(len(v)), 2, 15, 3)
 		if !ok {
 			t.Fatal("no split")
 		}
@@ -168,10 +169,10 @@ func direct(x, y []float64, alpha float64) float64 {
 }
 
 func TestBadInput(t *testing.T) {
-	if _, err := Detect([]float64{1, math.NaN(), 2}, Options{}); err != ErrNotFinite {
+	if _, err := Detect([]float64{1, math.NaN(), 2}, Options{}); !errors.Is(err, ErrNotFinite) {
 		t.Errorf("NaN: %v", err)
 	}
-	for _, o := range []Options{{Alpha: 2}, {MinSize: 1}, {Permutations: -1}, {Significance: 1}} {
+	for _, o := range []Options{{Alpha: 2}, {MinSize: 1}, {Permutations: -1}, {FDR: 1}} {
 		if _, err := Detect([]float64{1, 2}, o); err == nil {
 			t.Errorf("%+v accepted", o)
 		}

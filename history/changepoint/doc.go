@@ -1,11 +1,13 @@
 // Package changepoint finds the points where a series' distribution
 // changes: E-Divisive with means, the hierarchical energy-statistic method
 // of Matteson and James, with a permutation test deciding whether each
-// split is significant.
+// split is significant; a Gaussian likelihood-ratio test for series too
+// short for permutations to decide; and the false discovery rate of a
+// family of series held with Benjamini-Hochberg.
 //
 // It knows nothing of where the series come from: give it the values in
 // order (one per commit, say) and it returns the indices where a new
-// regime starts, each with the permutation test's p-value.
+// regime starts, each with its test's p-value.
 //
 // # Method
 //
@@ -16,22 +18,60 @@
 //
 // an empirical energy distance between the two sides scaled by their
 // sizes (Székely and Rizzo's energy statistics; α in (0, 2), 0.5 by
-// default, which tempers outliers). The
-// best split of a segment maximises Q. Starting from the whole series,
-// the candidate with the largest Q over all current segments is tested:
-// the values of each segment are permuted (R times, a seeded generator,
-// so results repeat), the largest Q of the permuted series found the same
-// way, and the p-value is (1 + #{permuted ≥ observed}) / (R + 1). A
-// significant candidate becomes a change point and the search goes on in
-// the segments it creates; the first candidate that is not significant
-// ends it.
+// default, which tempers outliers). The best split of a segment
+// maximises Q. Starting from the whole series, the candidate with the
+// largest Q over all current segments is tested: the values of each
+// segment are permuted, the largest Q of the permuted series found the
+// same way, and the p-value is the share of permuted series reaching the
+// observed Q. A significant candidate becomes a change point and the
+// search goes on in the segments it creates; the first candidate that is
+// not significant ends it.
 //
 // Here the end of each candidate split is the end of its segment (the
 // paper also maximises over that end, κ), which keeps a scan O(n²) with
 // running sums; each side must hold at least MinSize values, so one
-// outlier cannot make a segment of its own. A permutation test stops as
-// soon as its candidate cannot be significant; a year of nightly medians
-// with one step takes about 0.8 s (BenchmarkDetect, on a shared 2-core VM).
+// outlier cannot make a segment of its own. A permuted series is the
+// distance matrix read through the permutation: no distance is computed
+// again.
+//
+// # P-values: sequential, seeded
+//
+// Null series are drawn (seeded, so that a series gives the same answer
+// every time) until 10 of them reach the observed statistic, p = 10/drawn,
+// or until Draws are drawn, p = (1 + reached)/(1 + Draws): Besag and
+// Clifford's sequential Monte Carlo p-value, valid (P(p <= u) <= u under
+// the null), precise where it is small and cheap where it is not: a flat
+// series stops after a few dozen draws; a change costs Draws.
+//
+// # Young series: the Gaussian test
+//
+// Permutations of n values cannot give a p-value below 2/C(n, s) for a
+// change s values from an end (the sorted order and its mirror): 0.1 for
+// 6 values split 3 and 3, 0.0091 for 12. A series shorter than
+// PermutationFrom (the first n at which 2/C(n, MinSize) is at most half
+// the family's first bound, q/(2m)) is judged instead by the likelihood
+// ratio test of a shift in the mean of Gaussian values with unknown
+// variance (Worsley 1979): the largest two-sample t² over the splits, its
+// null drawn as standard normal series (t² does not move when a segment
+// is shifted or scaled). It assumes Gaussian noise around each regime;
+// one outlying run weighs little (it inflates its side's spread), but a
+// run of them can read as a change. A step between two noise-free regimes
+// has t² +Inf and the smallest p-value the draws allow.
+//
+// # Families: the false discovery rate
+//
+// A nightly history tests every series of every configuration: at
+// p <= 0.01 each, one flat series in a hundred would raise an alarm every
+// night. DetectFamily holds the false discovery rate (the expected share
+// of false ones among the change points reported) at q (FDR, 0.01 by
+// default) over the series it is given (Benjamini and Hochberg 1995): the
+// best split of every series is tested; with the p-values sorted, the k
+// smallest are kept for the largest k with p_(k) <= q·k/m; within each
+// kept series further change points are sought at that level, q·k/m
+// (Benjamini and Bogomolov's selective inference over families). When no
+// series changed, a family reports any change point with probability at
+// most q, however many series it holds. Draws grows with the family
+// (10m/q) so that the smallest bound, q/m, can be reached.
 //
 // # References
 //
@@ -46,4 +86,13 @@
 //   - M. Fleming et al., "Hunter: Using Change Point Detection to Hunt for
 //     Performance Regressions", ICPE 2023 (Hunter, the tool built on the
 //     same method).
+//   - J. Besag and P. Clifford, "Sequential Monte Carlo p-values",
+//     Biometrika 78(2):301–304, 1991.
+//   - K. J. Worsley, "On the Likelihood Ratio Test for a Shift in Location
+//     of Normal Populations", JASA 74(366):365–367, 1979.
+//   - Y. Benjamini and Y. Hochberg, "Controlling the False Discovery Rate:
+//     a Practical and Powerful Approach to Multiple Testing", JRSS B
+//     57(1):289–300, 1995.
+//   - Y. Benjamini and M. Bogomolov, "Selective inference on multiple
+//     families of hypotheses", JRSS B 76(1):297–318, 2014.
 package changepoint

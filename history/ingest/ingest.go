@@ -2,8 +2,11 @@ package ingest
 
 import (
 	"fmt"
+	"slices"
+	"time"
 
 	"github.com/provebench/provebench/history/store"
+	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/results"
 )
 
@@ -27,8 +30,37 @@ type Metric struct {
 	// lower.
 	HigherIsBetter bool
 	// Unit is "s", "B", "1/s" or "J".
-	Unit  string
+	Unit string
+	// Max is the largest value a repetition can sanely have; every metric
+	// is at least 0. A figure beyond it is a broken document, not a
+	// measurement (and one of 1.7e308 made every median overflow).
+	Max   float64
 	value func(r *results.Repetition) (float64, bool)
+}
+
+// Bounds of the metrics: far beyond any run (a repetition of 115 days, a
+// host of 1 EiB, a billion partitions a second, a terawatt-hour a proof),
+// near enough that sums and medians of them stay finite.
+const (
+	maxSeconds = 1e7
+	maxBytes   = 1 << 60
+	maxRate    = 1e9
+	maxJoules  = 1e12
+)
+
+// Check refuses a value outside [0, Max].
+func (m Metric) Check(v float64) error {
+	if !(v >= 0 && v <= m.Max) { // NaN fails both
+		return fmt.Errorf("%s %s outside [0, %s]", m.Name, m.format(v), m.format(m.Max))
+	}
+	return nil
+}
+
+func (m Metric) format(v float64) string {
+	if m.Unit == "B" && v >= 0 && v <= maxBytes {
+		return fmt.Sprintf("%s (%.0f B)", units.FormatBytes(int64(v)), v)
+	}
+	return fmt.Sprintf("%g %s", v, m.Unit)
 }
 
 func always(f func(r *results.Repetition) float64) func(*results.Repetition) (float64, bool) {
@@ -47,20 +79,20 @@ func present(f func(r *results.Repetition) *float64) func(*results.Repetition) (
 // Metrics are the figures kept, by the names results documents and compare
 // use.
 var Metrics = []Metric{
-	{Name: "seconds_per_proof", Kind: Timed, Unit: "s", value: always(func(r *results.Repetition) float64 { return r.SecondsPerProof })},
-	{Name: "partitions_per_second", Kind: Timed, Unit: "1/s", HigherIsBetter: true, value: always(func(r *results.Repetition) float64 { return r.PartitionsPerSecond })},
-	{Name: "wall_seconds", Kind: Timed, Unit: "s", value: always(func(r *results.Repetition) float64 { return r.WallSeconds })},
-	{Name: "cpu_seconds", Kind: Timed, Unit: "s", value: always(func(r *results.Repetition) float64 { return r.CPUSeconds() })},
-	{Name: "device_seconds_per_partition", Kind: Timed, Unit: "s", value: present(func(r *results.Repetition) *float64 { return r.DeviceSecondsPerPartition })},
-	{Name: "setup_seconds", Kind: Timed, Unit: "s", value: present(func(r *results.Repetition) *float64 { return r.SetupSeconds })},
-	{Name: "peak_rss_bytes", Kind: Memory, Unit: "B", value: always(func(r *results.Repetition) float64 { return float64(r.PeakRSSBytes) })},
-	{Name: "peak_gpu_memory_bytes", Kind: Memory, Unit: "B", value: func(r *results.Repetition) (float64, bool) {
+	{Name: "seconds_per_proof", Kind: Timed, Unit: "s", Max: maxSeconds, value: always(func(r *results.Repetition) float64 { return r.SecondsPerProof })},
+	{Name: "partitions_per_second", Kind: Timed, Unit: "1/s", Max: maxRate, HigherIsBetter: true, value: always(func(r *results.Repetition) float64 { return r.PartitionsPerSecond })},
+	{Name: "wall_seconds", Kind: Timed, Unit: "s", Max: maxSeconds, value: always(func(r *results.Repetition) float64 { return r.WallSeconds })},
+	{Name: "cpu_seconds", Kind: Timed, Unit: "s", Max: maxSeconds, value: always(func(r *results.Repetition) float64 { return r.CPUSeconds() })},
+	{Name: "device_seconds_per_partition", Kind: Timed, Unit: "s", Max: maxSeconds, value: present(func(r *results.Repetition) *float64 { return r.DeviceSecondsPerPartition })},
+	{Name: "setup_seconds", Kind: Timed, Unit: "s", Max: maxSeconds, value: present(func(r *results.Repetition) *float64 { return r.SetupSeconds })},
+	{Name: "peak_rss_bytes", Kind: Memory, Unit: "B", Max: maxBytes, value: always(func(r *results.Repetition) float64 { return float64(r.PeakRSSBytes) })},
+	{Name: "peak_gpu_memory_bytes", Kind: Memory, Unit: "B", Max: maxBytes, value: func(r *results.Repetition) (float64, bool) {
 		if r.PeakGPUMemoryBytes == nil {
 			return 0, false
 		}
 		return float64(*r.PeakGPUMemoryBytes), true
 	}},
-	{Name: "joules_per_proof", Kind: Energy, Unit: "J", value: present(func(r *results.Repetition) *float64 { return r.JoulesPerProof })},
+	{Name: "joules_per_proof", Kind: Energy, Unit: "J", Max: maxJoules, value: present(func(r *results.Repetition) *float64 { return r.JoulesPerProof })},
 }
 
 // Lookup returns the metric of that name.
@@ -73,46 +105,164 @@ func Lookup(name string) (Metric, bool) {
 	return Metric{}, false
 }
 
-// Document is one results document as history rows.
+// Document is one results document as history rows: one entry per run it
+// holds, a run being what one host ran from one start. A document run as
+// one holds one; a merged document one per shard, each with the shard's
+// own start and host, so that a merged document and its shards are the
+// same runs, added in any order.
 type Document struct {
-	Run     store.Run
-	Samples []store.Sample
+	Source  string
+	Entries []store.Entry
+}
+
+// Samples counts the document's samples.
+func (d Document) Samples() int {
+	n := 0
+	for _, e := range d.Entries {
+		n += len(e.Samples)
+	}
+	return n
+}
+
+// Runs are the document's runs.
+func (d Document) Runs() []store.Run {
+	var out []store.Run
+	for _, e := range d.Entries {
+		out = append(out, e.Run)
+	}
+	return out
 }
 
 // FromRun extracts a results document's rows. source names the file.
-// Simulated documents are refused (they predict, they do not measure), as
-// are documents without a git commit; a merged document's rows carry the
-// first shard's host, as its environment does.
+// Refused, with the reason: simulated documents (they predict, they do
+// not measure), documents without a git commit or a start time, a
+// repetition index that appears twice in a configuration, and a figure
+// outside its metric's bounds.
 func FromRun(doc *results.Run, source string) (Document, error) {
 	if doc.Simulated != nil {
 		return Document{}, fmt.Errorf("%s: a simulated document holds predictions, not measurements", source)
 	}
-	env := doc.Environment
-	if env.GitCommit == "" {
-		return Document{}, fmt.Errorf("%s: %w", source, store.ErrNoCommit)
-	}
-	out := Document{Run: store.Run{
-		Commit: env.GitCommit, Time: doc.StartedAt, Host: env.Hostname, CPUModel: env.CPUModel,
-		ToolVersion: doc.ToolVersion, Source: source,
-	}}
+	out := Document{Source: source}
+	byRun := map[runKey]int{} // index in out.Entries
+	seen := map[repKey]bool{}
 	for i := range doc.Scenarios {
 		sc := &doc.Scenarios[i]
+		run, err := runOf(doc, i, source)
+		if err != nil {
+			return Document{}, err
+		}
+		k := runKey{run.Commit, run.Time.UnixNano(), run.Host}
+		e, ok := byRun[k]
+		if !ok {
+			e = len(out.Entries)
+			byRun[k] = e
+			out.Entries = append(out.Entries, store.Entry{Run: run})
+		}
 		for j := range sc.Repetitions {
 			r := &sc.Repetitions[j]
 			if !r.Measured() {
 				continue
 			}
+			rk := repKey{k, sc.Backend, sc.Name, r.Index}
+			if seen[rk] {
+				return Document{}, fmt.Errorf("%s: scenarios[%d] (configuration %s, backend %s): repetition index %d appears twice among the measured repetitions",
+					source, i, sc.Name, sc.Backend, r.Index)
+			}
+			seen[rk] = true
 			for _, m := range Metrics {
-				if v, ok := m.value(r); ok {
-					out.Samples = append(out.Samples, store.Sample{
-						Backend: sc.Backend, Configuration: sc.Name, Metric: m.Name, Repetition: r.Index, Value: v,
-					})
+				v, ok := m.value(r)
+				if !ok {
+					continue
 				}
+				if err := m.Check(v); err != nil {
+					return Document{}, fmt.Errorf("%s: scenarios[%d].repetitions[%d] (configuration %s, repetition %d): %w", source, i, j, sc.Name, r.Index, err)
+				}
+				out.Entries[e].Samples = append(out.Entries[e].Samples, store.Sample{
+					Backend: sc.Backend, Configuration: sc.Name, Metric: m.Name, Repetition: r.Index, Value: v,
+				})
 			}
 		}
 	}
-	if len(out.Samples) == 0 {
+	out.Entries = slices.DeleteFunc(out.Entries, func(e store.Entry) bool { return len(e.Samples) == 0 })
+	if len(out.Entries) == 0 {
 		return Document{}, fmt.Errorf("%s: no measured repetition to add", source)
+	}
+	return out, nil
+}
+
+type runKey struct {
+	commit string
+	start  int64
+	host   string
+}
+
+type repKey struct {
+	run             runKey
+	backend, config string
+	index           int
+}
+
+// runOf is the run that measured scenario i: its shard's in a merged
+// document (start, host, commit), else the document's. Its start is the
+// run's started_at, or where that is absent the earliest start of the
+// scenarios' repetitions in the same run.
+func runOf(doc *results.Run, i int, source string) (store.Run, error) {
+	start, env := doc.StartedAt, &doc.Environment
+	if k := doc.Scenarios[i].Shard; k > 0 {
+		j := slices.IndexFunc(doc.Shards, func(s results.ShardRun) bool { return s.Index == k })
+		if j < 0 {
+			return store.Run{}, fmt.Errorf("%s: scenarios[%d] (configuration %s) names shard %d, which shards does not hold", source, i, doc.Scenarios[i].Name, k)
+		}
+		start, env = doc.Shards[j].StartedAt, &doc.Shards[j].Environment
+	}
+	if env.GitCommit == "" {
+		return store.Run{}, fmt.Errorf("%s: %w", source, store.ErrNoCommit)
+	}
+	if start.IsZero() {
+		start = earliestRepetition(doc, doc.Scenarios[i].Shard)
+	}
+	if start.IsZero() {
+		return store.Run{}, fmt.Errorf("%s: %w, nor a start of any repetition: the history orders runs by their start", source, store.ErrNoTime)
+	}
+	return store.Run{Commit: env.GitCommit, Time: start, Host: env.Hostname, CPUModel: env.CPUModel,
+		ToolVersion: doc.ToolVersion, Source: source}, nil
+}
+
+// earliestRepetition is the earliest repetition start of the scenarios
+// run by shard (0: the document's own).
+func earliestRepetition(doc *results.Run, shard int) time.Time {
+	var first time.Time
+	for _, sc := range doc.Scenarios {
+		if sc.Shard != shard {
+			continue
+		}
+		for _, r := range sc.Repetitions {
+			if !r.StartedAt.IsZero() && (first.IsZero() || r.StartedAt.Before(first)) {
+				first = r.StartedAt
+			}
+		}
+	}
+	return first
+}
+
+// Keys are the runs a results document holds, without its samples: what
+// `history remove` takes out for it. Its figures are not checked, so that
+// a document add would now refuse can still be taken out.
+func Keys(doc *results.Run, source string) ([]store.Run, error) {
+	var out []store.Run
+	seen := map[runKey]bool{}
+	for i := range doc.Scenarios {
+		run, err := runOf(doc, i, source)
+		if err != nil {
+			return nil, err
+		}
+		if k := (runKey{run.Commit, run.Time.UnixNano(), run.Host}); !seen[k] {
+			seen[k] = true
+			out = append(out, run)
+		}
+	}
+	if len(out) == 0 {
+		return nil, fmt.Errorf("%s: no configuration, no run", source)
 	}
 	return out, nil
 }
@@ -124,4 +274,30 @@ func Read(path string) (Document, error) {
 		return Document{}, err
 	}
 	return FromRun(doc, path)
+}
+
+// Outside is a stored value outside its metric's bounds: a history from
+// before add checked them.
+type Outside struct {
+	store.Row
+	Err error
+}
+
+// Sane splits rows into those within their metric's bounds and those
+// outside (rows of a metric this provebench does not know are kept).
+func Sane(rows []store.Row) (kept []store.Row, outside []Outside) {
+	kept = rows[:0:0]
+	for _, r := range rows {
+		m, ok := Lookup(r.Metric)
+		if !ok {
+			kept = append(kept, r)
+			continue
+		}
+		if err := m.Check(r.Value); err != nil {
+			outside = append(outside, Outside{r, err})
+			continue
+		}
+		kept = append(kept, r)
+	}
+	return kept, outside
 }

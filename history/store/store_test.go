@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -33,7 +34,11 @@ func samples(i, configs, reps int) []Sample {
 	return out
 }
 
-func open(t *testing.T, path string) *Store {
+func entry(i, configs, reps int) []Entry {
+	return []Entry{{run(i), samples(i, configs, reps)}}
+}
+
+func openT(t *testing.T, path string) *Store {
 	t.Helper()
 	s, err := Open(context.Background(), path)
 	if err != nil {
@@ -45,14 +50,14 @@ func open(t *testing.T, path string) *Store {
 
 func TestAddAndRows(t *testing.T) {
 	ctx := context.Background()
-	s := open(t, filepath.Join(t.TempDir(), "sub", "h.db"))
+	s := openT(t, filepath.Join(t.TempDir(), "sub", "h.db"))
 	for i := 3; i >= 1; i-- { // added out of order: rows come in time order
-		if added, err := s.Add(ctx, run(i), samples(i, 2, 3)); err != nil || !added {
-			t.Fatalf("add %d: %v, %v", i, added, err)
+		if added, err := s.Add(ctx, entry(i, 2, 3)); err != nil || added != (Added{Runs: 1, Samples: 12}) {
+			t.Fatalf("add %d: %+v, %v", i, added, err)
 		}
 	}
-	if added, err := s.Add(ctx, run(2), samples(2, 2, 3)); err != nil || added {
-		t.Fatalf("the same run again: added %v, %v; want nothing added", added, err)
+	if added, err := s.Add(ctx, entry(2, 2, 3)); err != nil || added != (Added{Known: 12}) {
+		t.Fatalf("the same run again: added %+v, %v; want nothing added, 12 known", added, err)
 	}
 	rows, err := s.Rows(ctx, Filter{Metric: "peak_rss_bytes", Configuration: "c1"})
 	if err != nil {
@@ -67,10 +72,13 @@ func TestAddAndRows(t *testing.T) {
 			t.Errorf("row %d: %+v, want night %d repetition %d", k, r, night, rep)
 		}
 	}
-	if _, err := s.Add(ctx, Run{Time: time.Now()}, samples(1, 1, 1)); err != ErrNoCommit {
+	if _, err := s.Add(ctx, []Entry{{Run{Time: time.Now()}, samples(1, 1, 1)}}); err != ErrNoCommit {
 		t.Errorf("a run without commit: %v", err)
 	}
-	if _, err := s.Add(ctx, run(9), nil); err == nil {
+	if _, err := s.Add(ctx, []Entry{{Run{Commit: "c"}, samples(1, 1, 1)}}); err != ErrNoTime {
+		t.Errorf("a run without a start: %v", err)
+	}
+	if _, err := s.Add(ctx, []Entry{{run(9), nil}}); err == nil {
 		t.Error("a run without samples was added")
 	}
 	if err := s.Check(ctx); err != nil {
@@ -83,7 +91,7 @@ func TestAddAndRows(t *testing.T) {
 func TestConcurrentAdds(t *testing.T) {
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "h.db")
-	open(t, path) // create the file first: the writers race only on adds
+	openT(t, path) // create the file first: the writers race only on adds
 	const writers, each = 6, 5
 	var wg sync.WaitGroup
 	errs := make(chan error, writers*each)
@@ -97,7 +105,7 @@ func TestConcurrentAdds(t *testing.T) {
 			defer s.Close()
 			for k := range each {
 				i := w*each + k
-				if _, err := s.Add(ctx, run(i), samples(i, 4, 5)); err != nil {
+				if _, err := s.Add(ctx, entry(i, 4, 5)); err != nil {
 					errs <- err
 				}
 			}
@@ -108,7 +116,7 @@ func TestConcurrentAdds(t *testing.T) {
 	for err := range errs {
 		t.Error(err)
 	}
-	s := open(t, path)
+	s := openT(t, path)
 	if n, err := s.Runs(ctx); err != nil || n != writers*each {
 		t.Fatalf("%d runs (%v), want %d", n, err, writers*each)
 	}
@@ -135,8 +143,8 @@ func TestKilledAddIsAllOrNothing(t *testing.T) {
 	}
 	ctx := context.Background()
 	path := filepath.Join(t.TempDir(), "h.db")
-	s := open(t, path)
-	if _, err := s.Add(ctx, run(1), samples(1, 2, 3)); err != nil {
+	s := openT(t, path)
+	if _, err := s.Add(ctx, entry(1, 2, 3)); err != nil {
 		t.Fatal(err)
 	}
 	cmd := exec.Command(os.Args[0], "-test.run", "^TestKilledAddIsAllOrNothing$")
@@ -160,7 +168,22 @@ func TestKilledAddIsAllOrNothing(t *testing.T) {
 	}
 	cmd.Wait()
 
-	after := open(t, path)
+	// A reader cannot roll the interrupted add back: it says so, or reads
+	// the history as before the add.
+	if r, err := OpenReadOnly(ctx, path); err != nil {
+		t.Logf("a reader before the rollback: %v", err)
+		if !strings.Contains(err.Error(), "interrupted") {
+			t.Errorf("a reader before the rollback: %v", err)
+		}
+	} else {
+		n, err := r.Runs(ctx)
+		t.Logf("a reader before the rollback: %d runs, %v", n, err)
+		if err != nil && !strings.Contains(err.Error(), "interrupted") || err == nil && n != 1 {
+			t.Errorf("a reader before the rollback: %d runs, %v", n, err)
+		}
+		r.Close()
+	}
+	after := openT(t, path)
 	if err := after.Check(ctx); err != nil {
 		t.Fatalf("after the kill: %v", err)
 	}
@@ -171,8 +194,8 @@ func TestKilledAddIsAllOrNothing(t *testing.T) {
 	if err != nil || len(rows) != len(samples(1, 2, 3)) {
 		t.Fatalf("after the kill: %d rows (%v), want %d", len(rows), err, len(samples(1, 2, 3)))
 	}
-	if added, err := after.Add(ctx, run(2), samples(2, 50, 20)); err != nil || !added {
-		t.Fatalf("the killed run cannot be added again: %v, %v", added, err)
+	if added, err := after.Add(ctx, entry(2, 50, 20)); err != nil || added.Runs != 1 {
+		t.Fatalf("the killed run cannot be added again: %+v, %v", added, err)
 	}
 	if err := after.Check(ctx); err != nil {
 		t.Fatal(err)
@@ -186,7 +209,7 @@ func killChild(path string) {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}
-	_, err = s.add(context.Background(), run(2), samples(2, 50, 20), func() {
+	_, err = s.add(context.Background(), entry(2, 50, 20), func() {
 		fmt.Println("written")
 		time.Sleep(time.Minute)
 	})

@@ -3,6 +3,7 @@ package trend
 import (
 	"fmt"
 	"hash/fnv"
+	"math"
 	"regexp"
 	"slices"
 	"time"
@@ -123,6 +124,9 @@ type Change struct {
 	// Percent is the change of After from Before, in percent.
 	Percent float64
 	PValue  float64
+	// Test is the test that judged it: permutations, or the Gaussian test
+	// of a series too short for them.
+	Test changepoint.Test
 	// Regression is set when the metric moved in its worse direction.
 	Regression bool
 	// Runs is the number of points in the series.
@@ -139,53 +143,81 @@ type Options struct {
 	Recent int
 }
 
-// Changes finds the change points of every series.
-func Changes(series []Series, o Options) ([]Change, error) {
-	var out []Change
-	for i := range series {
-		s := &series[i]
-		cps, err := detect(s, o.Options)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %w", s.Key, err)
-		}
-		med := s.Medians()
-		for j, cp := range cps {
-			if o.Recent > 0 && len(med)-cp.Index > o.Recent {
-				continue
-			}
-			lo, hi := 0, len(med)
-			if j > 0 {
-				lo = cps[j-1].Index
-			}
-			if j+1 < len(cps) {
-				hi = cps[j+1].Index
-			}
-			c := Change{
-				Key: s.Key, Index: cp.Index, Commit: s.Points[cp.Index].Commit, Time: s.Points[cp.Index].Time,
-				PreviousCommit: s.Points[cp.Index-1].Commit,
-				Before:         stats.Median(med[lo:cp.Index]), After: stats.Median(med[cp.Index:hi]),
-				PValue: cp.PValue, Runs: len(med),
-			}
-			if c.Before != 0 {
-				c.Percent = 100 * (c.After - c.Before) / c.Before
-			}
-			higher := o.HigherIsBetter != nil && o.HigherIsBetter(s.Metric)
-			c.Regression = (c.After > c.Before) != higher && c.After != c.Before
-			out = append(out, c)
-		}
-	}
-	return out, nil
+// Report is what Changes found in a family of series.
+type Report struct {
+	Changes []Change
+	// Series is the number of series given; Judged the number long enough
+	// to split (2·MinSize runs): the family the false discovery rate is
+	// held over.
+	Series, Judged int
+	// Level is the largest p-value a change point may have in this
+	// family (Benjamini-Hochberg's bound); 0 when none was found.
+	Level float64
+	// PermutationFrom is the number of runs from which a series is judged
+	// by permutations; shorter ones by the Gaussian test.
+	PermutationFrom int
 }
 
-// Detect returns the series' change points (for plots).
-func Detect(s *Series, o changepoint.Options) ([]changepoint.ChangePoint, error) { return detect(s, o) }
+// Changes finds the change points of the series, judged together: the
+// false discovery rate is held at o.FDR over every series long enough to
+// split, whatever Recent keeps.
+func Changes(series []Series, o Options) (Report, error) {
+	family := make([]changepoint.Series, len(series))
+	for i := range series {
+		med := series[i].Medians()
+		for j, v := range med {
+			if math.IsNaN(v) || math.IsInf(v, 0) {
+				return Report{}, fmt.Errorf("%s: run of commit %s: %w", series[i].Key, series[i].Points[j].Commit, changepoint.ErrNotFinite)
+			}
+		}
+		family[i] = changepoint.Series{Values: med, Seed: o.Seed ^ seed(series[i].Key)}
+	}
+	res, err := changepoint.DetectFamily(family, o.Options)
+	if err != nil {
+		return Report{}, err
+	}
+	rep := Report{Series: len(series), Judged: res.Judged, Level: res.Level, PermutationFrom: res.PermutationFrom}
+	for i := range series {
+		rep.Changes = append(rep.Changes, changes(&series[i], res.ChangePoints[i], o)...)
+	}
+	return rep, nil
+}
 
-// detect runs the change-point search on the medians, seeded from the
-// series' name so that every series gets its own permutations and the
-// same ones on every call.
-func detect(s *Series, o changepoint.Options) ([]changepoint.ChangePoint, error) {
+// changes describes a series' change points.
+func changes(s *Series, cps []changepoint.ChangePoint, o Options) []Change {
+	var out []Change
+	med := s.Medians()
+	for j, cp := range cps {
+		if o.Recent > 0 && len(med)-cp.Index > o.Recent {
+			continue
+		}
+		lo, hi := 0, len(med)
+		if j > 0 {
+			lo = cps[j-1].Index
+		}
+		if j+1 < len(cps) {
+			hi = cps[j+1].Index
+		}
+		c := Change{
+			Key: s.Key, Index: cp.Index, Commit: s.Points[cp.Index].Commit, Time: s.Points[cp.Index].Time,
+			PreviousCommit: s.Points[cp.Index-1].Commit,
+			Before:         stats.Median(med[lo:cp.Index]), After: stats.Median(med[cp.Index:hi]),
+			PValue: cp.PValue, Test: cp.Test, Runs: len(med),
+		}
+		if c.Before != 0 {
+			c.Percent = 100 * (c.After - c.Before) / c.Before
+		}
+		higher := o.HigherIsBetter != nil && o.HigherIsBetter(s.Metric)
+		c.Regression = (c.After > c.Before) != higher && c.After != c.Before
+		out = append(out, c)
+	}
+	return out
+}
+
+// seed is the series' own seed, from its name: every series gets its own
+// draws and the same ones on every call.
+func seed(k Key) uint64 {
 	h := fnv.New64a()
-	fmt.Fprint(h, s.Backend, "\x00", s.Configuration, "\x00", s.Metric)
-	o.Seed ^= h.Sum64()
-	return changepoint.Detect(s.Medians(), o)
+	fmt.Fprint(h, k.Backend, "\x00", k.Configuration, "\x00", k.Metric)
+	return h.Sum64()
 }
