@@ -103,3 +103,55 @@ func TestABBadInput(t *testing.T) {
 		})
 	}
 }
+
+// TestABOldBaseFallsBack: a base binary that cannot serve repetitions (its
+// run --help has no --serve, as before warm sides existed) runs a process
+// per repetition, the new side stays warm, and the report says which way
+// each side ran.
+func TestABOldBaseFallsBack(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	// An old binary, as far as ab can tell: the same code, but its help
+	// does not offer --serve.
+	old := writeFile(t, dir, "old.sh", "#!/bin/sh\n"+
+		"case \"$*\" in *--help*) \""+self+"\" \"$@\" | grep -v -- '--serve'; exit 0;; esac\n"+
+		"exec \""+self+"\" \"$@\"\n")
+	if err := os.Chmod(old, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	scen := writeFile(t, dir, "s.yaml", tinyScenario)
+	out := filepath.Join(dir, "ab")
+	code := runCLI(t, "ab", scen, "--filter", "^hold$", "--pairs", "6", "--warmups", "0", "--base-binary", old, "-o", out)
+	if code != exitOK && code != exitInconclusive && code != exitRegression {
+		t.Fatalf("ab exited %d", code)
+	}
+	for side, warm := range map[string]bool{"base": false, "new": true} {
+		doc, err := results.Read(filepath.Join(out, side, "results.json.gz"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps := doc.Scenarios[0].Repetitions
+		if len(reps) != 6 {
+			t.Fatalf("%s: %d repetitions, want 6", side, len(reps))
+		}
+		for _, r := range reps {
+			if (r.Worker != nil) != warm {
+				t.Errorf("%s repetition %d: worker %+v, want warm %v", side, r.Index, r.Worker, warm)
+			}
+			if !warm && r.SetupSeconds == nil {
+				t.Errorf("%s repetition %d: a process per repetition pays (and records) its setup", side, r.Index)
+			}
+		}
+	}
+	txt, err := os.ReadFile(filepath.Join(out, "ab.txt"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := "base ran in a process per repetition (its binary cannot serve"; !strings.Contains(string(txt), want) {
+		t.Errorf("ab.txt does not say %q:\n%s", want, txt)
+	}
+}
