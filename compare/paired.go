@@ -309,6 +309,11 @@ func (q quietOnly) note() string {
 // give enough at the quiet share seen so far.
 func notQuiet(m *MetricResult, q quietOnly) {
 	m.Paired = true
+	if m.Base != nil && m.New != nil && m.Base.Center > 0 {
+		// The medians' change over every pair, busy ones included: shown,
+		// with no interval, and not judged.
+		m.Change = m.New.Center/m.Base.Center - 1
+	}
 	m.Verdict, m.Unjudged = Inconclusive, "host busy"
 	m.Note = fmt.Sprintf("not judged: only %d of %d pairs ran while the host was quiet (neighbours under %.0f%% of its CPU time), %d needed",
 		len(q.base), q.of, 100*results.QuietOthers, MinPairs)
