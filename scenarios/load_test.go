@@ -586,7 +586,7 @@ func TestLoadFiles(t *testing.T) {
 
 func TestEmbedded(t *testing.T) {
 	names := EmbeddedNames()
-	if want := []string{"backpressure", "ci", "cuzk-phase12", "exec-provebench", "gpu", "peer-gnark", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
+	if want := []string{"backpressure", "ci", "cuzk-phase12", "exec-provebench", "gate-h200", "gate-h200-slow", "gpu", "peer-gnark", "porep-h200", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
 		t.Fatalf("EmbeddedNames() = %v, want %v", names, want)
 	}
 	for _, name := range names {
@@ -607,7 +607,7 @@ func TestEmbedded(t *testing.T) {
 	if _, err := LoadEmbedded("quickstart.yaml"); err != nil {
 		t.Errorf("LoadEmbedded with extension: %v", err)
 	}
-	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, ci, cuzk-phase12, exec-provebench, gpu, peer-gnark, quickstart, snarkjs") {
+	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, ci, cuzk-phase12, exec-provebench, gate-h200, gate-h200-slow, gpu, peer-gnark, porep-h200, quickstart, snarkjs") {
 		t.Errorf("LoadEmbedded(nope): %v", err)
 	}
 }
@@ -675,6 +675,57 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 			if inPlay := s.Workload.Partitions * s.Workload.Concurrency; inPlay < 3*s.Pipeline.PartitionWorkers {
 				t.Errorf("%s: %d partitions in play against pw=%d: too few to pile up", s.Name, inPlay, s.Pipeline.PartitionWorkers)
 			}
+		}
+	})
+	t.Run("gate-h200", func(t *testing.T) {
+		specs, slow := byName("gate-h200"), byName("gate-h200-slow")
+		base, twin := specs["slow21"], slow["slow21"]
+		// The twin differs by one synthesis round alone, about 10% more
+		// synthesis (a witness ~0.8 of a round's cost at 2^21).
+		if twin.Workload.SynthesisRounds != base.Workload.SynthesisRounds+1 {
+			t.Errorf("slow21: %d rounds, its twin %d: want one more", base.Workload.SynthesisRounds, twin.Workload.SynthesisRounds)
+		}
+		twin.Workload.SynthesisRounds = base.Workload.SynthesisRounds
+		twin.Source, twin.File, twin.Description = base.Source, base.File, base.Description
+		if !reflect.DeepEqual(base, twin) {
+			t.Errorf("slow21 and its twin differ beyond the round:\n%+v\n%+v", base, twin)
+		}
+		for _, name := range []string{"synth23", "gpu22"} {
+			if s := specs[name]; s.Backend != "cuda" || s.Workload.Proofs != 1 || s.Measure == spec.MeasureCold {
+				t.Errorf("%s: want one warm proof on cuda: %+v", name, s)
+			}
+		}
+	})
+	t.Run("porep-h200", func(t *testing.T) {
+		specs := byName("porep-h200")
+		if len(specs) != 5 {
+			t.Errorf("%d configurations, want 5", len(specs))
+		}
+		const hostMemory = 125 << 30
+		for _, s := range specs {
+			if s.Workload.Partitions != 10 || !s.Workload.Cached() || s.MemoryLimit >= hostMemory {
+				t.Errorf("%s: want 10 partitions a proof from a cached witness under a limit short of the host: %+v", s.Name, s)
+			}
+			// Key, witness and the pool of the datasets worked on at
+			// once stay resident: what every configuration starts at.
+			key := groth16.KeyBytes(s.Workload.Circuit())
+			pool := pipeline.WarmPoolDatasets(s.Workload, s.Pipeline.Resolved(), 1) * datasetBytes(s)
+			start := key + datasetBytes(s) + pool
+			inPlay := int64(s.Workload.Partitions*s.Workload.Concurrency) * datasetBytes(s)
+			switch s.Pipeline.Strategy {
+			case pipeline.Release:
+				// The wall: every partition in play alive passes the limit.
+				if key+inPlay <= s.MemoryLimit {
+					t.Errorf("%s: %s in play: release cannot reach its limit %s", s.Name, formatBytes(key+inPlay), formatBytes(s.MemoryLimit))
+				}
+			default:
+				if start > s.MemoryLimit*9/10 {
+					t.Errorf("%s: starts at %s, too near its limit %s", s.Name, formatBytes(start), formatBytes(s.MemoryLimit))
+				}
+			}
+		}
+		if n := budgetHolds(specs["budget"]); n != 7 {
+			t.Errorf("budget holds %d datasets, the file says 7", n)
 		}
 	})
 	t.Run("gpu", func(t *testing.T) {
