@@ -76,7 +76,8 @@ func Commit(doc *results.Run) string {
 	return ""
 }
 
-// Load reads calibration documents. It refuses (errors naming each
+// Load reads calibration documents, each given as itself or its output
+// folder (results.InDir), and keeps them under the names given. It refuses (errors naming each
 // document) simulated documents, documents of different hosts, backends or
 // clocks (warm and cold), and documents of different commits unless
 // o.AllowMixedCommits; it leaves out, with a note, exec configurations
@@ -87,7 +88,11 @@ func Load(files []string, o LoadOptions) (*Measurements, error) {
 	commits := map[string][]string{} // commit -> files
 	var pending []measured
 	for _, f := range files {
-		doc, err := results.Read(f)
+		path, err := results.InDir(f)
+		if err != nil {
+			return nil, fmt.Errorf("calibration: %w", err) // it names f
+		}
+		doc, err := results.Read(path)
 		if err != nil {
 			return nil, fmt.Errorf("calibration %s: %w", f, err)
 		}

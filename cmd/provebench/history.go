@@ -86,11 +86,9 @@ file could not be written.`,
 func runHistoryAdd(ctx context.Context, w io.Writer, db string, args []string) error {
 	var docs []ingest.Document
 	for _, a := range args {
-		p := a
-		if st, err := os.Stat(a); err == nil && st.IsDir() {
-			if p, err = results.Find(a); err != nil {
-				return usageError{err}
-			}
+		p, err := results.InDir(a)
+		if err != nil {
+			return usageError{err}
 		}
 		d, err := ingest.Read(p)
 		if err != nil {

@@ -89,13 +89,9 @@ func runMerge(w io.Writer, args []string, f mergeFlags) error {
 func readShards(args []string) ([]shard.Input, error) {
 	var in []shard.Input
 	for _, a := range args {
-		p := a
-		if st, err := os.Stat(a); err == nil && st.IsDir() {
-			found, err := results.Find(a)
-			if err != nil {
-				return nil, err
-			}
-			p = found
+		p, err := results.InDir(a)
+		if err != nil {
+			return nil, err
 		}
 		doc, err := results.Read(p)
 		if err != nil {
