@@ -345,17 +345,14 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if runErr != nil && !interrupted {
 		return runErr
 	}
-	written := []string{runner.ResultsPath()}
-	for _, out := range []struct {
-		name  string
-		write func(string, *results.Run) error
-	}{{"results.csv", results.WriteCSVFile}, {"results.bench", results.WriteBenchfmtFile}} {
-		p := filepath.Join(f.out, out.name)
-		if err := out.write(p, doc); err != nil {
-			return err
-		}
-		written = append(written, p)
+	// The runner kept the document up to date; the folder's other results
+	// files are written from it once, as every command writes them.
+	folder := runner.Folder()
+	tables, err := folder.WriteTables(doc)
+	if err != nil {
+		return err
 	}
+	written := append([]string{folder.DocumentPath()}, tables...)
 	if !f.noReport && len(doc.Scenarios) > 0 {
 		files, err := generateReport(doc, f.out)
 		if err != nil {
@@ -373,8 +370,8 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if !f.noCalibrationCache && os.Getenv(ab.NoCalibrationStoreEnv) != "1" {
 		written = append(written, storeCalibration(doc, f.cacheDir)...)
 	}
-	if err := run.WriteManifest(f.out, written); err != nil {
-		fmt.Fprintf(os.Stderr, "warning: %s: %v (a later --overwrite clears only the fixed names)\n", run.ManifestName, err)
+	if err := folder.WriteManifest(written); err != nil {
+		fmt.Fprintf(os.Stderr, "warning: %v (a later --overwrite clears only the fixed names)\n", err)
 	}
 	printRunSummary(w, doc, written)
 	if interrupted {

@@ -236,11 +236,13 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 	return nil
 }
 
-// writeSimulated writes the document and its report into dir: first into
-// a hidden folder there, then moved into place once whole, so that an
-// interrupt (which returns at once, the report left to die with the
-// process) leaves nothing half-written, not even the folder when it made
-// it. A report that fails leaves the document.
+// writeSimulated writes the output folder's results files (the document,
+// results.csv and results.bench, as every command writes them:
+// results.Folder) and the report into dir: first into a hidden folder
+// there, then moved into place once whole, so that an interrupt (which
+// returns at once, the report left to die with the process) leaves nothing
+// half-written, not even the folder when it made it. A report that fails
+// leaves the results files. The manifest records what was written.
 func writeSimulated(ctx context.Context, doc *results.Run, dir string, format results.Format, report bool) (written []string, err error) {
 	if ctx.Err() != nil {
 		return nil, interrupted()
@@ -259,10 +261,10 @@ func writeSimulated(ctx context.Context, doc *results.Run, dir string, format re
 			os.Remove(dir) // made here, and empty
 		}
 	}()
-	files := []string{filepath.Join(stage, format.FileName())}
+	var files []string
 	var reportErr error
-	err = untilDone(ctx, func() error {
-		if err := results.Write(files[0], doc); err != nil || !report {
+	err = untilDone(ctx, func() (err error) {
+		if files, err = (results.Folder{Dir: stage, Format: format}).Write(doc); err != nil || !report {
 			return err
 		}
 		more, err := generateReport(doc, stage)
@@ -288,6 +290,9 @@ func writeSimulated(ctx context.Context, doc *results.Run, dir string, format re
 			return written, err
 		}
 		written = append(written, to)
+	}
+	if err := (results.Folder{Dir: dir}).WriteManifest(written); err != nil {
+		return written, err
 	}
 	return written, reportErr
 }

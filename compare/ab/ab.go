@@ -57,9 +57,10 @@ type Config struct {
 // Runner runs the sides.
 type Runner struct {
 	Base, New Side
-	// OutDir receives OutDir/base/results.json.gz and
-	// OutDir/new/results.json.gz (results.json with Format
-	// results.FormatJSON), rewritten after every repetition.
+	// OutDir receives OutDir/base and OutDir/new, each an output folder
+	// (results.Folder: results.json.gz, or results.json with Format
+	// results.FormatJSON, results.csv and results.bench), rewritten after
+	// every repetition.
 	OutDir string
 	// Format is the sides' documents' storage format; empty means
 	// results.FormatGzip.
@@ -382,15 +383,12 @@ func (s *side) add(config string, run *results.Run, rep results.Repetition) {
 	sc.Repetitions = append(sc.Repetitions, rep)
 }
 
+// save writes the side's folder as every command writes an output folder
+// (results.Folder: the document, results.csv and results.bench), so that
+// a side's repetitions so far can be read like any run's.
 func (r *Runner) save(s *side) error {
-	f := r.Format
-	if f == "" {
-		f = results.FormatGzip
-	}
-	if err := results.WriteFormat(filepath.Join(s.dir, f.FileName()), s.doc, f); err != nil {
-		return err
-	}
-	return results.RemoveOthers(s.dir, f)
+	_, err := results.Folder{Dir: s.dir, Format: r.Format}.Write(s.doc)
+	return err
 }
 
 // tail is the end of a side's output, for error messages.

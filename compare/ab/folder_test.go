@@ -1,8 +1,10 @@
 package ab
 
 import (
+	"context"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -40,5 +42,41 @@ func TestReadBackFindsEitherFormat(t *testing.T) {
 	rep, run := readRepetition(both, nil, []byte("done\n"))
 	if run != nil || rep.Status != results.StatusCrashed || !strings.Contains(rep.Error, filepath.Join(both, "results.json.gz")) || !strings.Contains(rep.Error, filepath.Join(both, "results.json")) {
 		t.Errorf("both formats: status %s, error %q, run %v; want a crash naming both", rep.Status, rep.Error, run)
+	}
+}
+
+// Each side's folder is an output folder like any command's: the
+// document, results.csv and results.bench, the document in the chosen
+// format only.
+func TestSidesWriteOutputFolders(t *testing.T) {
+	r, _ := newFake(t, func(int) float64 { return 1 }, func(int) float64 { return 1 })
+	r.Format = results.FormatJSON
+	stale := filepath.Join(r.OutDir, "base", "results.json.gz")
+	if err := os.MkdirAll(filepath.Dir(stale), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(stale, []byte("an older run"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if _, _, err := r.Run(context.Background(), []Config{{Name: "c", Pairs: 2}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"base", "new"} {
+		dir := filepath.Join(r.OutDir, name)
+		entries, err := os.ReadDir(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var names []string
+		for _, e := range entries {
+			names = append(names, e.Name())
+		}
+		if want := []string{"results.bench", "results.csv", "results.json"}; !slices.Equal(names, want) {
+			t.Errorf("%s holds %v, want %v", name, names, want)
+		}
+		doc, err := readDocument(dir)
+		if err != nil || len(doc.Scenarios) != 1 || len(doc.Scenarios[0].Repetitions) != 2 {
+			t.Errorf("%s: read back %v", name, err)
+		}
 	}
 }
