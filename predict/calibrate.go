@@ -279,13 +279,15 @@ func OneSizeNote(constraints int) string {
 		bits.Len(uint(constraints))-1)
 }
 
-// point reads one scenario's measured repetitions; ok is false when it has
-// none.
+// point reads one scenario's measured repetitions and its spec, whole
+// (spec's own decoder: the simulator plays it again); ok is false when it
+// has no measured repetition.
 func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, error) {
-	p := Point{File: file, Scenario: sc.Name, Baseline: math.NaN(), SynthesisMode: synthesisMode(sc.Spec), Commit: Commit(doc)}
+	p := Point{File: file, Scenario: sc.Name, Baseline: math.NaN(), Commit: Commit(doc)}
 	if err := json.Unmarshal(sc.Spec, &p.Spec); err != nil {
 		return p, false, fmt.Errorf("calibration %s: scenario %s: spec: %w", file, sc.Name, err)
 	}
+	p.SynthesisMode = synthesisMode(p.Spec.Workload.Synthesis)
 	abc, wires := pipeline.DatasetBytes(p.Spec.Workload)
 	one := float64(abc + wires)
 	var base, pool, conc []float64
