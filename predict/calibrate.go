@@ -1,9 +1,11 @@
-// Package simulate predicts scenarios instead of running them: it fits
+// Package predict predicts scenarios instead of running them: it fits
 // per-stage cost models and the memory baseline from the results of
 // ordinary runs (Calibrate), plays each configuration through the
 // simulator (package sim), and writes the predictions as a results
 // document of the usual schema, marked simulated, so that report, compare
-// and ab read it like any run.
+// and ab read it like any run. It also predicts the peaks run's pre-flight
+// check holds configurations to (preflight.go), and validates its models
+// on what they did not see (crossval.go).
 package predict
 
 import (
