@@ -136,7 +136,7 @@ ab interleaves their repetitions in ABBA pairs and tests the difference.`,
 	fl.StringVar(&f.shard, "shard", "", "run shard k of n of the configurations (k/n, k from 1), or auto: $JOB_COMPLETION_INDEX+1 of --shard-count or $PROVEBENCH_SHARD_COUNT (see provebench merge)")
 	fl.IntVar(&f.shards, "shard-count", 0, "the number of shards, with --shard auto")
 	fl.BoolVar(&f.interleave, "interleave", false, "run the measured repetitions in rounds over the configurations (repetition 1 of each, then 2, ...), so host drift slows all alike")
-	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results.json of this host (instead of the cached runs or the strategy's bound)")
+	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results documents (or their output folders) of this host (instead of the cached runs or the strategy's bound)")
 	fl.BoolVar(&f.allowMixedCommits, "allow-mixed-commits", false, "pre-flight: take --calibration documents built from different commits together (refused otherwise: they measured different provers)")
 	fl.BoolVar(&f.noCalibrationCache, "no-calibration-cache", false, "pre-flight: neither predict from the cached runs of this host (take each strategy's bound) nor add this run to them")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "run into an output directory that holds a previous run's results, removing first the files that run wrote (only those)")
