@@ -24,7 +24,6 @@
 package compare
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -756,12 +755,13 @@ func configDiff(b, n *results.Scenario) []string {
 	field("partitions_per_proof", b.Partitions, n.Partitions)
 	field("proofs", b.Proofs, n.Proofs)
 
-	bs, berr := flattenSpec(b.Spec)
-	ns, nerr := flattenSpec(n.Spec)
+	bv, berr := b.DecodeSpec()
+	nv, nerr := n.DecodeSpec()
 	if berr != nil || nerr != nil {
 		diffs = append(diffs, fmt.Sprintf("scenario %q: unreadable spec (base: %v, new: %v)", b.Name, berr, nerr))
 		return diffs
 	}
+	bs, ns := bv.Section("workload", "pipeline"), nv.Section("workload", "pipeline")
 	if len(bs) == 0 || len(ns) == 0 {
 		// A side without a spec (written by hand, or by another tool)
 		// can only be checked on the summary fields above.
@@ -776,43 +776,6 @@ func configDiff(b, n *results.Scenario) []string {
 		diffs = append(diffs, fmt.Sprintf("scenario %q: spec %s is %s in base, %s in new", b.Name, k, jsonValue(bv, bok), jsonValue(nv, nok)))
 	}
 	return diffs
-}
-
-// flattenSpec returns the leaves of the spec's workload and pipeline
-// sections by dotted path ("pipeline.channel_capacity"). An absent spec
-// has no leaves.
-func flattenSpec(raw json.RawMessage) (map[string]any, error) {
-	out := map[string]any{}
-	if len(bytes.TrimSpace(raw)) == 0 || string(bytes.TrimSpace(raw)) == "null" {
-		return out, nil
-	}
-	var spec map[string]any
-	if err := json.Unmarshal(raw, &spec); err != nil {
-		return nil, err
-	}
-	var walk func(prefix string, v any)
-	walk = func(prefix string, v any) {
-		if m, ok := v.(map[string]any); ok {
-			for k, sub := range m {
-				walk(prefix+"."+k, sub)
-			}
-			return
-		}
-		if str, ok := v.(string); ok {
-			// Durations are written "20ms" now and as nanoseconds by
-			// older documents: compare them as nanoseconds.
-			if d, err := time.ParseDuration(str); err == nil {
-				v = float64(d)
-			}
-		}
-		out[prefix] = v
-	}
-	for _, section := range []string{"workload", "pipeline"} {
-		if v, ok := spec[section]; ok {
-			walk(section, v)
-		}
-	}
-	return out, nil
 }
 
 func union(a, b map[string]any) map[string]any {

@@ -1,9 +1,11 @@
-// Package simulate predicts scenarios instead of running them: it fits
+// Package predict predicts scenarios instead of running them: it fits
 // per-stage cost models and the memory baseline from the results of
 // ordinary runs (Calibrate), plays each configuration through the
 // simulator (package sim), and writes the predictions as a results
 // document of the usual schema, marked simulated, so that report, compare
-// and ab read it like any run.
+// and ab read it like any run. It also predicts the peaks run's pre-flight
+// check holds configurations to (preflight.go), and validates its models
+// on what they did not see (crossval.go).
 package predict
 
 import (
@@ -279,13 +281,15 @@ func OneSizeNote(constraints int) string {
 		bits.Len(uint(constraints))-1)
 }
 
-// point reads one scenario's measured repetitions; ok is false when it has
-// none.
+// point reads one scenario's measured repetitions and its spec, whole
+// (spec's own decoder: the simulator plays it again); ok is false when it
+// has no measured repetition.
 func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, error) {
-	p := Point{File: file, Scenario: sc.Name, Baseline: math.NaN(), SynthesisMode: synthesisMode(sc.Spec), Commit: Commit(doc)}
+	p := Point{File: file, Scenario: sc.Name, Baseline: math.NaN(), Commit: Commit(doc)}
 	if err := json.Unmarshal(sc.Spec, &p.Spec); err != nil {
 		return p, false, fmt.Errorf("calibration %s: scenario %s: spec: %w", file, sc.Name, err)
 	}
+	p.SynthesisMode = synthesisMode(p.Spec.Workload.Synthesis)
 	abc, wires := pipeline.DatasetBytes(p.Spec.Workload)
 	one := float64(abc + wires)
 	var base, pool, conc []float64

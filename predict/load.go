@@ -1,7 +1,6 @@
 package predict
 
 import (
-	"encoding/json"
 	"errors"
 	"fmt"
 	"maps"
@@ -46,20 +45,13 @@ type Measurements struct {
 // synthesis costs, never fitted from another mode's runs.
 const SynthesisCompute = "compute"
 
-// synthesisMode reads workload.synthesis from a configuration's JSON
-// (run.Spec as a results document records it). It reads the JSON rather
-// than a field of pipeline.Workload so that documents which record a mode
-// calibrate by it whichever build reads them.
-func synthesisMode(spec json.RawMessage) string {
-	var v struct {
-		Workload struct {
-			Synthesis string `json:"synthesis"`
-		} `json:"workload"`
-	}
-	if json.Unmarshal(spec, &v) != nil || v.Workload.Synthesis == "" {
+// synthesisMode is a workload's synthesis mode as written
+// (workload.synthesis), SynthesisCompute where none is.
+func synthesisMode(written string) string {
+	if written == "" {
 		return SynthesisCompute
 	}
-	return v.Workload.Synthesis
+	return written
 }
 
 // Commit is the git commit a results document's binary was built from:
@@ -76,7 +68,8 @@ func Commit(doc *results.Run) string {
 	return ""
 }
 
-// Load reads calibration documents. It refuses (errors naming each
+// Load reads calibration documents, each given as itself or its output
+// folder (results.InDir), and keeps them under the names given. It refuses (errors naming each
 // document) simulated documents, documents of different hosts, backends or
 // clocks (warm and cold), and documents of different commits unless
 // o.AllowMixedCommits; it leaves out, with a note, exec configurations
@@ -87,7 +80,11 @@ func Load(files []string, o LoadOptions) (*Measurements, error) {
 	commits := map[string][]string{} // commit -> files
 	var pending []measured
 	for _, f := range files {
-		doc, err := results.Read(f)
+		path, err := results.InDir(f)
+		if err != nil {
+			return nil, fmt.Errorf("calibration: %w", err) // it names f
+		}
+		doc, err := results.Read(path)
 		if err != nil {
 			return nil, fmt.Errorf("calibration %s: %w", f, err)
 		}
@@ -122,22 +119,13 @@ type measured struct {
 }
 
 // configurationKey tells one configuration from another across documents:
-// its name and its resolved spec, less what only says how often or from
+// its name and its resolved spec (its view: one spelling whatever the
+// order of fields or of durations), less what only says how often or from
 // where it ran (repeats, the scenario file's path and line), measured by
 // one commit's binary (another commit's is another prover, never pooled,
 // even where --allow-mixed-commits takes both).
-func configurationKey(doc *results.Run, sc *results.Scenario) (string, error) {
-	var v map[string]any
-	if err := json.Unmarshal(sc.Spec, &v); err != nil {
-		return "", fmt.Errorf("scenario %s: spec: %w", sc.Name, err)
-	}
-	delete(v, "repeats")
-	delete(v, "source")
-	b, err := json.Marshal(v) // map keys sorted: one spelling per spec
-	if err != nil {
-		return "", err
-	}
-	return Commit(doc) + "\x00" + sc.Name + "\x00" + string(b), nil
+func configurationKey(doc *results.Run, sc *results.Scenario, view results.SpecView) string {
+	return Commit(doc) + "\x00" + sc.Name + "\x00" + view.Key("repeats", "source")
 }
 
 // pool makes one Point of each configuration, its repetitions pooled over
@@ -190,10 +178,11 @@ func (ms *Measurements) add(f string, doc *results.Run, pending *[]measured) err
 		} else if ms.Backend != sc.Backend {
 			return fmt.Errorf("calibration %s: scenario %s ran on %s, others on %s: calibrate one backend at a time", f, sc.Name, sc.Backend, ms.Backend)
 		}
-		key, err := configurationKey(doc, sc)
+		view, err := sc.DecodeSpec()
 		if err != nil {
 			return fmt.Errorf("calibration %s: %w", f, err)
 		}
+		key := configurationKey(doc, sc, view)
 		i := slices.IndexFunc(*pending, func(m measured) bool { return m.key == key })
 		if i < 0 {
 			*pending = append(*pending, measured{key: key, doc: doc, scenario: *sc})

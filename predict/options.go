@@ -1,7 +1,6 @@
 package predict
 
 import (
-	"encoding/json"
 	"fmt"
 	"maps"
 	"slices"
@@ -22,11 +21,7 @@ import (
 // (workload.synthesis): a calibration without a run of that mode cannot
 // predict it, unless the spec writes its synthesis cost itself.
 func Options(spec *spec.Spec, m *Model, hostMemory int64) (sim.Options, error) {
-	raw, err := json.Marshal(spec)
-	if err != nil {
-		return sim.Options{}, err
-	}
-	return options(spec, synthesisMode(raw), m, hostMemory)
+	return options(spec, synthesisMode(spec.Workload.Synthesis), m, hostMemory)
 }
 
 // options is Options with the spec's synthesis mode known.

@@ -1,7 +1,6 @@
 package reports
 
 import (
-	"encoding/json"
 	"fmt"
 	"image/color"
 	"maps"
@@ -224,15 +223,14 @@ func limitShown(r *results.Repetition, limit, dataMax float64) bool {
 	return limit > 0 && (r.Status == results.StatusMemoryLimit || limit <= 1.5*dataMax)
 }
 
-// memoryLimit reads the scenario's memory limit from its spec (0: none).
+// memoryLimit reads the scenario's memory limit from its spec (0: none,
+// or a spec that does not decode, which only costs the plot its line).
 func memoryLimit(sc *results.Scenario) float64 {
-	var spec struct {
-		MemoryLimit float64 `json:"memory_limit"`
-	}
-	if len(sc.Spec) == 0 || json.Unmarshal(sc.Spec, &spec) != nil {
+	v, err := sc.DecodeSpec()
+	if err != nil {
 		return 0
 	}
-	return spec.MemoryLimit
+	return float64(v.MemoryLimit)
 }
 
 // memoryLines are the memory panel's series: the RSS account stacked

@@ -48,10 +48,13 @@ var higherIsBetter = []string{UnitPartitionsPerSecond, UnitDeviceBusy, UnitStead
 // them).
 //
 // The file-level configuration holds only what defines the measurement:
-// goos, goarch, cpu, gpu and backend. benchstat puts results with different
-// file configurations in different tables, so volatile facts (host name,
+// goos, goarch, cpu, gpu and backend, and "simulated: true" for a simulated
+// document's predictions. benchstat puts results with different file
+// configurations in different tables, so volatile facts (host name,
 // commit, start time) are left out: with them a baseline and a new run
-// would never be compared.
+// would never be compared. Predictions, for the same reason, are never
+// pooled with or compared against measurements unless asked to
+// (benchstat -ignore simulated).
 func WriteBenchfmt(w io.Writer, run *Run) error {
 	bw := benchfmt.NewWriter(w)
 	for _, unit := range higherIsBetter {
@@ -69,7 +72,7 @@ func WriteBenchfmt(w io.Writer, run *Run) error {
 		// A merge of shards can hold several hosts: each configuration's.
 		env := run.ScenarioEnvironment(i)
 		name := BenchmarkBase + "/" + BenchmarkName(sc.Name, env.GOMAXPROCS)
-		config := fileConfig(env, gpuNames(env.GPUs), sc.Backend)
+		config := fileConfig(env, gpuNames(env.GPUs), sc.Backend, run.Simulated != nil)
 		for j := range sc.Repetitions {
 			r := &sc.Repetitions[j]
 			if !r.Measured() {
@@ -186,7 +189,7 @@ func CounterUnit(counter string) string {
 // fileConfig is the file-level configuration of a scenario's lines, in a
 // fixed key order; an unknown value is written as "unknown" (an empty one
 // would delete the key).
-func fileConfig(env *Environment, gpus, backend string) []benchfmt.Config {
+func fileConfig(env *Environment, gpus, backend string, simulated bool) []benchfmt.Config {
 	var config []benchfmt.Config
 	add := func(key, value string) {
 		if value == "" {
@@ -201,6 +204,9 @@ func fileConfig(env *Environment, gpus, backend string) []benchfmt.Config {
 		add("gpu", gpus)
 	}
 	add("backend", backend)
+	if simulated {
+		add("simulated", "true")
+	}
 	return config
 }
 

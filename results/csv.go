@@ -27,6 +27,10 @@ import (
 // scenarios, each group sorted by name, so the same scenarios give the same
 // header. A figure a repetition lacks (a GPU figure without NVML, a counter
 // it did not report) is an empty cell, never 0.
+//
+// A simulated document (provebench simulate's predictions) has one more
+// column before all of these, simulated, true on every row: its rows are
+// predictions, and a spreadsheet of them must not pass for measurements.
 
 // repetitionColumns are the fixed columns of a repetition's scalar figures,
 // in order, with how to render each.
@@ -131,7 +135,14 @@ func WriteCSV(w io.Writer, run *Run) error {
 		stages = slices.Sorted(maps.Keys(s))
 	}
 
+	var lead []string // the simulated column, in a simulated document
+	if run.Simulated != nil {
+		lead = []string{"true"}
+	}
 	header := []string{"scenario", "strategy", "backend", "key_kind", "constraints", "partitions_per_proof", "workload_proofs"}
+	if lead != nil {
+		header = append([]string{"simulated"}, header...)
+	}
 	for _, k := range labels {
 		header = append(header, "label."+k)
 	}
@@ -164,7 +175,8 @@ func WriteCSV(w io.Writer, run *Run) error {
 	for _, sc := range run.Scenarios {
 		for i := range sc.Repetitions {
 			r := &sc.Repetitions[i]
-			row = append(row[:0], sc.Name, sc.Strategy, sc.Backend, sc.KeyKind,
+			row = append(row[:0], lead...)
+			row = append(row, sc.Name, sc.Strategy, sc.Backend, sc.KeyKind,
 				strconv.Itoa(sc.Constraints), strconv.Itoa(sc.Partitions), strconv.Itoa(sc.Proofs))
 			for _, k := range labels {
 				row = append(row, sc.Labels[k])

@@ -140,24 +140,9 @@ func decompress(name string, data []byte) ([]byte, error) {
 	return out, nil
 }
 
-// Find returns the results document of an output directory: results.json.gz
-// when there is one, else results.json. The error wraps os.ErrNotExist when
-// there is neither.
-func Find(dir string) (string, error) {
-	for _, f := range Formats {
-		p := filepath.Join(dir, f.FileName())
-		if _, err := os.Stat(p); err == nil {
-			return p, nil
-		} else if !errors.Is(err, os.ErrNotExist) {
-			return "", err
-		}
-	}
-	return "", fmt.Errorf("%s: no %s or %s: %w", dir, FormatGzip.FileName(), FormatJSON.FileName(), os.ErrNotExist)
-}
-
 // RemoveOthers removes the results documents of dir in formats other than
 // keep, so that a directory rewritten in another format does not keep a
-// stale document beside the new one (Find would pick the gzip one).
+// stale document beside the new one (Find refuses a folder with both).
 func RemoveOthers(dir string, keep Format) error {
 	var errs []error
 	for _, f := range Formats {

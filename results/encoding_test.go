@@ -130,32 +130,6 @@ func TestBadGzip(t *testing.T) {
 	}
 }
 
-func TestFind(t *testing.T) {
-	dir := t.TempDir()
-	if _, err := Find(dir); !errors.Is(err, os.ErrNotExist) {
-		t.Fatalf("empty directory: %v", err)
-	}
-	r, _ := readReal(t)
-	if err := WriteFormat(filepath.Join(dir, FormatJSON.FileName()), r, FormatJSON); err != nil {
-		t.Fatal(err)
-	}
-	if p, err := Find(dir); err != nil || filepath.Base(p) != "results.json" {
-		t.Fatalf("plain only: %s, %v", p, err)
-	}
-	if err := WriteFormat(filepath.Join(dir, FormatGzip.FileName()), r, FormatGzip); err != nil {
-		t.Fatal(err)
-	}
-	if p, err := Find(dir); err != nil || filepath.Base(p) != "results.json.gz" {
-		t.Fatalf("both: %s, %v", p, err)
-	}
-	if err := RemoveOthers(dir, FormatGzip); err != nil {
-		t.Fatal(err)
-	}
-	if _, err := os.Stat(filepath.Join(dir, "results.json")); !errors.Is(err, os.ErrNotExist) {
-		t.Errorf("RemoveOthers left results.json: %v", err)
-	}
-}
-
 func TestParseFormat(t *testing.T) {
 	for in, want := range map[string]Format{"json": FormatJSON, "json.gz": FormatGzip, "gzip": FormatGzip, " JSON ": FormatJSON} {
 		if got, err := ParseFormat(in); err != nil || got != want {

@@ -7,24 +7,32 @@ import (
 	"path/filepath"
 )
 
-// DocumentNames are the names a results document has in its output
-// folder, in the order InDir looks for them: compressed, then plain.
-var DocumentNames = []string{"results.json.gz", "results.json"}
+// DocumentNames are the names a results document has in an output folder,
+// one per storage format (Formats), the default first.
+func DocumentNames() []string {
+	names := make([]string, len(Formats))
+	for i, f := range Formats {
+		names[i] = f.FileName()
+	}
+	return names
+}
 
-// InDir resolves a path given for a results document: a file is itself; a
-// folder holds the document under one of DocumentNames, and must hold
-// exactly one of them (two would leave it to chance which run is read).
-func InDir(path string) (string, error) {
-	st, err := os.Stat(path)
-	if err != nil {
-		return "", err
-	}
-	if !st.IsDir() {
-		return path, nil
-	}
+// ErrAmbiguous marks an output folder that holds a results document in
+// more than one format: which of them is the run would be left to chance
+// (a copy of two runs' files, or a tool that wrote one format beside the
+// other), so no reader picks one.
+var ErrAmbiguous = errors.New("more than one results document")
+
+// Find returns the results document of an output folder, whatever its
+// format. A folder holding none is an error that wraps os.ErrNotExist; one
+// holding a document in both formats is refused with an error that wraps
+// ErrAmbiguous and names both files. Every command that reads "a document
+// or its folder" comes here, through InDir.
+func Find(dir string) (string, error) {
+	names := DocumentNames()
 	var found []string
-	for _, name := range DocumentNames {
-		p := filepath.Join(path, name)
+	for _, name := range names {
+		p := filepath.Join(dir, name)
 		if _, err := os.Stat(p); err == nil {
 			found = append(found, p)
 		} else if !errors.Is(err, os.ErrNotExist) {
@@ -33,9 +41,22 @@ func InDir(path string) (string, error) {
 	}
 	switch len(found) {
 	case 0:
-		return "", fmt.Errorf("%s: a folder without a results document (%s or %s)", path, DocumentNames[0], DocumentNames[1])
+		return "", fmt.Errorf("%s: a folder without a results document (%s or %s): %w", dir, names[0], names[1], os.ErrNotExist)
 	case 1:
 		return found[0], nil
 	}
-	return "", fmt.Errorf("%s: holds both %s and %s: name the one to read", path, DocumentNames[0], DocumentNames[1])
+	return "", fmt.Errorf("%s: %w: it holds both %s and %s; name the file to read", dir, ErrAmbiguous, found[0], found[1])
+}
+
+// InDir resolves a path given for a results document: a file is itself, a
+// folder is the document Find finds in it.
+func InDir(path string) (string, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return "", err
+	}
+	if !st.IsDir() {
+		return path, nil
+	}
+	return Find(path)
 }

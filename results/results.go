@@ -1,6 +1,3 @@
-// Package results is the versioned document a run writes (results.json) and
-// everything downstream reads: reports, compare, CI. It depends on nothing
-// else in provebench, so readers need only this package.
 package results
 
 import (

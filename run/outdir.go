@@ -6,11 +6,12 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
-	"slices"
 	"strconv"
 	"strings"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/provebench/provebench/results"
 )
 
 // ErrOutDir marks an output directory that cannot be used: not creatable,
@@ -57,22 +58,20 @@ func LockOutDir(dir string) (unlock func(), err error) {
 	return func() { f.Close() }, nil
 }
 
-// ManifestName lists, one relative path a line, the files a run wrote into
-// its output directory: what --overwrite clears, and nothing else.
-const ManifestName = ".provebench-files"
-
 // ErrFinished marks an output directory that holds a previous run's
 // results: a run into it would mix its files with the old ones.
 var ErrFinished = errors.New("holds the results of a previous run")
 
 // ownFixed are the files every run writes, cleared by --overwrite even
-// where a run died before writing its manifest.
-var ownFixed = []string{ResultsFile, "results.csv", "results.bench", "report.md", "report.html"}
+// where a run died before writing its manifest: the results files of an
+// output folder (results.FolderNames) and the report's documents.
+func ownFixed() []string { return append(results.FolderNames(), "report.md", "report.html") }
 
-// CheckFinished refuses an output directory that holds a previous run's
-// results (its results.json or its manifest).
+// CheckFinished refuses an output directory that holds a previous
+// command's results: a results document in either format, or the
+// manifest of the files a command wrote there (results.ManifestName).
 func CheckFinished(dir string) error {
-	for _, name := range []string{ResultsFile, ManifestName} {
+	for _, name := range append(results.DocumentNames(), results.ManifestName) {
 		if _, err := os.Stat(filepath.Join(dir, name)); err == nil {
 			return fmt.Errorf("%w: %s %w (%s); choose another -o, or --overwrite to replace it", ErrOutDir, dir, ErrFinished, name)
 		}
@@ -80,44 +79,26 @@ func CheckFinished(dir string) error {
 	return nil
 }
 
-// ClearOutDir removes what a previous run wrote into dir: the files its
+// ClearOutDir removes what previous commands wrote into dir: the files its
 // manifest lists and the files every run writes, each only where it lies
 // inside dir. Anything else in dir (a user's notes, another tool's files)
 // stays.
 func ClearOutDir(dir string) error {
-	names := slices.Clone(ownFixed)
-	if data, err := os.ReadFile(filepath.Join(dir, ManifestName)); err == nil {
-		names = append(names, strings.Split(string(data), "\n")...)
+	listed, err := results.Folder{Dir: dir}.Manifest()
+	if err != nil {
+		return fmt.Errorf("%w: clear %s: %w", ErrOutDir, dir, err)
 	}
 	var errs []error
-	for _, name := range names {
-		name = strings.TrimSpace(name)
-		if name == "" || filepath.IsAbs(name) || !filepath.IsLocal(name) {
-			continue
-		}
+	for _, name := range append(ownFixed(), listed...) {
 		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 			errs = append(errs, err)
 		}
 	}
-	if err := os.Remove(filepath.Join(dir, ManifestName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
+	if err := os.Remove(filepath.Join(dir, results.ManifestName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
 		errs = append(errs, err)
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("%w: clear %s: %w", ErrOutDir, dir, err)
 	}
 	return nil
-}
-
-// WriteManifest records the files of written that lie inside dir, for a
-// later --overwrite.
-func WriteManifest(dir string, written []string) error {
-	var b strings.Builder
-	for _, p := range written {
-		rel, err := filepath.Rel(dir, p)
-		if err != nil || !filepath.IsLocal(rel) {
-			continue // the calibration cache, say
-		}
-		b.WriteString(filepath.ToSlash(rel) + "\n")
-	}
-	return os.WriteFile(filepath.Join(dir, ManifestName), []byte(b.String()), 0o644)
 }

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"runtime"
 	"time"
 
@@ -91,21 +90,13 @@ func (r *Runner) warnf(format string, args ...any) {
 	}
 }
 
-// ResultsFile is the name of a results document stored as plain JSON
-// (results.FormatJSON). A run's own document is at Runner.ResultsPath, and
-// results.Find finds either name in a directory.
-const ResultsFile = "results.json"
+// Folder is the runner's output folder, whose results files the command
+// finishes once the run is over (results.Folder.WriteTables).
+func (r *Runner) Folder() results.Folder { return results.Folder{Dir: r.OutDir, Format: r.Format} }
 
 // ResultsPath is where the runner keeps its results document: OutDir's
 // results.json.gz, or results.json for results.FormatJSON.
-func (r *Runner) ResultsPath() string { return filepath.Join(r.OutDir, r.format().FileName()) }
-
-func (r *Runner) format() results.Format {
-	if r.Format == "" {
-		return results.FormatGzip
-	}
-	return r.Format
-}
+func (r *Runner) ResultsPath() string { return r.Folder().DocumentPath() }
 
 // Run runs every spec's warm-ups and repetitions, one configuration after
 // another or, with Interleave, in rounds, and returns the results document
@@ -179,12 +170,9 @@ func (r *Runner) begin(specs []Spec) (*sweep, error) {
 		doc.RunOrder = results.RunOrderInterleaved
 	}
 	path := r.ResultsPath()
-	if err := results.Write(path, doc); err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrOutDir, err)
-	}
-	// A document of the other format left by an earlier run would be
-	// read in place of this one.
-	if err := results.RemoveOthers(r.OutDir, r.format()); err != nil {
+	// The first save also removes a document of the other format that an
+	// earlier command left, beside which this one could not be read.
+	if err := r.Folder().SaveDocument(doc); err != nil {
 		return nil, fmt.Errorf("%w: %w", ErrOutDir, err)
 	}
 	sw := &sweep{r: r, specs: specs, doc: doc, save: r.saver(path, doc), progress: r.Progress}

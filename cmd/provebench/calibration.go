@@ -11,6 +11,7 @@ import (
 
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/predict"
 	"github.com/provebench/provebench/predict/calibcache"
 	"github.com/provebench/provebench/run"
 )
@@ -64,7 +65,7 @@ func runCalibration(ctx context.Context, w io.Writer, cacheDir string, explain b
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\n%s backend: %s\n", b, cachedRuns(len(files)))
+		fmt.Fprintf(w, "\n%s backend: %s\n", b, units.Plural(len(files), "cached run"))
 		for _, f := range files {
 			size := "?"
 			if st, err := os.Stat(f); err == nil {
@@ -72,10 +73,13 @@ func runCalibration(ctx context.Context, w io.Writer, cacheDir string, explain b
 			}
 			fmt.Fprintf(w, "  %s  %s\n", filepath.Base(f), size)
 		}
-		model, from, err := calibrateCached(cache, env, b)
-		if err != nil {
-			fmt.Fprintf(w, "pre-flight: %s (%v)\n", run.BoundBasis, run.NoPredictionReason(err))
+		model, from, err := predict.CalibrateCached(cache, env, b)
+		if why, ok := noPrediction(err); ok {
+			fmt.Fprintf(w, "pre-flight: %s (%s)\n", run.BoundBasis, why)
 			continue
+		}
+		if err != nil {
+			return err
 		}
 		fmt.Fprintf(w, "pre-flight: %s\n", from)
 		if explain {

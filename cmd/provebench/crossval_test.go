@@ -5,6 +5,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -235,11 +236,15 @@ func TestWriteSimulatedWholeOrNothing(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	written, err := writeSimulated(context.Background(), doc, out, results.FormatGzip, false)
-	if err != nil || len(written) != 1 {
+	if err != nil || len(written) != 3 {
 		t.Fatalf("%v %v", written, err)
 	}
+	var names []string
 	entries, _ := os.ReadDir(out)
-	if len(entries) != 1 || entries[0].Name() != "results.json.gz" {
-		t.Errorf("the folder holds %v", entries)
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	if want := []string{".provebench-files", "results.bench", "results.csv", "results.json.gz"}; !slices.Equal(names, want) {
+		t.Errorf("the folder holds %v, want %v", names, want)
 	}
 }

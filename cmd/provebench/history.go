@@ -103,11 +103,9 @@ Exit status: 0 added (or already there), 2 bad input (a document refused, a
 func readDocuments[T any](args []string, read func(path string) (T, error)) ([]T, error) {
 	var out []T
 	for _, a := range args {
-		p := a
-		if st, err := os.Stat(a); err == nil && st.IsDir() {
-			if p, err = results.Find(a); err != nil {
-				return nil, usageError{err}
-			}
+		p, err := results.InDir(a)
+		if err != nil {
+			return nil, usageError{err}
 		}
 		d, err := read(p)
 		if err != nil {

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
@@ -89,13 +88,9 @@ func runMerge(w io.Writer, args []string, f mergeFlags) error {
 func readShards(args []string) ([]shard.Input, error) {
 	var in []shard.Input
 	for _, a := range args {
-		p := a
-		if st, err := os.Stat(a); err == nil && st.IsDir() {
-			found, err := results.Find(a)
-			if err != nil {
-				return nil, err
-			}
-			p = found
+		p, err := results.InDir(a)
+		if err != nil {
+			return nil, err
 		}
 		doc, err := results.Read(p)
 		if err != nil {
@@ -106,30 +101,22 @@ func readShards(args []string) ([]shard.Input, error) {
 	return in, nil
 }
 
-// writeResults writes the results document in format, results.csv,
-// results.bench and, unless noReport or there is nothing to report, the
-// report into dir; it returns the paths written, the document first.
+// writeResults writes the output folder's results files (the document in
+// format, results.csv, results.bench: results.Folder) and, unless noReport
+// or there is nothing to report, the report into dir, and records them in
+// its manifest; it returns the paths written, the document first.
 func writeResults(doc *results.Run, dir string, format results.Format, noReport bool) ([]string, error) {
-	if err := results.RemoveOthers(dir, format); err != nil {
+	folder := results.Folder{Dir: dir, Format: format}
+	written, err := folder.Write(doc)
+	if err != nil {
 		return nil, err
 	}
-	var written []string
-	for _, out := range []struct {
-		name  string
-		write func(string, *results.Run) error
-	}{{format.FileName(), results.Write}, {"results.csv", results.WriteCSVFile}, {"results.bench", results.WriteBenchfmtFile}} {
-		p := filepath.Join(dir, out.name)
-		if err := out.write(p, doc); err != nil {
-			return nil, err
+	if !noReport && len(doc.Scenarios) > 0 {
+		files, err := generateReport(doc, dir)
+		if err != nil {
+			return nil, fmt.Errorf("report: %w", err)
 		}
-		written = append(written, p)
+		written = append(written, files...)
 	}
-	if noReport || len(doc.Scenarios) == 0 {
-		return written, nil
-	}
-	files, err := generateReport(doc, dir)
-	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
-	}
-	return append(written, files...), nil
+	return written, folder.WriteManifest(written)
 }

@@ -2,19 +2,16 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
-	"math/bits"
 	"os"
-	"slices"
-	"strings"
 
 	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/predict"
 	"github.com/provebench/provebench/predict/calibcache"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run"
-	"github.com/provebench/provebench/sim"
 )
 
 // preflight runs the pre-flight check of run and prints where its figures
@@ -26,17 +23,19 @@ func preflight(ctx context.Context, w io.Writer, specs []run.Spec, env results.E
 	if env.MemoryBytes > 0 {
 		hostMemory = int64(min(env.MemoryBytes, 1<<62))
 	}
-	var predict run.Predictor
+	var peaks predict.Peaks
 	switch {
 	case len(f.calibration) > 0:
+		var notes []string
 		var err error
-		if predict, err = preflightPredictor(f.calibration, f.allowMixedCommits); err != nil {
+		if peaks, notes, err = predict.CalibratedPeaks(f.calibration, predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits}); err != nil {
 			return usageError{err}
 		}
+		printNotes(os.Stderr, notes)
 	case !f.noCalibrationCache:
-		predict = cachedPredictor(calibcache.Cache{Dir: calibcache.Dir(f.cacheDir)}, env)
+		peaks = predict.CachedPeaks(calibcache.Cache{Dir: calibcache.Dir(f.cacheDir)}, env)
 	}
-	checks, err := run.Preflight(specs, hostMemory, f.cacheDir, predict)
+	checks, err := run.Preflight(specs, hostMemory, f.cacheDir, runPredictor(peaks))
 	if err != nil {
 		return usageError{fmt.Errorf("pre-flight: %w", err)}
 	}
@@ -44,122 +43,31 @@ func preflight(ctx context.Context, w io.Writer, specs []run.Spec, env results.E
 	return ctx.Err()
 }
 
-// preflightPredictor predicts peaks with the simulator calibrated on
-// files, as simulate --calibration does: the same documents refused, the
-// same notes on stderr.
-func preflightPredictor(files []string, allowMixedCommits bool) (run.Predictor, error) {
-	model, err := predict.Calibrate(files, predict.LoadOptions{AllowMixedCommits: allowMixedCommits})
-	if err != nil {
-		return nil, err
+// runPredictor hands predict's peaks to run's pre-flight check, which does
+// not import predict: a prediction predict has nothing to say about
+// becomes run.ErrNoPrediction with its reason, and the strategy's bound
+// stands. No peaks, no predictor.
+func runPredictor(peaks predict.Peaks) run.Predictor {
+	if peaks == nil {
+		return nil
 	}
-	printNotes(os.Stderr, model.Notes)
-	from := "simulated, calibrated on " + strings.Join(files, ", ")
 	return func(s *run.Spec) (int64, string, error) {
-		peak, err := predictPeak(s, model)
+		peak, from, err := peaks(s)
+		if why, ok := noPrediction(err); ok {
+			return 0, "", fmt.Errorf("%w: %s", run.ErrNoPrediction, why)
+		}
 		return peak, from, err
-	}, nil
-}
-
-// cachedPredictor predicts peaks with the simulator calibrated on the
-// cache's runs of this host and the configuration's backend, calibrating
-// each backend once. Where the cache has nothing usable it says why with
-// run.ErrNoPrediction, and the strategy's bound stands.
-func cachedPredictor(c calibcache.Cache, env results.Environment) run.Predictor {
-	type calibration struct {
-		model *predict.Model
-		from  string
-		err   error
-	}
-	byBackend := map[string]calibration{}
-	return func(s *run.Spec) (int64, string, error) {
-		cal, ok := byBackend[s.Backend]
-		if !ok {
-			cal.model, cal.from, cal.err = calibrateCached(c, env, s.Backend)
-			byBackend[s.Backend] = cal
-		}
-		if cal.err != nil {
-			return 0, "", cal.err
-		}
-		peak, err := predictPeak(s, cal.model)
-		if err != nil {
-			return 0, "", fmt.Errorf("%w: the cached calibration does not simulate it: %v", run.ErrNoPrediction, err)
-		}
-		return peak, cal.from, nil
 	}
 }
 
-// calibrateCached fits a model to the cached runs of a host and backend:
-// those of the newest run's commit, since runs of other commits measured
-// another prover. A model needs two sizes at least: from one, every cost
-// law's slope is an assumption (predict.OneSizeNote), which pre-flight
-// does not refuse a run on.
-func calibrateCached(c calibcache.Cache, env results.Environment, backend string) (*predict.Model, string, error) {
-	files, err := c.Files(env, backend)
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: %v", run.ErrNoPrediction, err)
+// noPrediction is the reason a predictor gave for having nothing to say
+// (a *predict.NoPrediction), and whether it gave one.
+func noPrediction(err error) (string, bool) {
+	var none *predict.NoPrediction
+	if errors.As(err, &none) {
+		return none.Reason, true
 	}
-	if len(files) == 0 {
-		return nil, "", fmt.Errorf("%w: no cached run of the %s backend on this host", run.ErrNoPrediction, backend)
-	}
-	ms, err := predict.Load(files, predict.LoadOptions{AllowMixedCommits: true})
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: the cached runs do not calibrate: %v", run.ErrNoPrediction, err)
-	}
-	commit := ms.Points[len(ms.Points)-1].Commit // files are oldest first
-	points := slices.DeleteFunc(slices.Clone(ms.Points), func(p predict.Point) bool { return p.Commit != commit })
-	ms.Notes = nil
-	model, err := ms.Fit(points)
-	if err != nil {
-		return nil, "", fmt.Errorf("%w: the cached runs do not calibrate: %v", run.ErrNoPrediction, err)
-	}
-	if n, ok := model.OneSize(); ok {
-		return nil, "", fmt.Errorf("%w: the cached runs of the %s backend are %s, which pre-flight does not predict on", run.ErrNoPrediction, backend, predict.OneSizeNote(n))
-	}
-	var sizes []int
-	runs, others := map[string]bool{}, map[string]bool{}
-	for _, p := range ms.Points {
-		if p.Commit == commit {
-			sizes = append(sizes, p.Spec.Workload.Constraints)
-			runs[p.File] = true
-		} else {
-			others[p.File] = true
-		}
-	}
-	slices.Sort(sizes)
-	from := fmt.Sprintf("predicted from %s of this host, %s backend, calibrated at %s..%s constraints",
-		cachedRuns(len(runs)), backend, pow2(sizes[0]), pow2(sizes[len(sizes)-1]))
-	if len(others) > 0 {
-		from += fmt.Sprintf(" (%s of other commits left out)", cachedRuns(len(others)))
-	}
-	return model, from, nil
-}
-
-// cachedRuns counts cached runs in words.
-func cachedRuns(n int) string {
-	if n == 1 {
-		return "1 cached run"
-	}
-	return fmt.Sprintf("%d cached runs", n)
-}
-
-// pow2 writes constraints, a power of two, as 2^k.
-func pow2(n int) string { return fmt.Sprintf("2^%d", bits.Len(uint(n))-1) }
-
-// predictPeak simulates a configuration as it would run here. Its
-// simulate block, if any, describes another system (costs, a host) for
-// `provebench simulate`, not this run, so the calibration alone decides.
-func predictPeak(s *run.Spec, model *predict.Model) (int64, error) {
-	here := *s
-	here.Simulate = run.SimulateSpec{}
-	o, err := predict.Options(&here, model, 0)
-	if err != nil {
-		return 0, err
-	}
-	res, err := sim.Run(o)
-	if err != nil {
-		return 0, err
-	}
-	return res.PeakRSS, nil
+	return "", false
 }
 
 // printPreflight says in one line per basis what the pre-flight check held
@@ -180,7 +88,7 @@ func printPreflight(w io.Writer, checks []run.Check) {
 	for _, b := range bases {
 		l := largest[b]
 		if b == run.NoEstimateBasis {
-			fmt.Fprintf(w, "pre-flight: %s not estimated (%s)\n", configurations(count[b]), b)
+			fmt.Fprintf(w, "pre-flight: %s not estimated (%s)\n", units.Plural(count[b], "configuration"), b)
 			continue
 		}
 		what := fmt.Sprintf("%d configurations up to", count[b])
@@ -189,14 +97,6 @@ func printPreflight(w io.Writer, checks []run.Check) {
 		}
 		fmt.Fprintf(w, "pre-flight: %s %s of peak RSS (%s), %s\n", what, units.FormatBytes(l.PeakRSS), l.Name, b)
 	}
-}
-
-// configurations counts configurations in words.
-func configurations(n int) string {
-	if n == 1 {
-		return "1 configuration"
-	}
-	return fmt.Sprintf("%d configurations", n)
 }
 
 // storeCalibration keeps the run's results in the calibration cache for

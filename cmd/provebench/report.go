@@ -34,9 +34,9 @@ func newReportCmd() *cobra.Command {
 		Use:   "report RESULTS",
 		Short: "Turn a results document into plots, report.md and report.html",
 		Long: `report reads a results document written by run (results.json.gz or
-results.json, compressed or not) and writes, into the output directory:
-throughput against peak memory (one point per configuration, spread from the
-repeats, the Pareto front), a timeline per configuration (RSS, GPU memory and
+results.json, compressed or not), or the output folder holding one, and
+writes, into the output directory: throughput against peak memory (one point
+per configuration, spread from the repeats, the Pareto front), a timeline per configuration (RSS, GPU memory and
 the buffer counters on one time axis), a comparison of strategies, report.md
 with the tables and report.html showing the plots beside it
 (--self-contained: one file with every plot inline as SVG, to attach or mail). A timeline
@@ -50,7 +50,7 @@ per proof and peak RSS per configuration, with the repetitions' range):
 github-action-benchmark (its customSmallerIsBetter JSON) or bencher (Bencher
 Metric Format JSON). Repeatable.`,
 		Example: `  provebench report out/run/results.json.gz -o out/run
-  provebench report out/run/results.json.gz -o out/mail --self-contained
+  provebench report out/run -o out/mail --self-contained
   provebench report out/run/results.json.gz -o out/run --export github-action-benchmark=out/run/gab.json --export bencher=out/run/bmf.json`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
@@ -149,11 +149,16 @@ func renderExports(targets []exportTarget, doc *results.Run) ([][]byte, error) {
 // better reported in parts (or sampled less often) than with gigabytes.
 const maxReportBytes = 512 << 20
 
-// readForReport reads the document to report on: refused (bad input) above
-// maxReportBytes or when it does not hold together; abandoned when ctx is
-// done, since decoding a large document takes seconds that an interrupt
-// should not wait for (nothing is written yet).
-func readForReport(ctx context.Context, path string) (*results.Run, error) {
+// readForReport reads the document to report on, given as itself or its
+// output folder: refused (bad input) above maxReportBytes or when it does
+// not hold together; abandoned when ctx is done, since decoding a large
+// document takes seconds that an interrupt should not wait for (nothing is
+// written yet).
+func readForReport(ctx context.Context, arg string) (*results.Run, error) {
+	path, err := results.InDir(arg)
+	if err != nil {
+		return nil, usageError{err}
+	}
 	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() > maxReportBytes {
 		return nil, usagef("%s: %s, more than the %s a report reads: sample less often (--sample-interval) or report part of the sweep (run --filter, --shard)",
 			path, units.FormatBytes(st.Size()), units.FormatBytes(maxReportBytes))

@@ -157,7 +157,7 @@ one reply line per repetition on stdout.`,
 	fl.StringVar(&f.shard, "shard", "", "run shard k of n of the configurations (k/n, k from 1), or auto: $JOB_COMPLETION_INDEX+1 of --shard-count or $PROVEBENCH_SHARD_COUNT (see provebench merge)")
 	fl.IntVar(&f.shards, "shard-count", 0, "the number of shards, with --shard auto")
 	fl.BoolVar(&f.interleave, "interleave", false, "run the measured repetitions in rounds over the configurations (repetition 1 of each, then 2, ...), so host drift slows all alike")
-	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results.json of this host (instead of the cached runs or the strategy's bound)")
+	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results documents (or their output folders) of this host (instead of the cached runs or the strategy's bound)")
 	fl.BoolVar(&f.allowMixedCommits, "allow-mixed-commits", false, "pre-flight: take --calibration documents built from different commits together (refused otherwise: they measured different provers)")
 	fl.BoolVar(&f.noCalibrationCache, "no-calibration-cache", false, "pre-flight: neither predict from the cached runs of this host (take each strategy's bound) nor add this run to them")
 	fl.BoolVar(&f.overwrite, "overwrite", false, "run into an output directory that holds a previous run's results, removing first the files that run wrote (only those)")
@@ -384,17 +384,14 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if runErr != nil && !interrupted {
 		return runErr
 	}
-	written := []string{runner.ResultsPath()}
-	for _, out := range []struct {
-		name  string
-		write func(string, *results.Run) error
-	}{{"results.csv", results.WriteCSVFile}, {"results.bench", results.WriteBenchfmtFile}} {
-		p := filepath.Join(f.out, out.name)
-		if err := out.write(p, doc); err != nil {
-			return err
-		}
-		written = append(written, p)
+	// The runner kept the document up to date; the folder's other results
+	// files are written from it once, as every command writes them.
+	folder := runner.Folder()
+	tables, err := folder.WriteTables(doc)
+	if err != nil {
+		return err
 	}
+	written := append([]string{folder.DocumentPath()}, tables...)
 	if !f.noReport && len(doc.Scenarios) > 0 {
 		files, err := generateReport(doc, f.out)
 		if err != nil {
@@ -412,8 +409,8 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if !f.noCalibrationCache && os.Getenv(ab.NoCalibrationStoreEnv) != "1" {
 		written = append(written, storeCalibration(doc, f.cacheDir)...)
 	}
-	if err := run.WriteManifest(f.out, written); err != nil {
-		fmt.Fprintf(os.Stderr, "warning: %s: %v (a later --overwrite clears only the fixed names)\n", run.ManifestName, err)
+	if err := folder.WriteManifest(written); err != nil {
+		fmt.Fprintf(os.Stderr, "warning: %v (a later --overwrite clears only the fixed names)\n", err)
 	}
 	printRunSummary(w, doc, written)
 	if interrupted {

@@ -114,13 +114,13 @@ Interrupted (Ctrl-C), simulate exits 130 at once and writes nothing.`,
 	}
 	fl := c.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "output directory (default out/simulate-<date>-<time>; with --search, none: print only)")
-	fl.StringSliceVar(&f.calibration, "calibration", nil, "results.json of real runs to fit stage costs to (repeat or comma-separate); with --cross-validate, documents in every fold's calibration, never left out or predicted")
+	fl.StringSliceVar(&f.calibration, "calibration", nil, "results documents (or their output folders) of real runs to fit stage costs to (repeat or comma-separate); with --cross-validate, documents in every fold's calibration, never left out or predicted")
 	fl.BoolVar(&f.explain, "explain", false, "print the fitted model and its error on the calibration runs")
 	fl.BoolVar(&f.noReport, "no-report", false, "write results only, no report or plots")
 	fl.StringVar(&f.filter, "filter", "", "simulate only configurations whose name matches this regular expression")
 	fl.BoolVar(&f.search, "search", false, "print the Pareto front of throughput against peak memory and the best configuration under --memory-cap; with -o, write search.csv and search-front.md there")
 	f.format.register(fl)
-	fl.StringSliceVar(&f.check, "check", nil, "results.json of real runs not used for calibration: print each configuration's prediction beside its measurement (Markdown)")
+	fl.StringSliceVar(&f.check, "check", nil, "results documents (or their output folders) of real runs not used for calibration: print each configuration's prediction beside its measurement (Markdown)")
 	fl.StringVar(&f.memoryCap, "memory-cap", "", "with --search: the peak RSS the best configuration must stay under (such as 480GiB)")
 	fl.StringVar(&f.bestScenario, "best-scenario", "", "with --search: write the fastest configuration under --memory-cap to this scenario file, every setting explicit, for provebench run")
 	fl.BoolVar(&f.crossValidate, "cross-validate", false, "the arguments are results documents of real runs: predict each family of configurations with a model calibrated on the others, and print (with -o, write crossval.csv, crossval-summary.csv, crossval.md) the errors and their distribution")
@@ -236,11 +236,13 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 	return nil
 }
 
-// writeSimulated writes the document and its report into dir: first into
-// a hidden folder there, then moved into place once whole, so that an
-// interrupt (which returns at once, the report left to die with the
-// process) leaves nothing half-written, not even the folder when it made
-// it. A report that fails leaves the document.
+// writeSimulated writes the output folder's results files (the document,
+// results.csv and results.bench, as every command writes them:
+// results.Folder) and the report into dir: first into a hidden folder
+// there, then moved into place once whole, so that an interrupt (which
+// returns at once, the report left to die with the process) leaves nothing
+// half-written, not even the folder when it made it. A report that fails
+// leaves the results files. The manifest records what was written.
 func writeSimulated(ctx context.Context, doc *results.Run, dir string, format results.Format, report bool) (written []string, err error) {
 	if ctx.Err() != nil {
 		return nil, interrupted()
@@ -259,10 +261,10 @@ func writeSimulated(ctx context.Context, doc *results.Run, dir string, format re
 			os.Remove(dir) // made here, and empty
 		}
 	}()
-	files := []string{filepath.Join(stage, format.FileName())}
+	var files []string
 	var reportErr error
-	err = untilDone(ctx, func() error {
-		if err := results.Write(files[0], doc); err != nil || !report {
+	err = untilDone(ctx, func() (err error) {
+		if files, err = (results.Folder{Dir: stage, Format: format}).Write(doc); err != nil || !report {
 			return err
 		}
 		more, err := generateReport(doc, stage)
@@ -288,6 +290,9 @@ func writeSimulated(ctx context.Context, doc *results.Run, dir string, format re
 			return written, err
 		}
 		written = append(written, to)
+	}
+	if err := (results.Folder{Dir: dir}).WriteManifest(written); err != nil {
+		return written, err
 	}
 	return written, reportErr
 }

@@ -64,9 +64,10 @@ type Config struct {
 // Runner runs the sides.
 type Runner struct {
 	Base, New Side
-	// OutDir receives OutDir/base/results.json.gz and
-	// OutDir/new/results.json.gz (results.json with Format
-	// results.FormatJSON), rewritten after every repetition.
+	// OutDir receives OutDir/base and OutDir/new, each an output folder
+	// (results.Folder: results.json.gz, or results.json with Format
+	// results.FormatJSON, results.csv and results.bench), rewritten after
+	// every repetition.
 	OutDir string
 	// Format is the sides' documents' storage format; empty means
 	// results.FormatGzip.
@@ -368,12 +369,9 @@ func (r *Runner) runBinary(ctx context.Context, s *side, config string, _ int, _
 		return results.Repetition{}, nil, fmt.Errorf("%s side: %s %s: %w:\n%s", s.Name, s.Exe, quoteArgs(args), ErrBadInput, tail(out.Bytes()))
 	}
 	// The side's binary writes results.json.gz, or results.json if it
-	// predates compressed documents.
-	path, err := results.Find(tmp)
-	if err != nil {
-		path = filepath.Join(tmp, results.FormatGzip.FileName())
-	}
-	rep, sc := readRepetition(path, runErr, out.Bytes())
+	// predates compressed documents: its folder is read as every command
+	// reads one.
+	rep, sc := readRepetition(tmp, runErr, out.Bytes())
 	if hostLoad != nil {
 		// Measured by this process for both sides alike, whatever the
 		// side's binary records itself.
@@ -382,11 +380,12 @@ func (r *Runner) runBinary(ctx context.Context, s *side, config string, _ int, _
 	return rep, sc, nil
 }
 
-// readRepetition reads the single repetition a side's run wrote, and the
-// run's document without it (host, version, the scenario's record); a run
-// that wrote none is recorded as crashed with the end of its output.
+// readRepetition reads the single repetition a side's run wrote into path
+// (its output folder, or the document itself), and the run's document
+// without it (host, version, the scenario's record); a run that wrote none
+// is recorded as crashed with the end of its output.
 func readRepetition(path string, runErr error, output []byte) (results.Repetition, *results.Run) {
-	doc, err := results.Read(path)
+	doc, err := readDocument(path)
 	if err == nil && len(doc.Scenarios) == 1 && len(doc.Scenarios[0].Repetitions) == 1 {
 		rep := doc.Scenarios[0].Repetitions[0]
 		doc.Scenarios[0].Repetitions = nil
@@ -406,6 +405,15 @@ func readRepetition(path string, runErr error, output []byte) (results.Repetitio
 		Status: results.StatusCrashed, StartedAt: time.Now().UTC(),
 		Error: fmt.Sprintf("the side's run left no repetition (%s): %s", why, tail(output)),
 	}, nil
+}
+
+// readDocument reads a results document given as itself or its folder.
+func readDocument(path string) (*results.Run, error) {
+	p, err := results.InDir(path)
+	if err != nil {
+		return nil, err
+	}
+	return results.Read(p)
 }
 
 // add appends a repetition to the side's record of the configuration,
@@ -436,15 +444,12 @@ func (s *side) add(config string, run *results.Run, rep results.Repetition) {
 	sc.Repetitions = append(sc.Repetitions, rep)
 }
 
+// save writes the side's folder as every command writes an output folder
+// (results.Folder: the document, results.csv and results.bench), so that
+// a side's repetitions so far can be read like any run's.
 func (r *Runner) save(s *side) error {
-	f := r.Format
-	if f == "" {
-		f = results.FormatGzip
-	}
-	if err := results.WriteFormat(filepath.Join(s.dir, f.FileName()), s.doc, f); err != nil {
-		return err
-	}
-	return results.RemoveOthers(s.dir, f)
+	_, err := results.Folder{Dir: s.dir, Format: r.Format}.Write(s.doc)
+	return err
 }
 
 // tail is the end of a side's output, for error messages.
