@@ -537,6 +537,17 @@ func (r *Repetition) CPUSeconds() float64 {
 // and not a warm-up.
 func (r *Repetition) Measured() bool { return !r.Warmup && r.Status == StatusOK }
 
+// Failed reports whether the repetition is a failure of its
+// configuration: it failed, passed its memory limit or its timeout, or
+// crashed. A cancelled repetition is the user's doing, not the code's.
+func (r *Repetition) Failed() bool {
+	switch r.Status {
+	case StatusFailed, StatusMemoryLimit, StatusTimeout, StatusCrashed:
+		return true
+	}
+	return false
+}
+
 // ErrSchema marks a document of another schema version or not a results
 // document at all.
 var ErrSchema = errors.New("not a provebench results document of a supported schema")
