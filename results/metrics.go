@@ -36,6 +36,8 @@ const (
 	CPUSeconds                = "cpu_seconds"
 	CPUUserSeconds            = "cpu_user_seconds"
 	CPUSystemSeconds          = "cpu_system_seconds"
+	MinorFaults               = "minor_faults"
+	MajorFaults               = "major_faults"
 	SetupSeconds              = "setup_seconds"
 	EnergyJoules              = "energy_joules"
 	JoulesPerProof            = "joules_per_proof"
@@ -177,6 +179,7 @@ const (
 	noDeviceTime = "no device time: the exec driver, no partition done, or a document from before device time was recorded"
 	noDeviceBusy = "no device busy time: the exec driver, or a backend that does not report it"
 	noStatus     = "no status: not a repetition that ran"
+	noFaults     = "no page faults: not readable, or a document from before they were counted"
 )
 
 // metrics is the table, in the order readers list metrics.
@@ -237,6 +240,14 @@ var metrics = []Metric{
 		Unit: UnitSecond, Better: LowerIsBetter, Kind: Timed, Clock: CPUClock, Threshold: Off,
 		Bench:  UnitCPUSystem,
 		Absent: "no CPU time recorded", Value: cpuTime(func(r *Repetition) float64 { return r.CPUSystemSeconds })},
+	{Name: MinorFaults, Label: "minor page faults", Heading: "minor faults",
+		Unit: UnitCount, Better: LowerIsBetter, Kind: Exact, Threshold: Off,
+		Readers: Compared, Bench: "minor-faults",
+		Absent: noFaults, Value: optionalCount(func(r *Repetition) *int64 { return r.MinorFaults })},
+	{Name: MajorFaults, Label: "major page faults", Heading: "major faults",
+		Unit: UnitCount, Better: LowerIsBetter, Kind: Exact, Threshold: Off,
+		Readers: Compared, Bench: "major-faults",
+		Absent: noFaults, Value: optionalCount(func(r *Repetition) *int64 { return r.MajorFaults })},
 	{Name: SetupSeconds, Label: "setup time", Heading: "setup s",
 		Unit: UnitSecond, Better: LowerIsBetter, Kind: Timed, Clock: WallClock, Threshold: Off,
 		Readers: Compared | Tracked, Bench: UnitSetup,
@@ -322,6 +333,16 @@ func optional(get func(r *Repetition) *float64) func(r *Repetition) (float64, bo
 
 // optionalBytes reads a byte count stored as a pointer: absent when nil.
 func optionalBytes(get func(r *Repetition) *uint64) func(r *Repetition) (float64, bool) {
+	return func(r *Repetition) (float64, bool) {
+		if p := get(r); p != nil {
+			return float64(*p), true
+		}
+		return 0, false
+	}
+}
+
+// optionalCount reads a count stored as a pointer: absent when nil.
+func optionalCount(get func(r *Repetition) *int64) func(r *Repetition) (float64, bool) {
 	return func(r *Repetition) (float64, bool) {
 		if p := get(r); p != nil {
 			return float64(*p), true
