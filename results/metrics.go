@@ -121,8 +121,9 @@ const (
 	Exported
 )
 
-// Off is the threshold of a metric reported without gating.
-var Off = math.Inf(1)
+// off is the threshold of a metric reported without gating (+Inf:
+// no change passes it); readers ask Metric.Gated.
+var off = math.Inf(1)
 
 // Metric is one figure of a repetition as every reader takes it.
 type Metric struct {
@@ -140,7 +141,7 @@ type Metric struct {
 	Clock Clock
 	// Threshold is the default gate: the relative change in the bad
 	// direction beyond which a significant change is a regression; 0
-	// fails any increase (failures), Off reports without gating.
+	// fails any increase (failures), +Inf reports without gating.
 	Threshold float64
 	// Readers are the readers beyond the CSV and the Go benchmark format
 	// that take the figure.
@@ -193,11 +194,11 @@ var metrics = []Metric{
 		Readers: Compared | Tracked, Bench: UnitPartitionsPerSecond,
 		Absent: notRecorded, Value: nonZero(func(r *Repetition) float64 { return r.PartitionsPerSecond })},
 	{Name: WallSeconds, Label: "pipeline wall time", Heading: "wall s",
-		Unit: UnitSecond, Better: LowerIsBetter, Kind: Timed, Clock: WallClock, Threshold: Off,
+		Unit: UnitSecond, Better: LowerIsBetter, Kind: Timed, Clock: WallClock, Threshold: off,
 		Readers: Tracked,
 		Absent:  notRecorded, Value: nonZero(func(r *Repetition) float64 { return r.WallSeconds })},
 	{Name: ProcessSeconds, Label: "process lifetime", Heading: "process s",
-		Unit: UnitSecond, Better: LowerIsBetter, Kind: Timed, Clock: WallClock, Threshold: Off,
+		Unit: UnitSecond, Better: LowerIsBetter, Kind: Timed, Clock: WallClock, Threshold: off,
 		Absent: notRecorded, Value: nonZero(func(r *Repetition) float64 { return r.ProcessSeconds })},
 	{Name: DeviceSecondsPerPartition, Label: "device time per partition", Heading: "device s/partition",
 		Unit: UnitSecond, Better: LowerIsBetter, Kind: Timed, Clock: DeviceClock, Threshold: 0.05,
@@ -208,7 +209,7 @@ var metrics = []Metric{
 		Readers: Compared | Tracked | Exported, Bench: UnitPeakRSS,
 		Absent: notRecorded, Value: nonZero(func(r *Repetition) float64 { return float64(r.PeakRSSBytes) })},
 	{Name: PeakRSSSampledBytes, Label: "sampled peak RSS", Heading: "peak RSS (sampled)",
-		Unit: UnitByte, Better: LowerIsBetter, Kind: Timed, Threshold: Off,
+		Unit: UnitByte, Better: LowerIsBetter, Kind: Timed, Threshold: off,
 		Bench:  UnitPeakRSSSampled,
 		Absent: "no RSS sampled", Value: nonZero(func(r *Repetition) float64 { return float64(r.PeakRSSSampledBytes) })},
 	{Name: PeakGPUMemoryBytes, Label: "peak GPU memory", Heading: "peak GPU memory",
@@ -216,49 +217,49 @@ var metrics = []Metric{
 		Readers: Compared | Tracked, Bench: UnitPeakGPU,
 		Absent: noNVML, Value: optionalBytes(func(r *Repetition) *uint64 { return r.PeakGPUMemoryBytes })},
 	{Name: PeakGPUDeviceMemoryBytes, Label: "peak GPU memory of the device", Heading: "peak GPU memory (device)",
-		Unit: UnitByte, Better: LowerIsBetter, Kind: Timed, Threshold: Off,
+		Unit: UnitByte, Better: LowerIsBetter, Kind: Timed, Threshold: off,
 		Bench:  UnitPeakGPUDevice,
 		Absent: noNVML, Value: optionalBytes(func(r *Repetition) *uint64 { return r.PeakGPUDeviceMemoryBytes })},
 	{Name: MeanGPUUtilization, Label: "GPU utilisation (NVML)", Heading: "GPU utilisation",
-		Unit: UnitFraction, Better: HigherIsBetter, Kind: Timed, Threshold: Off,
+		Unit: UnitFraction, Better: HigherIsBetter, Kind: Timed, Threshold: off,
 		Absent: "NVML absent: GPU utilisation not sampled", Value: optional(func(r *Repetition) *float64 { return r.MeanGPUUtilization })},
 	{Name: DeviceBusyFraction, Label: "device busy", Heading: "device busy",
-		Unit: UnitFraction, Better: HigherIsBetter, Kind: Timed, Threshold: Off,
+		Unit: UnitFraction, Better: HigherIsBetter, Kind: Timed, Threshold: off,
 		Readers: Compared, Bench: UnitDeviceBusy, BenchScale: 100,
 		Absent: noDeviceBusy, Value: optional(func(r *Repetition) *float64 { return r.DeviceBusyFraction })},
 	{Name: SteadyDeviceBusyFraction, Label: "device busy in the steady state", Heading: "steady busy",
-		Unit: UnitFraction, Better: HigherIsBetter, Kind: Timed, Threshold: Off,
+		Unit: UnitFraction, Better: HigherIsBetter, Kind: Timed, Threshold: off,
 		Readers: Compared, Bench: UnitSteadyDeviceBusy, BenchScale: 100,
 		Absent: "no steady state: fewer than 5 partitions, or too few samples between 10% and 90% done",
 		Value:  optional(func(r *Repetition) *float64 { return r.SteadyDeviceBusyFraction })},
 	cpuSeconds(),
 	{Name: CPUUserSeconds, Label: "user CPU time", Heading: "user CPU s",
-		Unit: UnitSecond, Better: LowerIsBetter, Kind: Timed, Clock: CPUClock, Threshold: Off,
+		Unit: UnitSecond, Better: LowerIsBetter, Kind: Timed, Clock: CPUClock, Threshold: off,
 		Bench:  UnitCPUUser,
 		Absent: "no CPU time recorded", Value: cpuTime(func(r *Repetition) float64 { return r.CPUUserSeconds })},
 	{Name: CPUSystemSeconds, Label: "system CPU time", Heading: "system CPU s",
-		Unit: UnitSecond, Better: LowerIsBetter, Kind: Timed, Clock: CPUClock, Threshold: Off,
+		Unit: UnitSecond, Better: LowerIsBetter, Kind: Timed, Clock: CPUClock, Threshold: off,
 		Bench:  UnitCPUSystem,
 		Absent: "no CPU time recorded", Value: cpuTime(func(r *Repetition) float64 { return r.CPUSystemSeconds })},
 	{Name: MinorFaults, Label: "minor page faults", Heading: "minor faults",
-		Unit: UnitCount, Better: LowerIsBetter, Kind: Exact, Threshold: Off,
+		Unit: UnitCount, Better: LowerIsBetter, Kind: Exact, Threshold: off,
 		Readers: Compared, Bench: "minor-faults",
 		Absent: noFaults, Value: optionalCount(func(r *Repetition) *int64 { return r.MinorFaults })},
 	{Name: MajorFaults, Label: "major page faults", Heading: "major faults",
-		Unit: UnitCount, Better: LowerIsBetter, Kind: Exact, Threshold: Off,
+		Unit: UnitCount, Better: LowerIsBetter, Kind: Exact, Threshold: off,
 		Readers: Compared, Bench: "major-faults",
 		Absent: noFaults, Value: optionalCount(func(r *Repetition) *int64 { return r.MajorFaults })},
 	{Name: SetupSeconds, Label: "setup time", Heading: "setup s",
-		Unit: UnitSecond, Better: LowerIsBetter, Kind: Timed, Clock: WallClock, Threshold: Off,
+		Unit: UnitSecond, Better: LowerIsBetter, Kind: Timed, Clock: WallClock, Threshold: off,
 		Readers: Compared | Tracked, Bench: UnitSetup,
 		Absent: "no setup time: the exec driver, a warm worker's later repetition, or a document from before setup was measured apart",
 		Value:  optional(func(r *Repetition) *float64 { return r.SetupSeconds })},
 	{Name: EnergyJoules, Label: "GPU energy", Heading: "J",
-		Unit: UnitJoule, Better: LowerIsBetter, Kind: Timed, Threshold: Off,
+		Unit: UnitJoule, Better: LowerIsBetter, Kind: Timed, Threshold: off,
 		Absent: "no energy: NVML absent, or the device does not count energy",
 		Value:  optional(func(r *Repetition) *float64 { return r.EnergyJoules })},
 	{Name: JoulesPerProof, Label: "GPU energy per proof", Heading: "J/proof",
-		Unit: UnitJoule, Better: LowerIsBetter, Kind: Timed, Threshold: Off,
+		Unit: UnitJoule, Better: LowerIsBetter, Kind: Timed, Threshold: off,
 		Readers: Compared | Tracked, Bench: UnitJoulesPerProof,
 		Absent: "no energy: NVML absent, or the device does not count energy",
 		Value:  optional(func(r *Repetition) *float64 { return r.JoulesPerProof })},

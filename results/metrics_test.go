@@ -64,10 +64,10 @@ func TestMetricTableInvariants(t *testing.T) {
 			// Any increase fails: only a count of failures may say so,
 			// and a timed figure left at 0 is a forgotten threshold.
 			if m.Kind != results.Exact || !m.Total {
-				t.Errorf("%s: threshold 0 on a figure that is not an exact total (set it, or Off)", m.Name)
+				t.Errorf("%s: threshold 0 on a figure that is not an exact total (set it, or +Inf)", m.Name)
 			}
 		case !(th > 0 && th < 1):
-			t.Errorf("%s: threshold %g is not Off, 0 or a fraction below 1", m.Name, th)
+			t.Errorf("%s: threshold %g is not +Inf, 0 or a fraction below 1", m.Name, th)
 		}
 		if m.Value == nil || m.Absent == "" {
 			t.Errorf("%s: no Value, or no reason for its absence", m.Name)
