@@ -121,8 +121,8 @@ type Summary struct {
 // MetricResult is the comparison of one metric of one scenario.
 type MetricResult struct {
 	Metric string
-	Unit   Unit
-	Better Direction
+	Unit   results.Unit
+	Better results.Direction
 	// Exact metrics are compared directly, without a test.
 	Exact bool
 	// Base and New are nil when the figure is absent on that side.
@@ -418,13 +418,12 @@ func (c *comparer) scenario(bsc, nsc *results.Scenario) ScenarioResult {
 		BaseStatus: statusCounts(bsc), NewStatus: statusCounts(nsc),
 	}
 	bm, nm := measured(bsc), measured(nsc)
-	for _, name := range metricOrder {
-		def := metricDefs[name]
-		m := MetricResult{Metric: name, Unit: def.unit, Better: def.better, P: 1}
-		m.Threshold, _ = c.th.For(name)
-		if def.exact != nil {
+	for _, def := range results.MetricsFor(results.Compared) {
+		m := MetricResult{Metric: def.Name, Unit: def.Unit, Better: def.Better, P: 1}
+		m.Threshold, _ = c.th.For(def.Name)
+		if def.Total {
 			m.Exact = true
-			exactVerdict(&m, def.exact(bsc.Repetitions), def.exact(nsc.Repetitions))
+			exactVerdict(&m, total(def, bsc.Repetitions), total(def, nsc.Repetitions))
 		} else {
 			c.timed(&m, def, bm, nm, nsc.Backend)
 			out.Notes = append(out.Notes, outlierNotes(&m, def, bm, nm)...)
@@ -449,28 +448,30 @@ func (c *comparer) scenario(bsc, nsc *results.Scenario) ScenarioResult {
 // other jobs on the machine slow down: wall time, and device time on the
 // CPU backend (there the "device" is the host's CPUs, and its busy time is
 // wall time of the prover's calls). A GPU's device time is its own clock.
-func onHostClock(metric, backend string) bool {
-	switch metric {
-	case SecondsPerProof, PartitionsPerSecond:
+func onHostClock(def results.Metric, backend string) bool {
+	switch def.Clock {
+	case results.WallClock:
 		return true
-	case DeviceSecondsPerPartition:
+	case results.DeviceClock:
 		return backend == "cpu"
 	}
 	return false
 }
 
-// gatesStored reports whether a timed metric gates between stored runs by
-// default: only a GPU's device time, whose clock the host's load does not
-// move (the CPU backend's is the host's: see onHostClock).
-func gatesStored(metric, backend string) bool {
-	return metric == DeviceSecondsPerPartition && !onHostClock(metric, backend)
+// gatesStored reports whether a metric sampled per repetition gates
+// between stored runs by default: an exact count, and a GPU's device
+// time, whose clock the host's load does not move (the CPU backend's is
+// the host's: see onHostClock).
+func gatesStored(def results.Metric, backend string) bool {
+	return def.Kind == results.Exact || def.Clock == results.DeviceClock && !onHostClock(def, backend)
 }
 
-// timed compares a timed or sampled metric: by paired ratios in ab, by
-// the U test between stored runs, where it gates only when asked to (or,
-// for a GPU's device time, by default) on the scenario's backend.
-func (c *comparer) timed(m *MetricResult, def metricDef, bm, nm []*results.Repetition, backend string) {
-	def = def.alike(bm, nm)
+// timed compares a metric sampled per measured repetition: by paired
+// ratios in ab, by the U test between stored runs, where a timed figure
+// gates only when asked to (or, for a GPU's device time, by default) on
+// the scenario's backend.
+func (c *comparer) timed(m *MetricResult, def results.Metric, bm, nm []*results.Repetition, backend string) {
+	def = def.Alike(bm, nm)
 	if c.opts.Paired {
 		bp, np := pairs(bm, nm)
 		if len(bp) == 0 && len(bm) > 0 && len(nm) > 0 {
@@ -478,7 +479,7 @@ func (c *comparer) timed(m *MetricResult, def metricDef, bm, nm []*results.Repet
 			return
 		}
 		quiet := quietOnly{}
-		if onHostClock(m.Metric, backend) {
+		if onHostClock(def, backend) {
 			quiet = quietPairs(bp, np)
 		}
 		if quiet.measured && len(quiet.base) < MinPairs && m.Gated() {
@@ -505,7 +506,7 @@ func (c *comparer) timed(m *MetricResult, def metricDef, bm, nm []*results.Repet
 		if quiet.measured && quiet.of > len(bp) {
 			m.Note = strings.TrimPrefix(m.Note+"; "+quiet.note(), "; ")
 		}
-		if onHostClock(m.Metric, backend) && !quiet.measured && c.oversubscribed != "" && m.Gated() {
+		if onHostClock(def, backend) && !quiet.measured && c.oversubscribed != "" && m.Gated() {
 			// Whatever the interval says, it measured the scheduler's
 			// share of the CPUs, not the code: not judged.
 			m.Verdict, m.MorePairs, m.Unjudged = Inconclusive, 0, "host oversubscribed"
@@ -520,10 +521,10 @@ func (c *comparer) timed(m *MetricResult, def metricDef, bm, nm []*results.Repet
 		noData(m, bv, nv, bwhy, nwhy)
 		return
 	}
-	if !c.opts.GateTimed && m.Gated() && !gatesStored(m.Metric, backend) {
+	if !c.opts.GateTimed && m.Gated() && !gatesStored(def, backend) {
 		m.Threshold = math.Inf(1)
 		m.Note = "not gated between stored runs (ab, or --gate-timed)"
-		if m.Metric == DeviceSecondsPerPartition {
+		if def.Clock == results.DeviceClock {
 			m.Note = "not gated between stored runs on the CPU backend, whose device time is the host's clock (ab, or --gate-timed)"
 		}
 	}
@@ -553,7 +554,7 @@ func (c *comparer) counterPeaks(bsc, nsc *results.Scenario, bm, nm []*results.Re
 			continue
 		}
 		name := PeakCounters + "." + cn
-		m := MetricResult{Metric: name, Unit: counterUnit(cn), Better: LowerIsBetter, P: 1}
+		m := MetricResult{Metric: name, Unit: counterUnit(cn), Better: results.LowerIsBetter, P: 1}
 		m.Threshold, _ = c.th.For(name)
 		bv, bwhy := counterSample(bm, peakCounters, cn)
 		nv, nwhy := counterSample(nm, peakCounters, cn)
@@ -582,7 +583,7 @@ func (c *comparer) counterPeaks(bsc, nsc *results.Scenario, bm, nm []*results.Re
 func (c *comparer) finalCounters(bm, nm []*results.Repetition) (out []MetricResult, notes []string) {
 	for _, cn := range counterNames(finalCounters, bm, nm) {
 		name := FinalCounters + "." + cn
-		m := MetricResult{Metric: name, Unit: counterUnit(cn), Better: LowerIsBetter, P: 1, Exact: true}
+		m := MetricResult{Metric: name, Unit: counterUnit(cn), Better: results.LowerIsBetter, P: 1, Exact: true}
 		m.Threshold = c.th.forExact(name)
 		bv, bwhy := counterSample(bm, finalCounters, cn)
 		nv, nwhy := counterSample(nm, finalCounters, cn)
@@ -636,11 +637,11 @@ func liveCounters(scs ...*results.Scenario) map[string]bool {
 
 // counterUnit: byte counters end in _bytes; the others count partitions,
 // permits or proofs.
-func counterUnit(name string) Unit {
+func counterUnit(name string) results.Unit {
 	if strings.HasSuffix(name, "_bytes") {
-		return UnitBytes
+		return results.UnitByte
 	}
-	return UnitCount
+	return results.UnitCount
 }
 
 func exactVerdict(m *MetricResult, base, cur float64) {
@@ -686,7 +687,7 @@ func sampledVerdict(m *MetricResult, base, cur []float64, bt *benchmath.Threshol
 }
 
 // judge turns a significant change into a verdict.
-func judge(change float64, better Direction, threshold float64) Verdict {
+func judge(change float64, better results.Direction, threshold float64) Verdict {
 	if change*float64(better) > 0 {
 		return Better
 	}
@@ -843,7 +844,7 @@ func environmentWarnings(base, cur *results.Run) []string {
 	differ("CPU model", be.CPUModel, ne.CPUModel)
 	differ("CPU count", be.CPUs, ne.CPUs)
 	differ("GOMAXPROCS", be.GOMAXPROCS, ne.GOMAXPROCS)
-	differ("host memory", formatValue(float64(be.MemoryBytes), UnitBytes), formatValue(float64(ne.MemoryBytes), UnitBytes))
+	differ("host memory", formatValue(float64(be.MemoryBytes), results.UnitByte), formatValue(float64(ne.MemoryBytes), results.UnitByte))
 	differ("GPUs", gpuList(*be), gpuList(*ne))
 	if !base.Complete {
 		w = append(w, "the baseline run is incomplete (interrupted): scenarios it lacks are not compared")

@@ -116,16 +116,16 @@ func TestTenPercentThroughputDropIsFlagged(t *testing.T) {
 	if !rep.Regressed() {
 		t.Fatal("a 10% throughput drop over 10 repeats was not flagged")
 	}
-	pps := metric(t, rep, "hold", compare.PartitionsPerSecond)
+	pps := metric(t, rep, "hold", results.PartitionsPerSecond)
 	if pps.Verdict != compare.Regression || pps.P >= 0.05 || math.Abs(pps.Change+0.10) > 0.03 {
 		t.Errorf("partitions/s: verdict %s, p %.4f, change %.3f; want regression, p < 0.05, about -10%%", pps.Verdict, pps.P, pps.Change)
 	}
-	spp := metric(t, rep, "hold", compare.SecondsPerProof)
+	spp := metric(t, rep, "hold", results.SecondsPerProof)
 	if spp.Verdict != compare.Regression || spp.Change < 0.05 {
 		t.Errorf("s/proof: verdict %s, change %.3f; want a regression", spp.Verdict, spp.Change)
 	}
 	// Memory did not move: noise alone.
-	if v := metric(t, rep, "hold", compare.PeakRSSBytes).Verdict; v == compare.Regression {
+	if v := metric(t, rep, "hold", results.PeakRSSBytes).Verdict; v == compare.Regression {
 		t.Errorf("peak RSS verdict %s with no shift", v)
 	}
 	if got := rep.Scenario("hold").Verdict; got != compare.Regression {
@@ -158,10 +158,10 @@ func TestImprovementAndSmallSlowdown(t *testing.T) {
 	if rep.Regressed() {
 		t.Error("an improvement and a 2% slowdown (threshold 5%) flagged as a regression")
 	}
-	if v := metric(t, rep, "faster", compare.PartitionsPerSecond).Verdict; v != compare.Better {
+	if v := metric(t, rep, "faster", results.PartitionsPerSecond).Verdict; v != compare.Better {
 		t.Errorf("faster: verdict %s, want better", v)
 	}
-	if v := metric(t, rep, "slightly slower", compare.PartitionsPerSecond).Verdict; v != compare.Worse {
+	if v := metric(t, rep, "slightly slower", results.PartitionsPerSecond).Verdict; v != compare.Worse {
 		t.Errorf("2%% slower with little noise: verdict %s, want worse (significant, within threshold)", v)
 	}
 
@@ -174,7 +174,7 @@ func TestImprovementAndSmallSlowdown(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if v := metric(t, rep, "slightly slower", compare.PartitionsPerSecond).Verdict; v != compare.Regression {
+	if v := metric(t, rep, "slightly slower", results.PartitionsPerSecond).Verdict; v != compare.Regression {
 		t.Errorf("2%% slower, threshold 1%%: verdict %s, want regression", v)
 	}
 }
@@ -194,7 +194,7 @@ func TestUngatedMetricDoesNotDecideTheScenario(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := metric(t, rep, "s", compare.CPUSeconds)
+	m := metric(t, rep, "s", results.CPUSeconds)
 	if m.Verdict != compare.Worse || m.Gated() {
 		t.Fatalf("cpu_seconds doubled: verdict %s, gated %v; want worse, not gated", m.Verdict, m.Gated())
 	}
@@ -207,7 +207,7 @@ func TestTooFewSamplesIsInconclusiveNeverARegression(t *testing.T) {
 	base := makeRun(t, 5, shape{name: "s", strategy: "hold", repeats: 3, pps: 10, noise: 0.01})
 	cur := makeRun(t, 6, shape{name: "s", strategy: "hold", repeats: 3, pps: 7, noise: 0.01})
 	rep := mustCompare(t, base, cur)
-	m := metric(t, rep, "s", compare.PartitionsPerSecond)
+	m := metric(t, rep, "s", results.PartitionsPerSecond)
 	// Gated (--gate-timed) but the test could not look: not a pass.
 	if m.Verdict != compare.Inconclusive || rep.Regressed() || rep.Outcome() != compare.NotJudged {
 		t.Errorf("3 repeats, -30%%: verdict %s (regressed %v, outcome %v), want %q and no regression", m.Verdict, rep.Regressed(), rep.Outcome(), compare.Inconclusive)
@@ -225,7 +225,7 @@ func TestExactFigures(t *testing.T) {
 		r := &cur.Scenarios[0].Repetitions[4]
 		r.Status, r.Error = results.StatusMemoryLimit, "RSS 30 GiB passed the limit"
 		rep := mustCompare(t, base, cur)
-		m := metric(t, rep, "s", compare.FailedRepetitions)
+		m := metric(t, rep, "s", results.FailedRepetitions)
 		if m.Verdict != compare.Regression || m.Base.Center != 0 || m.New.Center != 1 {
 			t.Errorf("failed repetitions %v → %v: verdict %s, want regression", m.Base.Center, m.New.Center, m.Verdict)
 		}
@@ -257,7 +257,7 @@ func TestExactFigures(t *testing.T) {
 		}
 		rep := mustCompare(t, base, cur)
 		m := metric(t, rep, "s", "peak_counters.abc_bytes")
-		if !m.Exact || m.Verdict != compare.Regression || m.Unit != compare.UnitBytes {
+		if !m.Exact || m.Verdict != compare.Regression || m.Unit != results.UnitByte {
 			t.Errorf("abc_bytes peak 2 → 3 MiB in every repetition: exact %v, verdict %s, unit %s; want an exact regression in bytes", m.Exact, m.Verdict, m.Unit)
 		}
 		// Allowed with a 60% threshold for that counter.
@@ -324,7 +324,7 @@ func TestExactFigures(t *testing.T) {
 		base, cur := makeRun(t, 7, sh), makeRun(t, 8, sh)
 		cur.Scenarios[0].Repetitions[0].ProofsVerified = 1
 		rep := mustCompare(t, base, cur)
-		if m := metric(t, rep, "s", compare.UnverifiedProofs); m.Verdict != compare.Regression {
+		if m := metric(t, rep, "s", results.UnverifiedProofs); m.Verdict != compare.Regression {
 			t.Errorf("a proof failed to verify: verdict %s, want regression", m.Verdict)
 		}
 	})
@@ -345,7 +345,7 @@ func TestGPUFiguresAbsent(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	m := metric(t, rep, "s", compare.PeakGPUMemoryBytes)
+	m := metric(t, rep, "s", results.PeakGPUMemoryBytes)
 	if m.Verdict != compare.NoData || m.New != nil || !strings.Contains(m.Note, "NVML") {
 		t.Errorf("GPU figures absent in new: verdict %s, new %v, note %q; want no data, n/a", m.Verdict, m.New, m.Note)
 	}
@@ -479,13 +479,13 @@ func TestParseThresholds(t *testing.T) {
 			t.Errorf("%s: %v (gated %v), want %v (gated %v)", metric, got, ok, want, gated)
 		}
 	}
-	check(compare.SecondsPerProof, 0.03, true)
-	check(compare.PartitionsPerSecond, 0.05, true) // default kept
-	check(compare.PeakRSSBytes, 0, false)
+	check(results.SecondsPerProof, 0.03, true)
+	check(results.PartitionsPerSecond, 0.05, true) // default kept
+	check(results.PeakRSSBytes, 0, false)
 	check("peak_counters.waiting_send", 0.5, true)
 	check("peak_counters.abc_bytes", 0, false)  // no entry: Compare's counter defaults apply
 	check("final_counters.in_channel", 0, true) // family entry
-	check(compare.DeviceBusyFraction, 0, false)
+	check(results.DeviceBusyFraction, 0, false)
 
 	if th, err := compare.ParseThresholds(""); err != nil || len(th) != len(compare.DefaultThresholds()) {
 		t.Errorf("empty spec: %v, %v", th, err)
@@ -578,7 +578,7 @@ func TestStoredRunsGateOnlyExactFiguresByDefault(t *testing.T) {
 	if rep.Regressed() {
 		t.Error("a 20% throughput drop between stored runs failed the gate without --gate-timed")
 	}
-	m := metric(t, rep, "hold", compare.PartitionsPerSecond)
+	m := metric(t, rep, "hold", results.PartitionsPerSecond)
 	if m.Verdict != compare.Worse || m.Gated() || !strings.Contains(m.Note, "not gated") {
 		t.Errorf("verdict %s, gated %v, note %q; want worse, not gated, saying so", m.Verdict, m.Gated(), m.Note)
 	}
@@ -613,10 +613,10 @@ func TestDifferentHardwareIsRefused(t *testing.T) {
 func TestAbsentMetricsSayWhy(t *testing.T) {
 	sh := shape{name: "s", strategy: "hold", repeats: 5, pps: 10, noise: 0.01}
 	rep := mustCompare(t, makeRun(t, 1, sh), makeRun(t, 2, sh))
-	if m := metric(t, rep, "s", compare.SteadyDeviceBusyFraction); m.Verdict != compare.NoData || !strings.Contains(m.Note, "steady state") {
+	if m := metric(t, rep, "s", results.SteadyDeviceBusyFraction); m.Verdict != compare.NoData || !strings.Contains(m.Note, "steady state") {
 		t.Errorf("steady busy absent: verdict %s, note %q", m.Verdict, m.Note)
 	}
-	if m := metric(t, rep, "s", compare.PeakGPUMemoryBytes); !strings.Contains(m.Note, "NVML") {
+	if m := metric(t, rep, "s", results.PeakGPUMemoryBytes); !strings.Contains(m.Note, "NVML") {
 		t.Errorf("GPU memory absent: note %q", m.Note)
 	}
 }

@@ -18,19 +18,24 @@ import (
 
 	"github.com/provebench/provebench/internal/markdown"
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/results"
 )
 
 // StepSummaryEnv names the file GitHub Actions shows as a job's summary;
 // the CLI appends WriteMarkdown's output to it when it is set.
 const StepSummaryEnv = "GITHUB_STEP_SUMMARY"
 
-// summaryMetrics are the columns of the scenario overview.
-var summaryMetrics = []struct{ metric, title string }{
-	{SecondsPerProof, "s/proof"},
-	{PartitionsPerSecond, "partitions/s"},
-	{DeviceSecondsPerPartition, "device s/partition"},
-	{PeakRSSBytes, "peak RSS"},
-	{PeakGPUMemoryBytes, "peak GPU mem"},
+// overview are the metrics of the scenario overview's columns, headed by
+// their table headings.
+func overview() []results.Metric {
+	var ms []results.Metric
+	for _, name := range []string{
+		results.SecondsPerProof, results.PartitionsPerSecond, results.DeviceSecondsPerPartition,
+		results.PeakRSSBytes, results.PeakGPUMemoryBytes,
+	} {
+		ms = append(ms, results.MetricOf(name))
+	}
+	return ms
 }
 
 // headline is the one-line outcome, written from Outcome so that it says
@@ -138,19 +143,20 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	}
 
 	b.WriteString("#### Scenarios\n\n| Scenario | Strategy | Verdict |")
-	for _, c := range summaryMetrics {
-		fmt.Fprintf(&b, " %s |", c.title)
+	columns := overview()
+	for _, c := range columns {
+		fmt.Fprintf(&b, " %s |", c.Heading)
 	}
 	b.WriteString(" Repetitions (base → new) |\n|---|---|---|")
-	for range summaryMetrics {
+	for range columns {
 		b.WriteString("---|")
 	}
 	b.WriteString("---|\n")
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
 		fmt.Fprintf(&b, "| %s | %s | %s |", markdown.Escape(s.Name), markdown.Escape(s.Strategy), mdVerdict(s.Verdict))
-		for _, c := range summaryMetrics {
-			fmt.Fprintf(&b, " %s |", markdown.Escape(s.Metric(c.metric).cell()))
+		for _, c := range columns {
+			fmt.Fprintf(&b, " %s |", markdown.Escape(s.Metric(c.Name).cell()))
 		}
 		fmt.Fprintf(&b, " %s → %s |\n", markdown.Escape(orDash(s.BaseStatus)), markdown.Escape(orDash(s.NewStatus)))
 	}
@@ -274,7 +280,7 @@ func (r *Report) detectable() string {
 		return ""
 	}
 	var parts []string
-	for _, metric := range []string{SecondsPerProof, CPUSeconds, DeviceSecondsPerPartition} {
+	for _, metric := range []string{results.SecondsPerProof, results.CPUSeconds, results.DeviceSecondsPerPartition} {
 		var each []string
 		for i := range r.Scenarios {
 			if m := r.Scenarios[i].Metric(metric); m != nil && m.Level > 0 {
@@ -351,12 +357,10 @@ func (r *Report) thresholdList() string {
 	return strings.Join(parts, ", ")
 }
 
-// informational are the reported, never gated, figures a run may lack
-// altogether; their rows are left out when neither side has them.
-var informational = map[string]bool{SetupSeconds: true, JoulesPerProof: true}
-
 // splitZeros separates exact metrics that are zero in both runs (nothing
-// failed, counters balanced) from the ones worth a row.
+// failed, counters balanced) from the ones worth a row; an ungated figure
+// neither run has (setup time or energy from the exec driver, without
+// NVML, in older documents) gets no row: there is nothing to read.
 func splitZeros(ms []MetricResult) (shown []*MetricResult, zeros []string) {
 	for i := range ms {
 		m := &ms[i]
@@ -364,9 +368,7 @@ func splitZeros(ms []MetricResult) (shown []*MetricResult, zeros []string) {
 			zeros = append(zeros, m.Metric)
 			continue
 		}
-		if informational[m.Metric] && m.Verdict == NoData && m.Base == nil && m.New == nil {
-			// Setup and energy, where neither run has them (the exec
-			// driver, no NVML, older documents): nothing to read.
+		if !m.Gated() && m.Verdict == NoData && m.Base == nil && m.New == nil {
 			continue
 		}
 		shown = append(shown, m)
@@ -448,7 +450,7 @@ func (m *MetricResult) changeText() string {
 	if m.Paired && m.Level > 0 {
 		return fmt.Sprintf("%s [%s, %s]", formatChange(m.Change), formatChange(m.Lo), formatChange(m.Hi))
 	}
-	if m.Exact && m.Unit == UnitCount {
+	if m.Exact && m.Unit == results.UnitCount {
 		// Counts read better as a difference: failed repetitions 0 → 1 (+1).
 		return fmt.Sprintf("%+g", m.New.Center-m.Base.Center)
 	}
@@ -489,15 +491,15 @@ func formatChange(c float64) string {
 
 // formatValue prints a figure with benchstat's scaling: binary prefixes for
 // bytes, SI ones for seconds and rates.
-func formatValue(v float64, u Unit) string {
+func formatValue(v float64, u results.Unit) string {
 	switch u {
-	case UnitSeconds:
+	case results.UnitSecond:
 		return benchunit.Scale(v, benchunit.Decimal) + "s"
-	case UnitRate:
+	case results.UnitPartitionRate:
 		return benchunit.Scale(v, benchunit.Decimal)
-	case UnitBytes:
+	case results.UnitByte:
 		return units.FormatBytes(int64(v))
-	case UnitFraction:
+	case results.UnitFraction:
 		return fmt.Sprintf("%.1f%%", 100*v)
 	}
 	return strconv.FormatFloat(v, 'f', -1, 64)

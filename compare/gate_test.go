@@ -74,7 +74,7 @@ func TestGateDeviceTimeShiftIsARegressionThatNamesIt(t *testing.T) {
 	for _, load := range []float64{1, 11} {
 		p := pairedSides{pairs: 10, backend: "cuda", load1: load, wallNoise: 0.02, wallShift: 1, deviceShift: 1.25}
 		rep := p.judge(t, 1)
-		m := rep.Scenario("s").Metric(DeviceSecondsPerPartition)
+		m := rep.Scenario("s").Metric(results.DeviceSecondsPerPartition)
 		if rep.Outcome() != Regressed || m.Verdict != Regression {
 			t.Fatalf("load %g: outcome %v, device time %s %+.3f [%+.3f, %+.3f]; want a regression", load, rep.Outcome(), m.Verdict, m.Change, m.Lo, m.Hi)
 		}
@@ -83,8 +83,8 @@ func TestGateDeviceTimeShiftIsARegressionThatNamesIt(t *testing.T) {
 			t.Fatal(err)
 		}
 		head, _, _ := strings.Cut(txt.String(), "\n")
-		if !strings.HasPrefix(head, "provebench ab: REGRESSION") || !strings.Contains(head, DeviceSecondsPerPartition) {
-			t.Errorf("load %g: headline %q does not name %s", load, head, DeviceSecondsPerPartition)
+		if !strings.HasPrefix(head, "provebench ab: REGRESSION") || !strings.Contains(head, results.DeviceSecondsPerPartition) {
+			t.Errorf("load %g: headline %q does not name %s", load, head, results.DeviceSecondsPerPartition)
 		}
 	}
 }
@@ -113,7 +113,7 @@ func TestGateWallOnlyRegressionOnAnOversubscribedHostIsInconclusive(t *testing.T
 				t.Fatal(err)
 			}
 			head, _, _ := strings.Cut(txt.String(), "\n")
-			for _, want := range []string{"INCONCLUSIVE", SecondsPerProof, "host oversubscribed"} {
+			for _, want := range []string{"INCONCLUSIVE", results.SecondsPerProof, "host oversubscribed"} {
 				if !strings.Contains(head, want) {
 					t.Errorf("seed %d: headline %q lacks %q", seed, head, want)
 				}
@@ -145,7 +145,7 @@ func TestGateIntervalHoldingTheThresholdAsksForMorePairs(t *testing.T) {
 	// a change within 5% from one beyond.
 	p := pairedSides{pairs: 6, backend: "cuda", load1: 1, wallNoise: 0.08, wallShift: 1.04, deviceShift: 1}
 	rep := p.judge(t, 7)
-	m := rep.Scenario("s").Metric(SecondsPerProof)
+	m := rep.Scenario("s").Metric(results.SecondsPerProof)
 	if m.Verdict != Inconclusive || m.MorePairs <= 0 || rep.Outcome() != NotJudged {
 		t.Fatalf("verdict %s [%+.3f, %+.3f], more pairs %d, outcome %v; want inconclusive asking for pairs", m.Verdict, m.Lo, m.Hi, m.MorePairs, rep.Outcome())
 	}
@@ -183,7 +183,7 @@ func TestStoredRunsGateAGPUsDeviceTimeOnly(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := rep.Scenario("s").Metric(DeviceSecondsPerPartition)
+		m := rep.Scenario("s").Metric(results.DeviceSecondsPerPartition)
 		if m.Gated() != tc.gated || rep.Regressed() != tc.gated {
 			t.Errorf("%s: gated %v, regressed %v; want %v", tc.backend, m.Gated(), rep.Regressed(), tc.gated)
 		}
@@ -199,12 +199,12 @@ func TestCPUSecondsReadAlike(t *testing.T) {
 		return &results.Repetition{Status: results.StatusOK, CPUUserSeconds: 0.3, CPUSystemSeconds: 0.03, RunCPUSeconds: r}
 	}
 	narrow := 0.31
-	def := metricDefs[CPUSeconds]
+	def := results.MetricOf(results.CPUSeconds)
 	old, cur := []*results.Repetition{run(nil)}, []*results.Repetition{run(&narrow)}
-	if v, _ := def.alike(old, cur).sample(cur[0]); math.Abs(v-0.33) > 1e-12 {
+	if v, _ := def.Alike(old, cur).Value(cur[0]); math.Abs(v-0.33) > 1e-12 {
 		t.Errorf("mixed sides: new side read as %v, want the whole process's 0.33", v)
 	}
-	if v, _ := def.alike(cur, cur).sample(cur[0]); v != narrow {
+	if v, _ := def.Alike(cur, cur).Value(cur[0]); v != narrow {
 		t.Errorf("both sides narrow: %v, want the run's %v", v, narrow)
 	}
 }
@@ -265,7 +265,7 @@ func TestWallTimeJudgedOnQuietPairs(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			base, cur := neighbourSides(tc.pairs, tc.quietEvery, tc.shift, 7)
 			rep := judgePaired(t, base, cur)
-			m := rep.Scenario("s").Metric(SecondsPerProof)
+			m := rep.Scenario("s").Metric(results.SecondsPerProof)
 			if m == nil {
 				t.Fatal("no seconds_per_proof in the report")
 			}

@@ -128,11 +128,11 @@ func rangeSummary(v []float64) *Summary {
 
 // outlierNotes flags, for the headline timed metrics, the repetitions of
 // either side whose modified Z-score passes OutlierZ.
-func outlierNotes(m *MetricResult, def metricDef, bm, nm []*results.Repetition) []string {
-	if m.Metric != SecondsPerProof && m.Metric != PeakRSSBytes {
+func outlierNotes(m *MetricResult, def results.Metric, bm, nm []*results.Repetition) []string {
+	if def.Name != results.SecondsPerProof && def.Name != results.PeakRSSBytes {
 		return nil
 	}
-	def = def.alike(bm, nm)
+	def = def.Alike(bm, nm)
 	var notes []string
 	for _, side := range []struct {
 		name string

@@ -61,7 +61,7 @@ func TestPairedVerdict(t *testing.T) {
 		want     Verdict
 	}{{1, Same}, {1.15, Regression}, {1.03, Worse}, {0.85, Better}} {
 		b, c := sides(tc.slowdown)
-		m := MetricResult{Metric: SecondsPerProof, Better: LowerIsBetter, Threshold: 0.05}
+		m := MetricResult{Metric: results.SecondsPerProof, Better: results.LowerIsBetter, Threshold: 0.05}
 		pairedVerdict(&m, b, c)
 		if m.Verdict != tc.want {
 			t.Errorf("x%.2f: verdict %s [%+.3f, %+.3f], want %s", tc.slowdown, m.Verdict, m.Lo, m.Hi, tc.want)
@@ -70,7 +70,7 @@ func TestPairedVerdict(t *testing.T) {
 			t.Errorf("x%.2f: change %+.3f, detectable %.3f", tc.slowdown, m.Change, m.Detectable)
 		}
 	}
-	m := MetricResult{Metric: SecondsPerProof, Better: LowerIsBetter, Threshold: 0.05}
+	m := MetricResult{Metric: results.SecondsPerProof, Better: results.LowerIsBetter, Threshold: 0.05}
 	pairedVerdict(&m, []float64{1, 1, 1, 1, 1}, []float64{2, 2, 2, 2, 2.1})
 	if m.Verdict != TooFewSamples {
 		t.Errorf("5 pairs: verdict %s, want too few samples", m.Verdict)
@@ -108,7 +108,7 @@ func TestOversubscribedHostDoesNotGateWallTime(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		m := rep.Scenario("s").Metric(SecondsPerProof)
+		m := rep.Scenario("s").Metric(results.SecondsPerProof)
 		// Oversubscribed: wall time is not judged, and that is not a pass.
 		if rep.Outcome() != tc.want || (tc.want == NotJudged && (m.Verdict != Inconclusive || m.Unjudged != "host oversubscribed")) {
 			t.Errorf("load %g on 2 CPUs, +50%% wall time: outcome %v, verdict %s (%s); want %v", tc.load, rep.Outcome(), m.Verdict, m.Unjudged, tc.want)

@@ -7,14 +7,17 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+
+	"github.com/provebench/provebench/results"
 )
 
 // Thresholds maps a metric to the relative change, in the metric's bad
 // direction, beyond which a significant change is a regression: 0.05 means
 // 5%; +Inf ("off") reports the metric without gating on it.
 //
-// Keys are metric names (see Metrics) or a counter family: "peak_counters"
-// or "final_counters" apply to every counter of the family, and
+// Keys are the names of the metrics compare judges (the metric table's
+// Compared ones) or a counter family: "peak_counters" or
+// "final_counters" apply to every counter of the family, and
 // "peak_counters.<name>" to one counter, overriding the family.
 //
 // A metric without an entry is reported but not gated, except counters:
@@ -31,7 +34,8 @@ const (
 	FinalCounters = "final_counters"
 )
 
-// DefaultThresholds are the thresholds of a CI gate that tolerates the
+// DefaultThresholds are the metric table's default thresholds
+// (results.Metric.Threshold): those of a CI gate that tolerates the
 // noise of shared runners on timing (5%) and memory (10%) and none on
 // correctness: a failed repetition, a failed partition or an unverified
 // proof more than the baseline had is a regression. Counters have their
@@ -43,19 +47,16 @@ const (
 // tell. Device time per partition gates for the same reason, on the
 // device's own clock: a prover change shows in it whatever the host does;
 // between stored runs of a GPU backend it gates by default too (see
-// gatesStored). Setup time and energy are reported, not gated.
+// gatesStored). Setup time, energy, device busy time and page faults are
+// reported, not gated.
 func DefaultThresholds() Thresholds {
-	return Thresholds{
-		SecondsPerProof:           0.05,
-		PartitionsPerSecond:       0.05,
-		DeviceSecondsPerPartition: 0.05,
-		PeakRSSBytes:              0.10,
-		PeakGPUMemoryBytes:        0.10,
-		CPUSeconds:                0.05,
-		FailedRepetitions:         0,
-		FailedPartitions:          0,
-		UnverifiedProofs:          0,
+	th := Thresholds{}
+	for _, m := range results.MetricsFor(results.Compared) {
+		if m.Gated() {
+			th[m.Name] = m.Threshold
+		}
 	}
+	return th
 }
 
 // For returns the threshold of a metric: its own entry, else its counter
@@ -100,7 +101,7 @@ func ParseThresholds(spec string) (Thresholds, error) {
 		}
 		if !knownMetric(key) {
 			return nil, fmt.Errorf("threshold %q: unknown metric %q (known: %s, %s.<counter>, %s.<counter>)",
-				item, key, strings.Join(slices.Sorted(maps.Keys(metricDefs)), ", "), PeakCounters, FinalCounters)
+				item, key, strings.Join(slices.Sorted(slices.Values(results.MetricNames(results.Compared))), ", "), PeakCounters, FinalCounters)
 		}
 		v, err := parseThreshold(val)
 		if err != nil {
@@ -132,8 +133,10 @@ func parseThreshold(s string) (float64, error) {
 	return v, nil
 }
 
+// knownMetric reports whether key names a metric compare judges, or a
+// counter family or counter: what a user's --threshold may name.
 func knownMetric(key string) bool {
-	if _, ok := metricDefs[key]; ok {
+	if m, ok := results.MetricNamed(key); ok && m.In(results.Compared) {
 		return true
 	}
 	if key == PeakCounters || key == FinalCounters {

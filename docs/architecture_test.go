@@ -5,10 +5,13 @@ import (
 	"go/parser"
 	"go/token"
 	"io/fs"
+	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/provebench/provebench/results"
 )
 
 // module is the import path of this repository's root.
@@ -174,5 +177,80 @@ func TestOneMedian(t *testing.T) {
 	})
 	if err != nil {
 		t.Fatal(err)
+	}
+}
+
+// TestOneMetricTable: a metric is defined once, in the metric table
+// (results/metrics.go), and every reader takes it from there
+// (architecture.md, "A probe"). A string literal equal to a metric's name
+// anywhere else in non-test code is a second definition in the making: a
+// reader should name the metric by its constant (results.SecondsPerProof)
+// and read its unit, direction and figure from the table, and a flag that
+// takes a metric's name looks it up there (results.MetricNamed), which
+// needs no literal either. Struct tags are the document's JSON names, not
+// literals, and are not counted.
+func TestOneMetricTable(t *testing.T) {
+	names := map[string]bool{}
+	for _, m := range results.Metrics() {
+		names[m.Name] = true
+	}
+	if len(names) == 0 {
+		t.Fatal("the metric table is empty")
+	}
+	inTable := map[string]bool{} // names seen in the table's own files
+	fset := token.NewFileSet()
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != ".." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "out") {
+			return filepath.SkipDir
+		}
+		if d.IsDir() && path != ".." {
+			if _, err := os.Stat(filepath.Join(path, "go.mod")); err == nil {
+				return filepath.SkipDir // another module (peers/gnark): not a reader of the table
+			}
+		}
+		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
+			return nil
+		}
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			return err
+		}
+		table := filepath.ToSlash(filepath.Dir(path)) == "../results" && strings.HasPrefix(filepath.Base(path), "metrics")
+		tags := map[*ast.BasicLit]bool{}
+		ast.Inspect(f, func(n ast.Node) bool {
+			switch n := n.(type) {
+			case *ast.Field:
+				if n.Tag != nil {
+					tags[n.Tag] = true
+				}
+			case *ast.BasicLit:
+				if n.Kind != token.STRING || tags[n] {
+					return true
+				}
+				s, err := strconv.Unquote(n.Value)
+				if err != nil || !names[s] {
+					return true
+				}
+				if table {
+					inTable[s] = true
+				} else {
+					t.Errorf("%s: %q is a metric's name: use its constant in results and read the metric from the table", fset.Position(n.Pos()), s)
+				}
+			}
+			return true
+		})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The walk must see the table itself, or it would see nothing anywhere.
+	for name := range names {
+		if !inTable[name] {
+			t.Errorf("metric %s: its name not found in results/metrics*.go: the walk missed the table", name)
+		}
 	}
 }

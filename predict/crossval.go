@@ -13,6 +13,7 @@ import (
 	"strings"
 
 	"github.com/provebench/provebench/internal/stats"
+	"github.com/provebench/provebench/results"
 )
 
 // FamilyBy is the rule that groups configurations into families for
@@ -292,7 +293,7 @@ func distribution(errs []float64) Distribution {
 
 // Metric names, as the tables and targets say them.
 const (
-	MetricSecondsPerProof = "seconds_per_proof"
+	MetricSecondsPerProof = results.SecondsPerProof
 	MetricPeakRSS         = "peak_rss"
 )
 

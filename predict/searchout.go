@@ -12,6 +12,7 @@ import (
 
 	"github.com/provebench/provebench/internal/markdown"
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/results"
 )
 
 // SearchReport is what a search found, for its writers.
@@ -66,7 +67,7 @@ func (r *SearchReport) WriteCSV(w io.Writer) error {
 	}
 	axisNames := slices.Sorted(maps.Keys(axes))
 	cw := csv.NewWriter(w)
-	header := append([]string{"configuration", "seconds_per_proof", "peak_rss_bytes", "oom", "front"}, axisNames...)
+	header := append([]string{"configuration", results.SecondsPerProof, results.PeakRSSBytes, "oom", "front"}, axisNames...)
 	if err := cw.Write(header); err != nil {
 		return err
 	}

@@ -8,6 +8,8 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/results"
@@ -253,8 +255,9 @@ func runMeta(run *results.Run) []string {
 func summarySection(run *results.Run, sums []*scenarioSummary) section {
 	pareto := paretoNames(sums)
 	t := &table{Header: []string{
-		"Scenario", "Strategy", "Repetitions", "partitions/s", "s/proof",
-		"peak RSS (kernel)", "peak RSS (sampled)", "peak GPU memory", "device busy", "steady busy", "proofs verified", "Pareto",
+		"Scenario", "Strategy", "Repetitions", heading(results.PartitionsPerSecond), heading(results.SecondsPerProof),
+		heading(results.PeakRSSBytes), heading(results.PeakRSSSampledBytes), heading(results.PeakGPUMemoryBytes),
+		heading(results.DeviceBusyFraction), heading(results.SteadyDeviceBusyFraction), "proofs verified", "Pareto",
 	}}
 	for _, s := range sums {
 		verified := "n/a (key not verifiable)"
@@ -269,9 +272,9 @@ func summarySection(run *results.Run, sums []*scenarioSummary) section {
 		}
 		t.Rows = append(t.Rows, []string{
 			s.sc.Name, s.sc.Strategy, s.statuses,
-			fmtSpread(s.pps, kindRate), fmtSpread(s.spp, kindSeconds),
-			fmtSpread(s.rss, kindBytes), fmtSpread(s.rssSampled, kindBytes), fmtSpread(s.gpu, kindBytes),
-			fmtSpread(s.busy, kindPercent), fmtSpread(s.steadyBusy, kindPercent), verified, front,
+			cell(s.pps, results.PartitionsPerSecond), cell(s.spp, results.SecondsPerProof),
+			cell(s.rss, results.PeakRSSBytes), cell(s.rssSampled, results.PeakRSSSampledBytes), cell(s.gpu, results.PeakGPUMemoryBytes),
+			cell(s.busy, results.DeviceBusyFraction), cell(s.steadyBusy, results.SteadyDeviceBusyFraction), verified, front,
 		})
 	}
 	deviceNotes := addDeviceColumns(t, sums)
@@ -399,11 +402,38 @@ func failureSection(sums []*scenarioSummary) (section, bool) {
 type valueKind int
 
 const (
-	kindRate valueKind = iota
+	kindRate valueKind = iota // plain: rates, counts, joules
 	kindSeconds
 	kindBytes
 	kindPercent
 )
+
+// kindOf is how a figure of the unit is written.
+func kindOf(u results.Unit) valueKind {
+	switch u {
+	case results.UnitSecond:
+		return kindSeconds
+	case results.UnitByte:
+		return kindBytes
+	case results.UnitFraction:
+		return kindPercent
+	}
+	return kindRate
+}
+
+// heading is a metric's column heading (the metric table's).
+func heading(metric string) string { return results.MetricOf(metric).Heading }
+
+// cell is a metric's spread as the summary writes it.
+func cell(s spread, metric string) string {
+	return fmtSpread(s, kindOf(results.MetricOf(metric).Unit))
+}
+
+// capitalize starts a heading that begins a sentence with a capital.
+func capitalize(s string) string {
+	r, n := utf8.DecodeRuneInString(s)
+	return string(unicode.ToUpper(r)) + s[n:]
+}
 
 // fmtSpread writes "median (min–max)" with one unit prefix for all three,
 // as benchstat scales: binary for bytes, SI otherwise.

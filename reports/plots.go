@@ -19,6 +19,7 @@ import (
 	"gonum.org/v1/plot/vg/vgsvg"
 
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/results"
 )
 
 // pngDPI makes a 9 in wide figure 1080 px: sharp on a laptop screen and
@@ -92,6 +93,15 @@ func newPlot(title, xlabel, ylabel string) *plot.Plot {
 }
 
 // memoryAxis selects which peak memory a throughput plot is drawn against.
+// label is a metric's name for people, as an axis or a panel names it;
+// labelWithUnit adds its unit: "throughput (partitions/s)".
+func label(metric string) string { return results.MetricOf(metric).Label }
+
+func labelWithUnit(metric string) string {
+	m := results.MetricOf(metric)
+	return fmt.Sprintf("%s (%s)", m.Label, m.Unit)
+}
+
 type memoryAxis struct {
 	file  string
 	title string
@@ -99,8 +109,8 @@ type memoryAxis struct {
 }
 
 var (
-	rssAxis     = memoryAxis{"throughput-memory", "peak RSS (kernel VmHWM)", func(s *scenarioSummary) spread { return s.rss }}
-	gpuAxis     = memoryAxis{"throughput-gpu-memory", "peak GPU memory (process, NVML)", func(s *scenarioSummary) spread { return s.gpu }}
+	rssAxis     = memoryAxis{"throughput-memory", label(results.PeakRSSBytes) + " (kernel VmHWM)", func(s *scenarioSummary) spread { return s.rss }}
+	gpuAxis     = memoryAxis{"throughput-gpu-memory", label(results.PeakGPUMemoryBytes) + " (process, NVML)", func(s *scenarioSummary) spread { return s.gpu }}
 	datasetAxis = memoryAxis{"throughput-dataset", "peak dataset bytes (dataset_bytes, exact)", func(s *scenarioSummary) spread { return s.dataset }}
 )
 
@@ -126,7 +136,7 @@ func throughputFigure(title string, sums []*scenarioSummary, order []string, axi
 	sc := byteScale(maxMem)
 	labels := pointLabels(sums)
 
-	p := newPlot("", fmt.Sprintf("%s (%s)", axis.title, sc.unit), "throughput (partitions/s)")
+	p := newPlot("", fmt.Sprintf("%s (%s)", axis.title, sc.unit), labelWithUnit(results.PartitionsPerSecond))
 	legend := newSideLegend(vg.Points(10))
 	names := addMedianPoints(p, legend, pts, order, axis, sc, labels)
 	addParetoSet(p, legend, pts, axis, sc)
@@ -142,7 +152,7 @@ func throughputFigure(title string, sums []*scenarioSummary, order []string, axi
 	p.X.Tick.Marker = plot.TickerFunc(niceTicks)
 	p.Y.Tick.Marker = plot.TickerFunc(niceTicks)
 	noteZoom(&p.X, sc.unit)
-	noteZoom(&p.Y, "partitions/s")
+	noteZoom(&p.Y, string(results.MetricOf(results.PartitionsPerSecond).Unit))
 	legend.add("", nil)
 	legend.add("points: medians", nil)
 	legend.add("bars: min–max of", nil)
@@ -350,11 +360,11 @@ func strategiesFigure(title string, sums []*scenarioSummary, order []string) (fi
 		names[i] = labels.short[s.sc.Name]
 	}
 
-	panels := []strategyPanel{{"throughput (partitions/s)", func(s *scenarioSummary) spread { return s.pps }, false}}
-	panels = append(panels, strategyPanel{"peak RSS", func(s *scenarioSummary) spread { return s.rss }, true})
+	panels := []strategyPanel{{labelWithUnit(results.PartitionsPerSecond), func(s *scenarioSummary) spread { return s.pps }, false}}
+	panels = append(panels, strategyPanel{label(results.PeakRSSBytes), func(s *scenarioSummary) spread { return s.rss }, true})
 	for _, extra := range []strategyPanel{
 		{"peak dataset bytes", func(s *scenarioSummary) spread { return s.dataset }, true},
-		{"peak GPU memory", func(s *scenarioSummary) spread { return s.gpu }, true},
+		{label(results.PeakGPUMemoryBytes), func(s *scenarioSummary) spread { return s.gpu }, true},
 	} {
 		for _, s := range rows {
 			if extra.get(s).ok() {

@@ -101,10 +101,11 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 	}
 	s.statuses = statusText(counts, s.warmups)
 
-	collect := func(get func(r *results.Repetition) (float64, bool)) spread {
+	collect := func(name string) spread {
+		m := results.MetricOf(name)
 		var vals []float64
 		for _, r := range s.measured {
-			v, ok := get(r)
+			v, ok := m.Value(r)
 			if !ok {
 				return spread{}
 			}
@@ -112,31 +113,18 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 		}
 		return spreadOf(vals)
 	}
-	s.pps = collect(func(r *results.Repetition) (float64, bool) { return r.PartitionsPerSecond, true })
-	s.spp = collect(func(r *results.Repetition) (float64, bool) { return r.SecondsPerProof, true })
-	s.rss = collect(func(r *results.Repetition) (float64, bool) { return float64(r.PeakRSSBytes), true })
-	s.rssSampled = collect(func(r *results.Repetition) (float64, bool) { return float64(r.PeakRSSSampledBytes), true })
-	s.busy = collect(func(r *results.Repetition) (float64, bool) {
-		if r.DeviceBusyFraction == nil {
-			return 0, false
-		}
-		return *r.DeviceBusyFraction, true
-	})
-	s.steadyBusy = spreadOfSome(s.measured, func(r *results.Repetition) (float64, bool) {
-		if r.SteadyDeviceBusyFraction == nil {
-			return 0, false
-		}
-		return *r.SteadyDeviceBusyFraction, true
-	})
-	s.dataset = collect(func(r *results.Repetition) (float64, bool) {
-		v, ok := r.PeakCounters["dataset_bytes"]
-		return float64(v), ok
-	})
-	s.device = collect(func(r *results.Repetition) (float64, bool) { return derefF(r.DeviceSecondsPerPartition) })
-	s.setup = collect(func(r *results.Repetition) (float64, bool) { return derefF(r.SetupSeconds) })
-	s.joules = collect(func(r *results.Repetition) (float64, bool) { return derefF(r.JoulesPerProof) })
-	s.gpu = collect(func(r *results.Repetition) (float64, bool) { return derefU(r.PeakGPUMemoryBytes) })
-	s.gpuDevice = collect(func(r *results.Repetition) (float64, bool) { return derefU(r.PeakGPUDeviceMemoryBytes) })
+	s.pps = collect(results.PartitionsPerSecond)
+	s.spp = collect(results.SecondsPerProof)
+	s.rss = collect(results.PeakRSSBytes)
+	s.rssSampled = collect(results.PeakRSSSampledBytes)
+	s.busy = collect(results.DeviceBusyFraction)
+	s.steadyBusy = spreadOfSome(s.measured, results.MetricOf(results.SteadyDeviceBusyFraction))
+	s.dataset = spreadOfCounter(s.measured, "dataset_bytes")
+	s.device = collect(results.DeviceSecondsPerPartition)
+	s.setup = collect(results.SetupSeconds)
+	s.joules = collect(results.JoulesPerProof)
+	s.gpu = collect(results.PeakGPUMemoryBytes)
+	s.gpuDevice = collect(results.PeakGPUDeviceMemoryBytes)
 
 	stageVals := map[string][]float64{}
 	finals := map[string]bool{}
@@ -186,76 +174,65 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 // too short or too coarsely sampled to tell: the others still measure the
 // configuration, where a figure every repetition must have (collect) would
 // be none at all.
-func spreadOfSome(reps []*results.Repetition, get func(r *results.Repetition) (float64, bool)) spread {
+func spreadOfSome(reps []*results.Repetition, m results.Metric) spread {
 	var vals []float64
 	for _, r := range reps {
-		if v, ok := get(r); ok {
+		if v, ok := m.Value(r); ok {
 			vals = append(vals, v)
 		}
 	}
 	return spreadOf(vals)
 }
 
-func derefU(p *uint64) (float64, bool) {
-	if p == nil {
-		return 0, false
+// spreadOfCounter is the spread of a counter's peak over the repetitions,
+// none unless every one reported it.
+func spreadOfCounter(reps []*results.Repetition, counter string) spread {
+	var vals []float64
+	for _, r := range reps {
+		v, ok := r.PeakCounters[counter]
+		if !ok {
+			return spread{}
+		}
+		vals = append(vals, float64(v))
 	}
-	return float64(*p), true
-}
-
-func derefF(p *float64) (float64, bool) {
-	if p == nil {
-		return 0, false
-	}
-	return *p, true
+	return spreadOf(vals)
 }
 
 // deviceColumns are the summary's optional columns, shown only when some
-// configuration of the run has the figure, after "s/proof"; a
-// configuration without it reads n/a there, never 0.
+// configuration of the run has the figure, after the seconds-per-proof
+// column; a configuration without it reads n/a there, never 0.
 var deviceColumns = []struct {
-	title, note string
-	get         func(s *scenarioSummary) spread
-	format      func(s spread) string
+	metric, note string
+	get          func(s *scenarioSummary) spread
 }{
-	{"device s/partition",
-		"Device s/partition is the device's own time per partition (CUDA events on a GPU; the GPU worker's busy time on the CPU backend).",
-		func(s *scenarioSummary) spread { return s.device },
-		func(s spread) string { return fmtSpread(s, kindSeconds) }},
-	{"setup s",
-		"Setup s is the time until the prover was ready (key loaded, on the device, kernels warm), outside the measured window when the run is warm.",
-		func(s *scenarioSummary) spread { return s.setup },
-		func(s spread) string { return fmtSpread(s, kindSeconds) }},
-	{"J/proof",
-		"J/proof is the GPUs' energy per proof over the measured window (NVML).",
-		func(s *scenarioSummary) spread { return s.joules },
-		func(s spread) string {
-			if !s.ok() {
-				return "n/a"
-			}
-			if fmt.Sprintf("%.3g", s.Min) == fmt.Sprintf("%.3g", s.Max) {
-				return fmt.Sprintf("%.3g", s.Median)
-			}
-			return fmt.Sprintf("%.3g (%.3g–%.3g)", s.Median, s.Min, s.Max)
-		}},
+	{results.DeviceSecondsPerPartition,
+		"is the device's own time per partition (CUDA events on a GPU; the GPU worker's busy time on the CPU backend).",
+		func(s *scenarioSummary) spread { return s.device }},
+	{results.SetupSeconds,
+		"is the time until the prover was ready (key loaded, on the device, kernels warm), outside the measured window when the run is warm.",
+		func(s *scenarioSummary) spread { return s.setup }},
+	{results.JoulesPerProof,
+		"is the GPUs' energy per proof over the measured window (NVML).",
+		func(s *scenarioSummary) spread { return s.joules }},
 }
 
 // addDeviceColumns inserts deviceColumns the run has into the summary
 // table, after its "s/proof" column, and returns the sentences that
 // explain them.
 func addDeviceColumns(t *table, sums []*scenarioSummary) string {
-	at := slices.Index(t.Header, "s/proof") + 1
+	at := slices.Index(t.Header, results.MetricOf(results.SecondsPerProof).Heading) + 1
 	var notes []string
 	for _, c := range deviceColumns {
 		if !slices.ContainsFunc(sums, func(s *scenarioSummary) bool { return c.get(s).ok() }) {
 			continue
 		}
-		t.Header = slices.Insert(t.Header, at, c.title)
+		m := results.MetricOf(c.metric)
+		t.Header = slices.Insert(t.Header, at, m.Heading)
 		for i, s := range sums {
-			t.Rows[i] = slices.Insert(t.Rows[i], at, c.format(c.get(s)))
+			t.Rows[i] = slices.Insert(t.Rows[i], at, fmtSpread(c.get(s), kindOf(m.Unit)))
 		}
 		at++
-		notes = append(notes, c.note)
+		notes = append(notes, capitalize(m.Heading)+" "+c.note)
 	}
 	if len(notes) == 0 {
 		return ""

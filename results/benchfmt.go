@@ -13,8 +13,9 @@ import (
 	"golang.org/x/perf/benchfmt"
 )
 
-// Units of the Go benchmark format output. benchstat scales units by their
-// last token: "-B" units print as KiB/MiB/GiB, "sec" ones as s/ms/µs.
+// Units of the Go benchmark format output, the metric table's Bench units
+// (metrics.go). benchstat scales units by their last token: "-B" units
+// print as KiB/MiB/GiB, "sec" ones as s/ms/µs.
 const (
 	UnitSecondsPerProof     = "sec/proof"
 	UnitPartitionsPerSecond = "partitions/sec"
@@ -39,7 +40,15 @@ const BenchmarkBase = "Provebench"
 
 // higherIsBetter lists the units where a rise is an improvement; benchstat
 // reads this from "Unit ... better=higher" lines (lower is its default).
-var higherIsBetter = []string{UnitPartitionsPerSecond, UnitDeviceBusy, UnitSteadyDeviceBusy}
+func higherIsBetter() []string {
+	var units []string
+	for _, m := range metrics {
+		if m.Bench != "" && m.Better == HigherIsBetter {
+			units = append(units, m.Bench)
+		}
+	}
+	return units
+}
 
 // WriteBenchfmt writes the run in the Go benchmark format that benchstat
 // reads: one line per measured repetition (finished, not a warm-up), named
@@ -57,7 +66,7 @@ var higherIsBetter = []string{UnitPartitionsPerSecond, UnitDeviceBusy, UnitStead
 // (benchstat -ignore simulated).
 func WriteBenchfmt(w io.Writer, run *Run) error {
 	bw := benchfmt.NewWriter(w)
-	for _, unit := range higherIsBetter {
+	for _, unit := range higherIsBetter() {
 		meta := &benchfmt.UnitMetadata{
 			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "better"},
 			OrigUnit:        unit,
@@ -129,42 +138,21 @@ func BenchmarkName(scenario string, gomaxprocs int) string {
 	return name
 }
 
-// benchValues are a repetition's figures; absent GPU figures are left out
-// rather than written as 0.
+// benchValues are a repetition's figures: every metric of the table with
+// a benchmark unit that the repetition has (an absent one is left out,
+// not written as 0), each device stage's time, each counter's peak.
 func benchValues(r *Repetition) []benchfmt.Value {
-	vals := []benchfmt.Value{
-		{Value: r.SecondsPerProof, Unit: UnitSecondsPerProof},
-		{Value: r.PartitionsPerSecond, Unit: UnitPartitionsPerSecond},
-		{Value: float64(r.PeakRSSBytes), Unit: UnitPeakRSS},
-		{Value: float64(r.PeakRSSSampledBytes), Unit: UnitPeakRSSSampled},
-	}
-	if r.PeakGPUMemoryBytes != nil {
-		vals = append(vals, benchfmt.Value{Value: float64(*r.PeakGPUMemoryBytes), Unit: UnitPeakGPU})
-	}
-	if r.PeakGPUDeviceMemoryBytes != nil {
-		vals = append(vals, benchfmt.Value{Value: float64(*r.PeakGPUDeviceMemoryBytes), Unit: UnitPeakGPUDevice})
-	}
-	if r.DeviceBusyFraction != nil {
-		vals = append(vals, benchfmt.Value{Value: 100 * *r.DeviceBusyFraction, Unit: UnitDeviceBusy})
-	}
-	if r.SteadyDeviceBusyFraction != nil {
-		vals = append(vals, benchfmt.Value{Value: 100 * *r.SteadyDeviceBusyFraction, Unit: UnitSteadyDeviceBusy})
-	}
-	vals = append(vals,
-		benchfmt.Value{Value: r.CPUUserSeconds, Unit: UnitCPUUser},
-		benchfmt.Value{Value: r.CPUSystemSeconds, Unit: UnitCPUSystem},
-	)
-	if r.DeviceSecondsPerPartition != nil {
-		vals = append(vals, benchfmt.Value{Value: *r.DeviceSecondsPerPartition, Unit: UnitDevicePerPartition})
+	var vals []benchfmt.Value
+	for _, m := range metrics {
+		if m.Bench == "" {
+			continue
+		}
+		if v, ok := m.Value(r); ok {
+			vals = append(vals, benchfmt.Value{Value: m.BenchValue(v), Unit: m.Bench})
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.DeviceStageSeconds)) {
 		vals = append(vals, benchfmt.Value{Value: r.DeviceStageSeconds[k], Unit: DeviceStageUnit(k)})
-	}
-	if r.SetupSeconds != nil {
-		vals = append(vals, benchfmt.Value{Value: *r.SetupSeconds, Unit: UnitSetup})
-	}
-	if r.JoulesPerProof != nil {
-		vals = append(vals, benchfmt.Value{Value: *r.JoulesPerProof, Unit: UnitJoulesPerProof})
 	}
 	for _, k := range slices.Sorted(maps.Keys(r.PeakCounters)) {
 		vals = append(vals, benchfmt.Value{Value: float64(r.PeakCounters[k]), Unit: CounterUnit(k)})

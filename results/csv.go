@@ -17,8 +17,9 @@ import (
 //
 //	scenario, strategy, backend, key_kind, constraints, partitions_per_proof,
 //	workload_proofs, label.<key>..., repetition, warmup, status, error,
-//	started_at, wall_seconds, ..., cpu_system_seconds (the repetition's
-//	scalar figures, named as in the JSON document),
+//	started_at, wall_seconds, ..., host_steal_fraction (the repetition's
+//	scalar figures, named as in the JSON document), the metric table's
+//	other stored figures (repetitionColumns),
 //	peak.<counter>..., final.<counter>..., stage.<stage>.<figure>...,
 //	device_stage.<stage>... (device seconds per partition),
 //	setup_stage.<stage>... (setup seconds)
@@ -26,64 +27,92 @@ import (
 // The label, counter and stage columns are the union over the run's
 // scenarios, each group sorted by name, so the same scenarios give the same
 // header. A figure a repetition lacks (a GPU figure without NVML, a counter
-// it did not report) is an empty cell, never 0.
+// it did not report, the throughput of a repetition that failed) is an
+// empty cell, never 0.
 //
 // A simulated document (provebench simulate's predictions) has one more
 // column before all of these, simulated, true on every row: its rows are
 // predictions, and a spreadsheet of them must not pass for measurements.
 
-// repetitionColumns are the fixed columns of a repetition's scalar figures,
-// in order, with how to render each.
-var repetitionColumns = []struct {
+// column is one of a repetition's fixed columns: its heading and how to
+// render a repetition's cell.
+type column struct {
 	name  string
 	value func(r *Repetition) string
-}{
-	{"repetition", func(r *Repetition) string { return strconv.Itoa(r.Index) }},
-	{"warmup", func(r *Repetition) string { return strconv.FormatBool(r.Warmup) }},
-	{"status", func(r *Repetition) string { return string(r.Status) }},
-	{"error", func(r *Repetition) string { return r.Error }},
-	{"started_at", func(r *Repetition) string { return formatTime(r.StartedAt) }},
-	{"wall_seconds", func(r *Repetition) string { return formatFloat(r.WallSeconds) }},
-	{"process_seconds", func(r *Repetition) string { return formatFloat(r.ProcessSeconds) }},
-	{"partitions", func(r *Repetition) string { return strconv.Itoa(r.Partitions) }},
-	{"failed_partitions", func(r *Repetition) string { return strconv.Itoa(r.FailedPartitions) }},
-	{"proofs", func(r *Repetition) string { return strconv.Itoa(r.Proofs) }},
-	{"partitions_per_second", func(r *Repetition) string { return formatFloat(r.PartitionsPerSecond) }},
-	{"seconds_per_proof", func(r *Repetition) string { return formatFloat(r.SecondsPerProof) }},
-	{"verifiable", func(r *Repetition) string { return strconv.FormatBool(r.Verifiable) }},
-	{"proofs_verified", func(r *Repetition) string { return strconv.Itoa(r.ProofsVerified) }},
-	{"peak_rss_bytes", func(r *Repetition) string { return strconv.FormatUint(r.PeakRSSBytes, 10) }},
-	{"peak_rss_source", func(r *Repetition) string { return r.PeakRSSSource }},
-	{"peak_rss_sampled_bytes", func(r *Repetition) string { return strconv.FormatUint(r.PeakRSSSampledBytes, 10) }},
-	{"peak_gpu_memory_bytes", func(r *Repetition) string { return formatUintPtr(r.PeakGPUMemoryBytes) }},
-	{"peak_gpu_device_memory_bytes", func(r *Repetition) string { return formatUintPtr(r.PeakGPUDeviceMemoryBytes) }},
-	{"mean_gpu_utilization", func(r *Repetition) string { return formatFloatPtr(r.MeanGPUUtilization) }},
-	{"device_busy_fraction", func(r *Repetition) string { return formatFloatPtr(r.DeviceBusyFraction) }},
-	{"steady_device_busy_fraction", func(r *Repetition) string {
-		if r.SteadyDeviceBusyFraction == nil {
+}
+
+// metricColumn is a metric's column, headed by its name: the figure, or
+// an empty cell where the repetition lacks it.
+func metricColumn(name string) column {
+	m := MetricOf(name)
+	return column{m.Name, func(r *Repetition) string {
+		v, ok := m.Value(r)
+		if !ok {
 			return ""
 		}
-		return formatFloat(*r.SteadyDeviceBusyFraction)
-	}},
-	{"device_seconds_per_partition", func(r *Repetition) string { return formatFloatPtr(r.DeviceSecondsPerPartition) }},
-	{"measure", func(r *Repetition) string { return r.Measure }},
-	{"setup_seconds", func(r *Repetition) string { return formatFloatPtr(r.SetupSeconds) }},
-	{"energy_joules", func(r *Repetition) string { return formatFloatPtr(r.EnergyJoules) }},
-	{"joules_per_proof", func(r *Repetition) string { return formatFloatPtr(r.JoulesPerProof) }},
-	{"cpu_user_seconds", func(r *Repetition) string { return formatFloat(r.CPUUserSeconds) }},
-	{"cpu_system_seconds", func(r *Repetition) string { return formatFloat(r.CPUSystemSeconds) }},
-	{"host_load1", func(r *Repetition) string {
-		if r.HostLoad == nil {
-			return ""
+		if m.Unit == UnitByte || m.Unit == UnitCount {
+			return strconv.FormatFloat(v, 'f', -1, 64)
 		}
-		return formatFloat(r.HostLoad.Load1)
-	}},
-	{"host_steal_fraction", func(r *Repetition) string {
-		if r.HostLoad == nil {
-			return ""
+		return formatFloat(v)
+	}}
+}
+
+// repetitionColumns are the fixed columns of a repetition, in order: its
+// identity and status, and the figures of the metric table that the
+// document stores, in the order the CSV has always had them; a metric
+// placed nowhere here follows them, in the table's order, so that a new
+// metric is a new column without an edit here.
+func repetitionColumns() []column {
+	cols := []column{
+		{"repetition", func(r *Repetition) string { return strconv.Itoa(r.Index) }},
+		{"warmup", func(r *Repetition) string { return strconv.FormatBool(r.Warmup) }},
+		{"status", func(r *Repetition) string { return string(r.Status) }},
+		{"error", func(r *Repetition) string { return r.Error }},
+		{"started_at", func(r *Repetition) string { return formatTime(r.StartedAt) }},
+		metricColumn(WallSeconds),
+		metricColumn(ProcessSeconds),
+		{"partitions", func(r *Repetition) string { return strconv.Itoa(r.Partitions) }},
+		metricColumn(FailedPartitions),
+		{"proofs", func(r *Repetition) string { return strconv.Itoa(r.Proofs) }},
+		metricColumn(PartitionsPerSecond),
+		metricColumn(SecondsPerProof),
+		{"verifiable", func(r *Repetition) string { return strconv.FormatBool(r.Verifiable) }},
+		{"proofs_verified", func(r *Repetition) string { return strconv.Itoa(r.ProofsVerified) }},
+		metricColumn(PeakRSSBytes),
+		{"peak_rss_source", func(r *Repetition) string { return r.PeakRSSSource }},
+		metricColumn(PeakRSSSampledBytes),
+		metricColumn(PeakGPUMemoryBytes),
+		metricColumn(PeakGPUDeviceMemoryBytes),
+		metricColumn(MeanGPUUtilization),
+		metricColumn(DeviceBusyFraction),
+		metricColumn(SteadyDeviceBusyFraction),
+		metricColumn(DeviceSecondsPerPartition),
+		{"measure", func(r *Repetition) string { return r.Measure }},
+		metricColumn(SetupSeconds),
+		metricColumn(EnergyJoules),
+		metricColumn(JoulesPerProof),
+		metricColumn(CPUUserSeconds),
+		metricColumn(CPUSystemSeconds),
+		{"host_load1", func(r *Repetition) string {
+			if r.HostLoad == nil {
+				return ""
+			}
+			return formatFloat(r.HostLoad.Load1)
+		}},
+		{"host_steal_fraction", func(r *Repetition) string {
+			if r.HostLoad == nil {
+				return ""
+			}
+			return formatFloat(r.HostLoad.StealFraction)
+		}},
+	}
+	for _, m := range metrics {
+		placed := slices.ContainsFunc(cols, func(c column) bool { return c.name == m.Name })
+		if !m.Derived && !placed {
+			cols = append(cols, metricColumn(m.Name))
 		}
-		return formatFloat(r.HostLoad.StealFraction)
-	}},
+	}
+	return cols
 }
 
 // stageColumns are the figures written for every stage.
@@ -146,7 +175,8 @@ func WriteCSV(w io.Writer, run *Run) error {
 	for _, k := range labels {
 		header = append(header, "label."+k)
 	}
-	for _, c := range repetitionColumns {
+	columns := repetitionColumns()
+	for _, c := range columns {
 		header = append(header, c.name)
 	}
 	for _, k := range peaks {
@@ -181,7 +211,7 @@ func WriteCSV(w io.Writer, run *Run) error {
 			for _, k := range labels {
 				row = append(row, sc.Labels[k])
 			}
-			for _, c := range repetitionColumns {
+			for _, c := range columns {
 				row = append(row, c.value(r))
 			}
 			row = appendCounters(row, peaks, r.PeakCounters)
@@ -245,20 +275,6 @@ func appendSeconds(row, names []string, secs map[string]float64) []string {
 
 // formatFloat writes the shortest representation that reads back exactly.
 func formatFloat(v float64) string { return strconv.FormatFloat(v, 'g', -1, 64) }
-
-func formatFloatPtr(v *float64) string {
-	if v == nil {
-		return ""
-	}
-	return formatFloat(*v)
-}
-
-func formatUintPtr(v *uint64) string {
-	if v == nil {
-		return ""
-	}
-	return strconv.FormatUint(*v, 10)
-}
 
 func formatTime(t time.Time) string {
 	if t.IsZero() {

@@ -293,6 +293,16 @@ type Repetition struct {
 	CPUUserSeconds   float64 `json:"cpu_user_seconds"`
 	CPUSystemSeconds float64 `json:"cpu_system_seconds"`
 
+	// MinorFaults and MajorFaults are the child's page faults over the
+	// measured run, from its own rusage before and after (as
+	// RunCPUSeconds): a minor fault maps a page without I/O (the first
+	// touch of fresh memory), a major one reads it from disk. For the exec
+	// driver, the command's process tree over its life (wait4's, as its
+	// CPU time). Absent where they could not be read, and in older
+	// documents.
+	MinorFaults *int64 `json:"minor_faults,omitempty"`
+	MajorFaults *int64 `json:"major_faults,omitempty"`
+
 	// PeakCounters are the pipeline's buffer counters' peaks (exact, kept
 	// by the counters themselves). FinalCounters are the live counters at
 	// the end: all zero in a correct run.
@@ -533,6 +543,17 @@ func (r *Repetition) CPUSeconds() float64 {
 // Measured reports whether the repetition counts in statistics: finished
 // and not a warm-up.
 func (r *Repetition) Measured() bool { return !r.Warmup && r.Status == StatusOK }
+
+// Failed reports whether the repetition is a failure of its
+// configuration: it failed, passed its memory limit or its timeout, or
+// crashed. A cancelled repetition is the user's doing, not the code's.
+func (r *Repetition) Failed() bool {
+	switch r.Status {
+	case StatusFailed, StatusMemoryLimit, StatusTimeout, StatusCrashed:
+		return true
+	}
+	return false
+}
 
 // ErrSchema marks a document of another schema version or not a results
 // document at all.

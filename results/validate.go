@@ -128,22 +128,22 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 		}
 		add(path+".status", "%q is not one of %s", rep.Status, strings.Join(names, ", "))
 	}
-	for name, v := range map[string]float64{
-		"wall_seconds": rep.WallSeconds, "process_seconds": rep.ProcessSeconds,
-		"partitions_per_second": rep.PartitionsPerSecond, "seconds_per_proof": rep.SecondsPerProof,
-		"cpu_user_seconds": rep.CPUUserSeconds, "cpu_system_seconds": rep.CPUSystemSeconds,
-	} {
-		if v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-			add(path+"."+name, "%v is not a figure (negative or not finite)", v)
+	// Every stored figure of the metric table: finite and not negative,
+	// a fraction at most 1 (give or take fractionSlack).
+	for _, m := range metrics {
+		v, ok := m.Value(rep)
+		if !ok || m.Derived {
+			continue
+		}
+		if m.Unit == UnitFraction {
+			fraction(path+"."+m.Name, v, add)
+		} else {
+			figure(path+"."+m.Name, v, add)
 		}
 	}
-	for name, v := range map[string]*float64{
-		"device_busy_fraction": rep.DeviceBusyFraction, "device_seconds_per_partition": rep.DeviceSecondsPerPartition,
-		"setup_seconds": rep.SetupSeconds, "first_start_seconds": rep.FirstStartSeconds, "run_cpu_seconds": rep.RunCPUSeconds,
-		"energy_joules": rep.EnergyJoules, "joules_per_proof": rep.JoulesPerProof,
-	} {
-		if v != nil && (*v < 0 || math.IsInf(*v, 0) || math.IsNaN(*v)) {
-			add(path+"."+name, "%v is not a figure (negative or not finite)", *v)
+	for name, v := range map[string]*float64{"first_start_seconds": rep.FirstStartSeconds, "run_cpu_seconds": rep.RunCPUSeconds} {
+		if v != nil {
+			figure(path+"."+name, *v, add)
 		}
 	}
 	for field, m := range map[string]map[string]float64{"device_stage_seconds": rep.DeviceStageSeconds, "setup_stages": rep.SetupStages} {
@@ -151,11 +151,6 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 			if v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
 				add(path+"."+field+"."+name, "%v is not a figure (negative or not finite)", v)
 			}
-		}
-	}
-	for name, v := range map[string]*float64{"device_busy_fraction": rep.DeviceBusyFraction, "steady_device_busy_fraction": rep.SteadyDeviceBusyFraction, "mean_gpu_utilization": rep.MeanGPUUtilization} {
-		if v != nil {
-			fraction(path+"."+name, *v, add)
 		}
 	}
 	if h := rep.HostLoad; h != nil {
@@ -175,7 +170,7 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 	if rep.Measure != "" && rep.Measure != MeasureWarm && rep.Measure != MeasureCold {
 		add(path+".measure", "%q is not %q or %q", rep.Measure, MeasureWarm, MeasureCold)
 	}
-	for name, v := range map[string]int{"partitions": rep.Partitions, "failed_partitions": rep.FailedPartitions, "proofs": rep.Proofs, "proofs_verified": rep.ProofsVerified} {
+	for name, v := range map[string]int{"partitions": rep.Partitions, "proofs": rep.Proofs, "proofs_verified": rep.ProofsVerified} {
 		if v < 0 {
 			add(path+"."+name, "%d is negative", v)
 		}

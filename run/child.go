@@ -144,10 +144,12 @@ func serveRepetition(ctx context.Context, pr *preparedProver, spec *Spec, req ch
 		streamSamples(tr, be, gomem, pool, len(names), spec.SampleInterval, start, out, stop)
 	}()
 	cpuBefore, cpuOK := cpuSeconds()
+	faultsBefore := pageFaults()
 	breakdown := startCPUMeter()
 	report, runErr := engine.Run(ctx)
 	joules := energy.end()
 	cpuAfter, cpuOK2 := cpuSeconds()
+	faultsAfter := pageFaults()
 	cpuSplit := breakdown.stop()
 	close(stop)
 	<-sampled
@@ -202,6 +204,7 @@ func serveRepetition(ctx context.Context, pr *preparedProver, spec *Spec, req ch
 		c := cpuAfter - cpuBefore
 		res.RunCPUSecs = &c
 	}
+	res.MinorFaults, res.MajorFaults = faultsAfter.since(faultsBefore)
 	for i := range report.Partitions {
 		if err := report.Partitions[i].Err; err != nil {
 			res.FirstError = err.Error()

@@ -450,6 +450,7 @@ func (x *execRun) record(rep results.Repetition, s *sampled, ps *os.ProcessState
 			s.tree.Reaped(p.PID, p.MaxRSS)
 		}
 		rep.CPUUserSeconds, rep.CPUSystemSeconds = res.UserSeconds, res.SysSeconds
+		rep.MinorFaults, rep.MajorFaults = res.MinorFaults, res.MajorFaults
 		rep.WallSeconds = res.WallSeconds
 		code := res.ExitCode
 		rep.ExitCode, rep.ExitSignal = &code, res.Signal

@@ -57,6 +57,31 @@ func cpuSeconds() (float64, bool) {
 	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(), true
 }
 
+// faults are this process's page faults so far (getrusage): minor ones
+// map a page without I/O, major ones read it from disk.
+type faults struct {
+	minor, major int64
+	ok           bool
+}
+
+func pageFaults() faults {
+	var ru unix.Rusage
+	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
+		return faults{}
+	}
+	return faults{minor: ru.Minflt, major: ru.Majflt, ok: true}
+}
+
+// since returns the faults from f to g; nil, nil where either could not
+// be read.
+func (g faults) since(f faults) (minor, major *int64) {
+	if !f.ok || !g.ok {
+		return nil, nil
+	}
+	mi, ma := g.minor-f.minor, g.major-f.major
+	return &mi, &ma
+}
+
 // firstStart is how long the backend's Start took for the first partition
 // a GPU worker took: with a warm device it is the upload and the NTT
 // region's launch; a device that is still starting up shows here. Nil when
@@ -139,8 +164,8 @@ func (m *energyMeter) close() {
 	}
 }
 
-// fillProverFigures copies the child's setup, device-time and energy
-// figures into the record.
+// fillProverFigures copies the child's setup, device-time, energy, CPU
+// and page-fault figures into the record.
 func fillProverFigures(rep *results.Repetition, res *childResult) {
 	rep.Measure = res.Measure
 	rep.SetupSeconds, rep.SetupStages = res.SetupSecs, res.SetupStages
@@ -150,6 +175,7 @@ func fillProverFigures(rep *results.Repetition, res *childResult) {
 	rep.UnpooledBuffers = res.UnpooledBuffers
 	rep.EnergyJoules = res.EnergyJoules
 	rep.RunCPUSeconds = res.RunCPUSecs
+	rep.MinorFaults, rep.MajorFaults = res.MinorFaults, res.MajorFaults
 	rep.CPUBreakdown = res.CPUBreakdown
 	rep.ProverSettings = res.ProverSettings
 	if res.EnergyJoules != nil && res.ProofsDone > 0 {

@@ -117,6 +117,10 @@ type childResult struct {
 	UnpooledBuffers *int64 `json:"unpooled_buffers,omitempty"`
 	// RunCPUSecs is the child's CPU time over the run alone (rusage).
 	RunCPUSecs *float64 `json:"run_cpu_seconds,omitempty"`
+	// MinorFaults and MajorFaults are the child's page faults over the
+	// run alone (rusage); nil where they could not be read.
+	MinorFaults *int64 `json:"minor_faults,omitempty"`
+	MajorFaults *int64 `json:"major_faults,omitempty"`
 	// EnergyJoules is the GPUs' energy over the run (NVML); nil without.
 	EnergyJoules *float64 `json:"energy_joules,omitempty"`
 	// ProverSettings are the backend's (prover.Describer).

@@ -83,6 +83,10 @@ type shimResult struct {
 	OOMKills    int          `json:"oom_kills,omitempty"`
 	UserSeconds float64      `json:"user_seconds"`
 	SysSeconds  float64      `json:"system_seconds"`
+	// MinorFaults and MajorFaults are the tree's page faults (the same
+	// rusage); nil where it could not be read.
+	MinorFaults *int64 `json:"minor_faults,omitempty"`
+	MajorFaults *int64 `json:"major_faults,omitempty"`
 }
 
 type reapedProc struct {
@@ -129,6 +133,7 @@ func ShimMain(ctx context.Context, in io.Reader, stream io.Writer) error {
 	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) == nil {
 		res.UserSeconds = time.Duration(ru.Utime.Nano()).Seconds()
 		res.SysSeconds = time.Duration(ru.Stime.Nano()).Seconds()
+		res.MinorFaults, res.MajorFaults = &ru.Minflt, &ru.Majflt
 	}
 	return enc.Encode(shimMsg{Kind: shimDone, Done: res})
 }

@@ -61,7 +61,7 @@ Metrics: ` + metricNames() + `.`,
 
 func metricNames() string {
 	var names []string
-	for _, m := range ingest.Metrics {
+	for _, m := range ingest.Metrics() {
 		names = append(names, m.Name)
 	}
 	return strings.Join(names, ", ")
@@ -419,8 +419,8 @@ func historyFigures(series []trend.Series) ([]plot.Figure, error) {
 		byKey[c.Key] = append(byKey[c.Key], c)
 	}
 	var figs []plot.Figure
-	for _, m := range ingest.Metrics {
-		f := plot.Figure{Metric: m.Name, Unit: m.Unit, Changes: byKey}
+	for _, m := range ingest.Metrics() {
+		f := plot.Figure{Metric: m.Name, Unit: string(m.Unit), Changes: byKey}
 		for _, s := range series {
 			if s.Metric == m.Name {
 				f.Series = append(f.Series, s)
@@ -439,7 +439,7 @@ func changeOptions(o changepoint.Options, recent int) trend.Options {
 		Recent:  recent,
 		HigherIsBetter: func(metric string) bool {
 			m, _ := ingest.Lookup(metric)
-			return m.HigherIsBetter
+			return m.Better == results.HigherIsBetter
 		},
 	}
 }
@@ -576,7 +576,7 @@ func printChanges(w io.Writer, format string, rep trend.Report, fdr float64) err
 			verdict = "regression"
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s -> %s\t%+.1f%% (%s)\t%.3g\t%s\t\n", c.Configuration, c.Metric, shortCommit(c.Commit),
-			formatValue(c.Before, m.Unit), formatValue(c.After, m.Unit), c.Percent, verdict, c.PValue, c.Test)
+			formatValue(c.Before, string(m.Unit)), formatValue(c.After, string(m.Unit)), c.Percent, verdict, c.PValue, c.Test)
 	}
 	if err := tw.Flush(); err != nil {
 		return err

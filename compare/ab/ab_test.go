@@ -129,7 +129,7 @@ func TestRunUntilResolvesAnInconclusiveGate(t *testing.T) {
 	}
 	bn, nn := noise(1), noise(2)
 	r, _ := newFake(t, bn, func(i int) float64 { return 1.15 * nn(i) })
-	opts := compare.Options{Paired: true, Thresholds: compare.Thresholds{compare.SecondsPerProof: 0.05}}
+	opts := compare.Options{Paired: true, Thresholds: compare.Thresholds{results.SecondsPerProof: 0.05}}
 	first := true
 	judge := func(base, cur *results.Run) (map[string]int, error) {
 		rep, err := compare.Compare(base, cur, opts)
@@ -152,7 +152,7 @@ func TestRunUntilResolvesAnInconclusiveGate(t *testing.T) {
 		t.Fatal(err)
 	}
 	if rep.Outcome() != compare.Regressed {
-		m := rep.Scenario("c").Metric(compare.SecondsPerProof)
+		m := rep.Scenario("c").Metric(results.SecondsPerProof)
 		t.Errorf("after %d pairs: outcome %v, %s [%+.3f, %+.3f]; want the regression resolved", m.New.N, rep.Outcome(), m.Verdict, m.Lo, m.Hi)
 	}
 }

@@ -3,8 +3,9 @@
 // and the host (a merged document holds one run per shard, with the
 // shard's start and host, so that it and its shards are the same runs),
 // and one sample per measured repetition and metric. It is the one place
-// of the history that knows the results schema, and the one that knows
-// what a sane figure of each metric is: a document with a figure beyond
-// its metric's bounds, or a repetition index twice in a configuration, is
-// refused whole.
+// of the history that knows the results schema; which figures it keeps
+// and what a sane figure of each is come from the metric table
+// (results.Metrics, its Tracked metrics and their Max): a document with a
+// figure beyond its metric's bounds, or a repetition index twice in a
+// configuration, is refused whole.
 package ingest

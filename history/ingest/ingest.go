@@ -6,103 +6,21 @@ import (
 	"time"
 
 	"github.com/provebench/provebench/history/store"
-	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/results"
 )
 
-// Kind says how a metric is measured, which decides how a change in it
-// reads: a timed figure moves with the host's load, a memory figure is
-// the kernel's or the device's count.
-type Kind string
+// Metrics are the figures the history keeps of every measured
+// repetition: the metric table's Tracked ones (results.Metrics), by the
+// names results documents and compare use, each bounded by its Max.
+func Metrics() []results.Metric { return results.MetricsFor(results.Tracked) }
 
-// Kinds of metric.
-const (
-	Timed  Kind = "timed"
-	Memory Kind = "memory"
-	Energy Kind = "energy"
-)
-
-// Metric is a figure the history keeps of every measured repetition.
-type Metric struct {
-	Name string
-	Kind Kind
-	// HigherIsBetter is set for throughputs; every other metric is better
-	// lower.
-	HigherIsBetter bool
-	// Unit is "s", "B", "1/s" or "J".
-	Unit string
-	// Max is the largest value a repetition can sanely have; every metric
-	// is at least 0. A figure beyond it is a broken document, not a
-	// measurement (and one of 1.7e308 made every median overflow).
-	Max   float64
-	value func(r *results.Repetition) (float64, bool)
-}
-
-// Bounds of the metrics: far beyond any run (a repetition of 115 days, a
-// host of 1 EiB, a billion partitions a second, a terawatt-hour a proof),
-// near enough that sums and medians of them stay finite.
-const (
-	maxSeconds = 1e7
-	maxBytes   = 1 << 60
-	maxRate    = 1e9
-	maxJoules  = 1e12
-)
-
-// Check refuses a value outside [0, Max].
-func (m Metric) Check(v float64) error {
-	if !(v >= 0 && v <= m.Max) { // NaN fails both
-		return fmt.Errorf("%s %s outside [0, %s]", m.Name, m.format(v), m.format(m.Max))
+// Lookup returns the kept metric of that name.
+func Lookup(name string) (results.Metric, bool) {
+	m, ok := results.MetricNamed(name)
+	if !ok || !m.In(results.Tracked) {
+		return results.Metric{}, false
 	}
-	return nil
-}
-
-func (m Metric) format(v float64) string {
-	if m.Unit == "B" && v >= 0 && v <= maxBytes {
-		return fmt.Sprintf("%s (%.0f B)", units.FormatBytes(int64(v)), v)
-	}
-	return fmt.Sprintf("%g %s", v, m.Unit)
-}
-
-func always(f func(r *results.Repetition) float64) func(*results.Repetition) (float64, bool) {
-	return func(r *results.Repetition) (float64, bool) { return f(r), true }
-}
-
-func present(f func(r *results.Repetition) *float64) func(*results.Repetition) (float64, bool) {
-	return func(r *results.Repetition) (float64, bool) {
-		if p := f(r); p != nil {
-			return *p, true
-		}
-		return 0, false
-	}
-}
-
-// Metrics are the figures kept, by the names results documents and compare
-// use.
-var Metrics = []Metric{
-	{Name: "seconds_per_proof", Kind: Timed, Unit: "s", Max: maxSeconds, value: always(func(r *results.Repetition) float64 { return r.SecondsPerProof })},
-	{Name: "partitions_per_second", Kind: Timed, Unit: "1/s", Max: maxRate, HigherIsBetter: true, value: always(func(r *results.Repetition) float64 { return r.PartitionsPerSecond })},
-	{Name: "wall_seconds", Kind: Timed, Unit: "s", Max: maxSeconds, value: always(func(r *results.Repetition) float64 { return r.WallSeconds })},
-	{Name: "cpu_seconds", Kind: Timed, Unit: "s", Max: maxSeconds, value: always(func(r *results.Repetition) float64 { return r.CPUSeconds() })},
-	{Name: "device_seconds_per_partition", Kind: Timed, Unit: "s", Max: maxSeconds, value: present(func(r *results.Repetition) *float64 { return r.DeviceSecondsPerPartition })},
-	{Name: "setup_seconds", Kind: Timed, Unit: "s", Max: maxSeconds, value: present(func(r *results.Repetition) *float64 { return r.SetupSeconds })},
-	{Name: "peak_rss_bytes", Kind: Memory, Unit: "B", Max: maxBytes, value: always(func(r *results.Repetition) float64 { return float64(r.PeakRSSBytes) })},
-	{Name: "peak_gpu_memory_bytes", Kind: Memory, Unit: "B", Max: maxBytes, value: func(r *results.Repetition) (float64, bool) {
-		if r.PeakGPUMemoryBytes == nil {
-			return 0, false
-		}
-		return float64(*r.PeakGPUMemoryBytes), true
-	}},
-	{Name: "joules_per_proof", Kind: Energy, Unit: "J", Max: maxJoules, value: present(func(r *results.Repetition) *float64 { return r.JoulesPerProof })},
-}
-
-// Lookup returns the metric of that name.
-func Lookup(name string) (Metric, bool) {
-	for _, m := range Metrics {
-		if m.Name == name {
-			return m, true
-		}
-	}
-	return Metric{}, false
+	return m, true
 }
 
 // Document is one results document as history rows: one entry per run it
@@ -169,8 +87,8 @@ func FromRun(doc *results.Run, source string) (Document, error) {
 					source, i, sc.Name, sc.Backend, r.Index)
 			}
 			seen[rk] = true
-			for _, m := range Metrics {
-				v, ok := m.value(r)
+			for _, m := range Metrics() {
+				v, ok := m.Value(r)
 				if !ok {
 					continue
 				}

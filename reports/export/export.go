@@ -3,9 +3,10 @@
 // is an Exporter in its own file, reading the results document only.
 //
 // Every format carries, per configuration, the median over the measured
-// repetitions of seconds per proof and of the kernel's peak RSS, with the
-// range of the repetitions where the format has room for it: time and
-// peak memory side by side, both smaller-is-better.
+// repetitions of each metric the metric table marks Exported (seconds per
+// proof and the kernel's peak RSS: time and peak memory side by side,
+// both smaller-is-better), with the range of the repetitions where the
+// format has room for it.
 package export
 
 import (
@@ -41,32 +42,28 @@ func ByName(name string) (Exporter, error) {
 	return nil, fmt.Errorf("unknown export format %q (known: %v)", name, names)
 }
 
-// figure is one measure of one configuration over its measured
+// figure is one metric of one configuration over its measured
 // repetitions.
 type figure struct {
 	median, min, max float64
 	n                int
 }
 
-// measure is a figure every format exports.
-type measure struct {
-	title string // for people: "seconds per proof"
-	unit  string
-	value func(r *results.Repetition) float64
-}
+// measures are the metrics every format exports: the metric table's
+// Exported ones, in its order.
+func measures() []results.Metric { return results.MetricsFor(results.Exported) }
 
-var measures = []measure{
-	{"seconds per proof", "s", func(r *results.Repetition) float64 { return r.SecondsPerProof }},
-	{"peak RSS", "bytes", func(r *results.Repetition) float64 { return float64(r.PeakRSSBytes) }},
-}
-
-// summarize returns a measure's figure over a scenario's measured
-// repetitions; false when none was measured.
-func summarize(sc *results.Scenario, m measure) (figure, bool) {
+// summarize returns a metric's figure over a scenario's measured
+// repetitions; false when no measured repetition has it.
+func summarize(sc *results.Scenario, m results.Metric) (figure, bool) {
 	var v []float64
 	for i := range sc.Repetitions {
-		if r := &sc.Repetitions[i]; r.Measured() {
-			v = append(v, m.value(r))
+		r := &sc.Repetitions[i]
+		if !r.Measured() {
+			continue
+		}
+		if x, ok := m.Value(r); ok {
+			v = append(v, x)
 		}
 	}
 	if len(v) == 0 {

@@ -35,7 +35,7 @@ func TestGitHubActionBenchmark(t *testing.T) {
 	if got[0].Name != "hold - seconds per proof" || got[0].Value != 2 || got[0].Unit != "s" || got[0].Range != "1 .. 3" {
 		t.Errorf("time entry %+v", got[0])
 	}
-	if got[1].Name != "hold - peak RSS" || got[1].Value != 200 || got[1].Unit != "bytes" {
+	if got[1].Name != "hold - peak RSS" || got[1].Value != 200 || got[1].Unit != "B" {
 		t.Errorf("memory entry %+v", got[1])
 	}
 }

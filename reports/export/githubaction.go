@@ -28,14 +28,14 @@ func (githubAction) Export(w io.Writer, run *results.Run) error {
 	entries := []gabEntry{}
 	for i := range run.Scenarios {
 		sc := &run.Scenarios[i]
-		for _, m := range measures {
+		for _, m := range measures() {
 			f, ok := summarize(sc, m)
 			if !ok {
 				continue
 			}
 			entries = append(entries, gabEntry{
-				Name:  sc.Name + " - " + m.title,
-				Unit:  m.unit,
+				Name:  sc.Name + " - " + m.Label,
+				Unit:  string(m.Unit),
 				Value: f.median,
 				Range: fmt.Sprintf("%.6g .. %.6g", f.min, f.max),
 				Extra: fmt.Sprintf("median of %d repetitions; strategy %s, backend %s", f.n, sc.Strategy, sc.Backend),

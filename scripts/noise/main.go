@@ -83,12 +83,16 @@ func report(path string, sc *results.Scenario) {
 // are correlated with), the gate's timed figures, the stages' medians,
 // the CPU split.
 func figuresOf(reps []*results.Repetition) []figure {
+	metric := func(name string) figure {
+		m := results.MetricOf(name)
+		return figure{m.Name, m.Value}
+	}
 	fs := []figure{
 		{"run_cpu_seconds", func(r *results.Repetition) (float64, bool) { return ptr(r.RunCPUSeconds) }},
-		{"seconds_per_proof", func(r *results.Repetition) (float64, bool) { return r.SecondsPerProof, r.SecondsPerProof > 0 }},
-		{"device_seconds_per_partition", func(r *results.Repetition) (float64, bool) { return ptr(r.DeviceSecondsPerPartition) }},
-		{"cpu_user_seconds", func(r *results.Repetition) (float64, bool) { return r.CPUUserSeconds, true }},
-		{"cpu_system_seconds", func(r *results.Repetition) (float64, bool) { return r.CPUSystemSeconds, true }},
+		metric(results.SecondsPerProof),
+		metric(results.DeviceSecondsPerPartition),
+		metric(results.CPUUserSeconds),
+		metric(results.CPUSystemSeconds),
 		{"others_cpu_fraction", func(r *results.Repetition) (float64, bool) {
 			if r.HostLoad == nil {
 				return 0, false

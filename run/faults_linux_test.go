@@ -1,0 +1,78 @@
+//go:build linux
+
+package run
+
+import (
+	"context"
+	"os"
+	"testing"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/results"
+)
+
+// TestPageFaultsCountFreshPages: touching n fresh pages between two
+// readings counts at least n minor faults. Huge pages are refused for the
+// mapping, so that each page is a fault of its own.
+func TestPageFaultsCountFreshPages(t *testing.T) {
+	const pages = 256
+	size := pages * os.Getpagesize()
+	mem, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer func() { _ = unix.Munmap(mem) }()
+	if err := unix.Madvise(mem, unix.MADV_NOHUGEPAGE); err != nil {
+		t.Logf("madvise(MADV_NOHUGEPAGE): %v (THP may merge faults)", err)
+	}
+	before := pageFaults()
+	for i := 0; i < size; i += os.Getpagesize() {
+		mem[i] = 1
+	}
+	minor, major := pageFaults().since(before)
+	if minor == nil || major == nil {
+		t.Fatal("page faults not read")
+	}
+	if *minor < pages || *major < 0 {
+		t.Errorf("%d pages touched: %d minor, %d major faults; want at least %d minor", pages, *minor, *major, pages)
+	}
+	if m, M := pageFaults().since(faults{}); m != nil || M != nil {
+		t.Error("faults since an unread reading are not absent")
+	}
+}
+
+// TestRepetitionsRecordPageFaults: a repetition of the built-in pipeline
+// records its child's page faults over the run (its datasets are fresh
+// memory), and an exec repetition its command's.
+func TestRepetitionsRecordPageFaults(t *testing.T) {
+	spec := smallSpec("faults", pipeline.Hold)
+	spec.Warmups, spec.Repeats = 0, 1
+	doc, err := newTestRunner(t).Run(context.Background(), []Spec{spec})
+	if err != nil {
+		t.Fatal(err)
+	}
+	exe, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	reps := append(doc.Scenarios[0].Repetitions,
+		runExec(t, execSpec("exec-faults", &ExecSpec{Command: []string{exe, "exec-helper", "alloc", "8", "0s"}}))...)
+	if len(reps) != 2 {
+		t.Fatalf("%d repetitions, want 2", len(reps))
+	}
+	for _, rep := range reps {
+		if rep.Status != results.StatusOK {
+			t.Fatalf("repetition %d: %s %s", rep.Index, rep.Status, rep.Error)
+		}
+		if rep.MinorFaults == nil || rep.MajorFaults == nil {
+			t.Errorf("repetition %d: minor faults %v, major %v: want both counted", rep.Index, rep.MinorFaults, rep.MajorFaults)
+			continue
+		}
+		t.Logf("repetition %d: %d minor, %d major faults", rep.Index, *rep.MinorFaults, *rep.MajorFaults)
+		if *rep.MinorFaults <= 0 || *rep.MajorFaults < 0 {
+			t.Errorf("repetition %d: %d minor, %d major faults: want minor above 0 (fresh memory was touched)", rep.Index, *rep.MinorFaults, *rep.MajorFaults)
+		}
+	}
+}
