@@ -40,7 +40,7 @@ func rewrite(t *testing.T, from, dir, name string, edit func(*results.Run)) stri
 }
 
 func TestCrossValidateLeavesEachFamilyOut(t *testing.T) {
-	ms, err := Load([]string{cpuCalibrate, cpuPredict}, LoadOptions{})
+	ms, err := Load(t.Context(), []string{cpuCalibrate, cpuPredict}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -114,7 +114,7 @@ func TestDistributionNearestRank(t *testing.T) {
 }
 
 func TestFamilyBy(t *testing.T) {
-	ms, err := Load([]string{cpuCalibrate}, LoadOptions{})
+	ms, err := Load(t.Context(), []string{cpuCalibrate}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,19 +159,19 @@ func TestLoadRefusesMixedProvers(t *testing.T) {
 	dir := t.TempDir()
 	// Another commit: refused, naming each document's, unless allowed.
 	other := rewrite(t, cpuPredict, dir, "other.json", func(d *results.Run) { d.ToolVersion = "(devel) 0123456789abcdef0123456789abcdef01234567" })
-	_, err := Load([]string{cpuCalibrate, other}, LoadOptions{})
+	_, err := Load(t.Context(), []string{cpuCalibrate, other}, LoadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "345693508163af4d8b377defe067566d10a61c82") || !strings.Contains(err.Error(), "other.json: 0123456789abcdef") {
 		t.Errorf("mixed commits: %v", err)
 	}
-	ms, err := Load([]string{cpuCalibrate, other}, LoadOptions{AllowMixedCommits: true})
+	ms, err := Load(t.Context(), []string{cpuCalibrate, other}, LoadOptions{AllowMixedCommits: true})
 	if err != nil || len(ms.Points) != 12 || !strings.Contains(strings.Join(ms.Notes, "\n"), "--allow-mixed-commits") {
 		t.Errorf("allowed mixed commits: %v, notes %q", err, ms.Notes)
 	}
-	if _, err := Load([]string{cpuCalibrate, cacheFixture}, LoadOptions{}); err == nil {
+	if _, err := Load(t.Context(), []string{cpuCalibrate, cacheFixture}, LoadOptions{}); err == nil {
 		t.Error("the committed documents of two commits were taken together")
 	}
 	// A simulated document is no calibration.
-	if _, err := Load([]string{cpuSimulated}, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "simulated") {
+	if _, err := Load(t.Context(), []string{cpuSimulated}, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "simulated") {
 		t.Errorf("simulated: %v", err)
 	}
 	// Exec configurations are left out with a note, the rest kept.
@@ -180,7 +180,7 @@ func TestLoadRefusesMixedProvers(t *testing.T) {
 		x.Name, x.Driver, x.Backend, x.Strategy = "external", "exec", "exec", "exec"
 		d.Scenarios = append(d.Scenarios, x)
 	})
-	ms, err = Load([]string{mixed}, LoadOptions{})
+	ms, err = Load(t.Context(), []string{mixed}, LoadOptions{})
 	if err != nil || len(ms.Points) != 8 || !strings.Contains(strings.Join(ms.Notes, "\n"), "left out 1 configuration run by the exec driver (external)") {
 		t.Errorf("exec mixed in: %v, %d points, notes %q", err, len(ms.Points), ms.Notes)
 	}
@@ -190,7 +190,7 @@ func TestLoadRefusesMixedProvers(t *testing.T) {
 			d.Scenarios[0].Repetitions[i].Measure = results.MeasureCold
 		}
 	})
-	if _, err := Load([]string{cold}, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "different clocks") {
+	if _, err := Load(t.Context(), []string{cold}, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "different clocks") {
 		t.Errorf("warm and cold: %v", err)
 	}
 }
@@ -227,7 +227,7 @@ func TestSynthesisModesCalibrateApart(t *testing.T) {
 			}
 		}
 	})
-	ms, err := Load([]string{doc}, LoadOptions{})
+	ms, err := Load(t.Context(), []string{doc}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +278,7 @@ func TestDeviceClockIsTakenAsIs(t *testing.T) {
 			}
 		}
 	})
-	ms, err := Load([]string{doc}, LoadOptions{})
+	ms, err := Load(t.Context(), []string{doc}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +298,7 @@ func TestDeviceClockIsTakenAsIs(t *testing.T) {
 }
 
 func TestOneSizeIsSaid(t *testing.T) {
-	ms, err := Load([]string{cpuPredict}, LoadOptions{})
+	ms, err := Load(t.Context(), []string{cpuPredict}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +312,7 @@ func TestOneSizeIsSaid(t *testing.T) {
 	if !strings.Contains(strings.Join(m.Notes, "\n"), "calibrated at one size (2^15 constraints): every cost law's exponent is assumed 1") {
 		t.Errorf("notes %q", m.Notes)
 	}
-	ms, _ = Load([]string{cpuCalibrate}, LoadOptions{})
+	ms, _ = Load(t.Context(), []string{cpuCalibrate}, LoadOptions{})
 	if m, _ := ms.Fit(ms.Points); len(m.Notes) != 0 {
 		t.Errorf("two sizes: notes %q", m.Notes)
 	}
@@ -343,7 +343,7 @@ func TestH200CrossValidation(t *testing.T) {
 	const dir = "../docs/results/h200-validation/"
 	cal := dir + "calibration/results.json.gz"
 	files := []string{cal, dir + "interleaved21/results.json.gz", dir + "validation-big24-mid23/results.json.gz", dir + "validation-pileup22-ramp22/results.json.gz"}
-	ms, err := Load(files, LoadOptions{})
+	ms, err := Load(t.Context(), files, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -384,11 +384,11 @@ func TestLoadPoolsAConfigurationAcrossDocuments(t *testing.T) {
 		raw, _ := json.Marshal(spec)
 		d.Scenarios[1].Spec = raw
 	})
-	one, err := Load([]string{cpuCalibrate}, LoadOptions{})
+	one, err := Load(t.Context(), []string{cpuCalibrate}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := Load([]string{cpuCalibrate, again}, LoadOptions{})
+	ms, err := Load(t.Context(), []string{cpuCalibrate, again}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +404,7 @@ func TestLoadPoolsAConfigurationAcrossDocuments(t *testing.T) {
 	}
 	// Another commit's binary measured another prover: never pooled.
 	other := rewrite(t, again, dir, "other.json", func(d *results.Run) { d.ToolVersion = "(devel) 0123456789abcdef0123456789abcdef01234567" })
-	mixed, err := Load([]string{cpuCalibrate, other}, LoadOptions{AllowMixedCommits: true})
+	mixed, err := Load(t.Context(), []string{cpuCalibrate, other}, LoadOptions{AllowMixedCommits: true})
 	if err != nil || len(mixed.Points) != len(one.Points)+2 {
 		t.Errorf("two commits: %v, %d points, want %d", err, len(mixed.Points), len(one.Points)+2)
 	}

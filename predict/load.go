@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -81,13 +82,14 @@ func Commit(doc *results.Run) string {
 // clocks (warm and cold), and documents of different commits unless
 // o.AllowMixedCommits; it leaves out, with a note, exec configurations
 // (an external prover is not what the model describes) and configurations
-// without a measured repetition.
-func Load(files []string, o LoadOptions) (*Measurements, error) {
+// without a measured repetition. It stops, with ctx's error, when ctx is
+// done while it reads.
+func Load(ctx context.Context, files []string, o LoadOptions) (*Measurements, error) {
 	ms := &Measurements{Files: files}
 	commits := map[string][]string{} // commit -> files
 	var pending []measured
 	for _, f := range files {
-		doc, err := results.Read(f)
+		doc, err := results.ReadContext(ctx, f)
 		if err != nil {
 			return nil, fmt.Errorf("calibration %s: %w", f, err)
 		}

@@ -72,7 +72,7 @@ func runCalibration(ctx context.Context, w io.Writer, cacheDir string, explain b
 			}
 			fmt.Fprintf(w, "  %s  %s\n", filepath.Base(f), size)
 		}
-		model, from, err := calibrateCached(cache, env, b)
+		model, from, err := calibrateCached(ctx, cache, env, b)
 		if err != nil {
 			fmt.Fprintf(w, "pre-flight: %s (%v)\n", run.BoundBasis, run.NoPredictionReason(err))
 			continue

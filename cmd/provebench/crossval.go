@@ -48,7 +48,7 @@ func runCrossValidate(ctx context.Context, w, errw io.Writer, files []string, f 
 	if t.Max, err = parsePercent(f.targetMax); err != nil {
 		return usagef("--target-max: %v", err)
 	}
-	ms, err := predict.Load(append(slices.Clone(f.calibration), files...), predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits})
+	ms, err := predict.Load(ctx, append(slices.Clone(f.calibration), files...), predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits})
 	if err != nil {
 		return usageError{err}
 	}

@@ -92,7 +92,11 @@ func runHistoryAdd(ctx context.Context, w io.Writer, db string, args []string) e
 				return usageError{err}
 			}
 		}
-		d, err := ingest.Read(p)
+		doc, err := results.ReadContext(ctx, p)
+		if err != nil {
+			return usageError{err}
+		}
+		d, err := ingest.FromRun(doc, p)
 		if err != nil {
 			return usageError{err}
 		}

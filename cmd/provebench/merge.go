@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -44,7 +45,7 @@ Exit status: 0 merged, 1 merged but a repetition did not finish in a shard
   provebench merge results/*/results.json -o out/all --allow-missing`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runMerge(cmd.OutOrStdout(), args, f)
+			return runMerge(cmd.Context(), cmd.OutOrStdout(), args, f)
 		},
 	}
 	c.Flags().StringVarP(&f.out, "out", "o", "", "output directory (required)")
@@ -54,7 +55,7 @@ Exit status: 0 merged, 1 merged but a repetition did not finish in a shard
 	return c
 }
 
-func runMerge(w io.Writer, args []string, f mergeFlags) error {
+func runMerge(ctx context.Context, w io.Writer, args []string, f mergeFlags) error {
 	if f.out == "" {
 		return usagef("--out: an output directory is required")
 	}
@@ -62,7 +63,7 @@ func runMerge(w io.Writer, args []string, f mergeFlags) error {
 	if err != nil {
 		return err
 	}
-	inputs, err := readShards(args)
+	inputs, err := readShards(ctx, args)
 	if err != nil {
 		return usageError{err}
 	}
@@ -85,8 +86,9 @@ func runMerge(w io.Writer, args []string, f mergeFlags) error {
 }
 
 // readShards reads each argument as a results document, or as a directory
-// holding results.json.gz or results.json (a downloaded artifact, a shard's -o).
-func readShards(args []string) ([]shard.Input, error) {
+// holding results.json.gz or results.json (a downloaded artifact, a shard's -o),
+// stopping when ctx is done.
+func readShards(ctx context.Context, args []string) ([]shard.Input, error) {
 	var in []shard.Input
 	for _, a := range args {
 		p := a
@@ -97,7 +99,7 @@ func readShards(args []string) ([]shard.Input, error) {
 			}
 			p = found
 		}
-		doc, err := results.Read(p)
+		doc, err := results.ReadContext(ctx, p)
 		if err != nil {
 			return nil, err
 		}

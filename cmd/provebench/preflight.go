@@ -30,11 +30,11 @@ func preflight(ctx context.Context, w io.Writer, specs []run.Spec, env results.E
 	switch {
 	case len(f.calibration) > 0:
 		var err error
-		if predict, err = preflightPredictor(f.calibration, f.allowMixedCommits); err != nil {
+		if predict, err = preflightPredictor(ctx, f.calibration, f.allowMixedCommits); err != nil {
 			return usageError{err}
 		}
 	case !f.noCalibrationCache:
-		predict = cachedPredictor(calibcache.Cache{Dir: calibcache.Dir(f.cacheDir)}, env)
+		predict = cachedPredictor(ctx, calibcache.Cache{Dir: calibcache.Dir(f.cacheDir)}, env)
 	}
 	checks, err := run.Preflight(specs, hostMemory, f.cacheDir, predict)
 	if err != nil {
@@ -47,8 +47,8 @@ func preflight(ctx context.Context, w io.Writer, specs []run.Spec, env results.E
 // preflightPredictor predicts peaks with the simulator calibrated on
 // files, as simulate --calibration does: the same documents refused, the
 // same notes on stderr.
-func preflightPredictor(files []string, allowMixedCommits bool) (run.Predictor, error) {
-	model, err := predict.Calibrate(files, predict.LoadOptions{AllowMixedCommits: allowMixedCommits})
+func preflightPredictor(ctx context.Context, files []string, allowMixedCommits bool) (run.Predictor, error) {
+	model, err := predict.Calibrate(ctx, files, predict.LoadOptions{AllowMixedCommits: allowMixedCommits})
 	if err != nil {
 		return nil, err
 	}
@@ -64,7 +64,7 @@ func preflightPredictor(files []string, allowMixedCommits bool) (run.Predictor, 
 // cache's runs of this host and the configuration's backend, calibrating
 // each backend once. Where the cache has nothing usable it says why with
 // run.ErrNoPrediction, and the strategy's bound stands.
-func cachedPredictor(c calibcache.Cache, env results.Environment) run.Predictor {
+func cachedPredictor(ctx context.Context, c calibcache.Cache, env results.Environment) run.Predictor {
 	type calibration struct {
 		model *predict.Model
 		from  string
@@ -74,7 +74,7 @@ func cachedPredictor(c calibcache.Cache, env results.Environment) run.Predictor 
 	return func(s *run.Spec) (int64, string, error) {
 		cal, ok := byBackend[s.Backend]
 		if !ok {
-			cal.model, cal.from, cal.err = calibrateCached(c, env, s.Backend)
+			cal.model, cal.from, cal.err = calibrateCached(ctx, c, env, s.Backend)
 			byBackend[s.Backend] = cal
 		}
 		if cal.err != nil {
@@ -93,7 +93,7 @@ func cachedPredictor(c calibcache.Cache, env results.Environment) run.Predictor 
 // another prover. A model needs two sizes at least: from one, every cost
 // law's slope is an assumption (predict.OneSizeNote), which pre-flight
 // does not refuse a run on.
-func calibrateCached(c calibcache.Cache, env results.Environment, backend string) (*predict.Model, string, error) {
+func calibrateCached(ctx context.Context, c calibcache.Cache, env results.Environment, backend string) (*predict.Model, string, error) {
 	files, err := c.Files(env, backend)
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: %v", run.ErrNoPrediction, err)
@@ -101,7 +101,7 @@ func calibrateCached(c calibcache.Cache, env results.Environment, backend string
 	if len(files) == 0 {
 		return nil, "", fmt.Errorf("%w: no cached run of the %s backend on this host", run.ErrNoPrediction, backend)
 	}
-	ms, err := predict.Load(files, predict.LoadOptions{AllowMixedCommits: true})
+	ms, err := predict.Load(ctx, files, predict.LoadOptions{AllowMixedCommits: true})
 	if err != nil {
 		return nil, "", fmt.Errorf("%w: the cached runs do not calibrate: %v", run.ErrNoPrediction, err)
 	}

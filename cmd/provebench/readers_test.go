@@ -4,14 +4,17 @@ import (
 	"bytes"
 	"compress/gzip"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
+	"syscall"
 	"testing"
+	"time"
 )
 
-// Regression tests of issue 32 item 2: every command that reads results
-// documents refuses a small file that expands past the readers' limits,
-// at once.
+// Regression tests of issue 32 items 2 and 4: every command that reads
+// results documents refuses a small file that expands past the readers'
+// limits, at once, and stops reading at SIGTERM with exit 130.
 
 // readers are the commands that read a results document, each with the
 // document to read in place of DOC and a scratch folder in place of DIR.
@@ -66,5 +69,70 @@ func TestReadersRefuseSmallFilesThatExpand(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "out")); !os.IsNotExist(err) {
 		t.Errorf("a refused document left output behind: %v", err)
+	}
+}
+
+// Item 4: each reader, reading from a FIFO whose writer has sent part of a
+// document and waits, stops at SIGTERM with exit 130.
+func TestReadersStopAtSIGTERM(t *testing.T) {
+	dir := t.TempDir()
+	scen := writeFile(t, dir, "s.yaml", tinyScenario)
+	for i, args := range readers(scen) {
+		fifo := filepath.Join(dir, "fifo"+string(rune('a'+i)))
+		if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+			t.Skipf("no named pipes here: %v", err)
+		}
+		args = fill(args, fifo, filepath.Join(dir, "out"))
+		cmd := exec.Command(os.Args[0], args...)
+		cmd.Env = append(os.Environ(), signalsEnv+"=1", "PROVEBENCH_CACHE="+filepath.Join(dir, "keys"))
+		var stderr strings.Builder
+		cmd.Stderr = &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		exited := make(chan error, 1)
+		go func() { exited <- cmd.Wait() }()
+		// The write end opens once the command has opened the read end:
+		// it has started reading.
+		opened := make(chan *os.File, 1)
+		go func() {
+			if w, err := os.OpenFile(fifo, os.O_WRONLY, 0); err == nil {
+				opened <- w
+			}
+		}()
+		var w *os.File
+		select {
+		case w = <-opened:
+		case <-exited:
+			// Release the writer's open, then fail.
+			if r, err := os.OpenFile(fifo, os.O_RDONLY|syscall.O_NONBLOCK, 0); err == nil {
+				(<-opened).Close()
+				r.Close()
+			}
+			t.Errorf("provebench %s exited before reading: %s", strings.Join(args, " "), stderr.String())
+			continue
+		}
+		if _, err := w.Write([]byte(`{"schema":2,"tool":"provebench","scenarios":[`)); err != nil {
+			t.Fatal(err)
+		}
+		sent := time.Now()
+		if err := cmd.Process.Signal(syscall.SIGTERM); err != nil {
+			t.Fatal(err)
+		}
+		select {
+		case <-exited:
+		case <-time.After(30 * time.Second):
+			cmd.Process.Kill()
+			<-exited
+			t.Errorf("provebench %s: still reading 30 s after SIGTERM", strings.Join(args, " "))
+		}
+		w.Close()
+		if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+			t.Errorf("provebench %s: exit %d after SIGTERM, want %d; stderr %s", strings.Join(args, " "), code, exitInterrupted, stderr.String())
+		}
+		t.Logf("%s: exit %d %v after SIGTERM", args[0], cmd.ProcessState.ExitCode(), time.Since(sent).Round(time.Millisecond))
+	}
+	if entries, _ := os.ReadDir(filepath.Join(dir, "out")); len(entries) > 0 {
+		t.Errorf("an interrupted reader wrote %d entries", len(entries))
 	}
 }

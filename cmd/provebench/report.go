@@ -222,7 +222,7 @@ baseline's configurations). The first line of the report says the same.`,
 			if err != nil {
 				return usageError{err}
 			}
-			rep, err := compare.CompareFiles(basePath, newPath, compare.Options{
+			rep, err := compare.CompareFiles(cmd.Context(), basePath, newPath, compare.Options{
 				Thresholds: th, Alpha: alpha, GateTimed: gateTimed, AllowDifferentHardware: allowHW, Paired: paired,
 			})
 			if err != nil {

@@ -166,7 +166,7 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 	var model *predict.Model
 	env := results.Environment{Hostname: "simulated", OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()}
 	if len(f.calibration) > 0 {
-		if model, err = predict.Calibrate(f.calibration, predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits}); err != nil {
+		if model, err = predict.Calibrate(ctx, f.calibration, predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits}); err != nil {
 			return usageError{err}
 		}
 		printNotes(errw, model.Notes)
@@ -185,7 +185,7 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 		if model == nil {
 			return usagef("--check needs --calibration")
 		}
-		checks, notes, err := model.CheckDocument(file, int64(env.MemoryBytes))
+		checks, notes, err := model.CheckDocument(ctx, file, int64(env.MemoryBytes))
 		if err != nil {
 			return usageError{err}
 		}
