@@ -88,6 +88,10 @@ func TestCrossValidateLeavesEachFamilyOut(t *testing.T) {
 	if misses := cv.Misses(Targets{P90: 10, Max: 10}); len(misses) != 0 {
 		t.Errorf("a 1000%% target missed %v", misses)
 	}
+	// Nothing predicted is nothing shown to be within a target.
+	if misses := (&CrossValidation{}).Misses(Targets{P90: 10, Max: 10}); len(misses) != len(Metrics) {
+		t.Errorf("no prediction at all missed %v, want every metric", misses)
+	}
 	if _, err := CrossValidate(context.Background(), ms, FamilyBy{Rule: "label", Label: "workload.partitions"}, 0, nil); err == nil || !strings.Contains(err.Error(), "two families") {
 		t.Errorf("one family: %v", err)
 	}

@@ -52,6 +52,10 @@ func TestSimulateCrossValidate(t *testing.T) {
 	for _, args := range [][]string{
 		{"--family-by", "strategy"},
 		{"--target-p90", "ten"},
+		{"--target-p90", "NaN%"}, // issue 32 item 7: a NaN target is never missed
+		{"--target-max", "nan"},
+		{"--target-p90", "+Inf%"},
+		{"--target-max", "0%"},
 		{"--explain"},
 		{"--search"},
 	} {
