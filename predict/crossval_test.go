@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/results"
@@ -378,6 +380,7 @@ func TestH200CrossValidation(t *testing.T) {
 func TestLoadPoolsAConfigurationAcrossDocuments(t *testing.T) {
 	dir := t.TempDir()
 	again := rewrite(t, cpuCalibrate, dir, "again.json", func(d *results.Run) {
+		d.StartedAt = d.StartedAt.Add(time.Hour) // a later run
 		d.Scenarios = d.Scenarios[:2]
 		var spec map[string]any
 		if err := json.Unmarshal(d.Scenarios[1].Spec, &spec); err != nil {
@@ -473,3 +476,54 @@ func TestSynthesisSpreadWhereTheSharingHeld(t *testing.T) {
 
 // specOf is a configuration of workload w, the rest left zero.
 func specOf(w pipeline.Workload) spec.Spec { return spec.Spec{Workload: w} }
+
+// Issue 32 item 14: a document given twice (the same file under another
+// name, or a copy of the same run) is refused, not pooled with itself;
+// documents that record no commit are told apart by their binary, and
+// two binaries are refused unless --allow-mixed-commits, as two commits
+// are.
+func TestLoadRefusesTheSameRunTwiceAndUnknownBinaries(t *testing.T) {
+	dir := t.TempDir()
+	abs, err := filepath.Abs(cpuCalibrate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json.gz")
+	if err := os.Symlink(abs, link); err != nil {
+		t.Fatal(err)
+	}
+	copied := rewrite(t, cpuCalibrate, dir, "copy.json", func(*results.Run) {})
+	for _, files := range [][]string{{cpuCalibrate, cpuCalibrate}, {cpuCalibrate, link}, {cpuCalibrate, copied}} {
+		if _, err := Load(t.Context(), files, LoadOptions{AllowMixedCommits: true}); err == nil || !strings.Contains(err.Error(), "given twice") {
+			t.Errorf("%v: %v, want a refusal of the document given twice", files, err)
+		}
+	}
+
+	binary := func(name, sha string, later time.Duration) string {
+		return rewrite(t, cpuCalibrate, dir, name, func(d *results.Run) {
+			d.Environment.GitCommit, d.ToolVersion, d.ToolSHA256 = "", "(devel)", sha
+			d.StartedAt = d.StartedAt.Add(later)
+		})
+	}
+	a := binary("a.json", strings.Repeat("a", 64), time.Hour)
+	b := binary("b.json", strings.Repeat("b", 64), 2*time.Hour)
+	again := binary("a-again.json", strings.Repeat("a", 64), 3*time.Hour)
+	if _, err := Load(t.Context(), []string{a, b}, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "b.json: no commit recorded, binary sha256 bbbb") {
+		t.Errorf("two binaries without a commit: %v, want a refusal naming each", err)
+	}
+	ms, err := Load(t.Context(), []string{a, b}, LoadOptions{AllowMixedCommits: true})
+	if err != nil || len(ms.Points) == 0 {
+		t.Fatalf("two binaries, allowed: %v", err)
+	}
+	one, err := Load(t.Context(), []string{a}, LoadOptions{})
+	if err != nil || len(one.Points) == 0 {
+		t.Fatalf("one binary: %v", err)
+	}
+	if len(ms.Points) != 2*len(one.Points) {
+		t.Errorf("two binaries allowed together: %d points, want %d (never pooled)", len(ms.Points), 2*len(one.Points))
+	}
+	same, err := Load(t.Context(), []string{a, again}, LoadOptions{})
+	if err != nil || len(same.Points) != len(one.Points) || !strings.Contains(strings.Join(same.Notes, "\n"), "no document records the commit") {
+		t.Errorf("one binary in two runs: %v, %d points (want %d, pooled), notes %q", err, len(same.Points), len(one.Points), same.Notes)
+	}
+}

@@ -56,6 +56,7 @@ func TestSimulateCrossValidate(t *testing.T) {
 		{"--target-max", "nan"},
 		{"--target-p90", "+Inf%"},
 		{"--target-max", "0%"},
+		{cpuCalibrate}, // issue 32 item 14: a document given twice would count twice
 		{"--explain"},
 		{"--search"},
 	} {
@@ -86,8 +87,9 @@ func TestSimulateCrossValidatePinsCalibration(t *testing.T) {
 	if strings.Contains(stdout, "| calibrate/") {
 		t.Errorf("a pinned configuration was predicted:\n%s", stdout)
 	}
-	// Every configuration pinned leaves nothing to predict.
-	if code, _, stderr := capture(t, "simulate", "--cross-validate", cpuPredict, "--calibration", cpuCalibrate+","+cpuPredict); code != exitUsage || !strings.Contains(stderr, "needs a family to leave out") {
+	// A document both pinned and predicted is one given twice (issue 32
+	// item 14): refused before it could leave nothing to predict.
+	if code, _, stderr := capture(t, "simulate", "--cross-validate", cpuPredict, "--calibration", cpuCalibrate+","+cpuPredict); code != exitUsage || !strings.Contains(stderr, "given twice") {
 		t.Errorf("everything pinned: exit %d, %s", code, stderr)
 	}
 }
