@@ -24,6 +24,7 @@
 package compare
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -370,13 +371,14 @@ func checkComparable(base, cur *results.Run, curIdx map[string]*results.Scenario
 
 // CompareFiles reads two results documents and compares them. Every error
 // names the file at fault: unreadable, not a results document, another
-// schema, or (with ErrMismatch) not comparable with the other.
-func CompareFiles(basePath, newPath string, opts Options) (*Report, error) {
-	base, err := results.Read(basePath)
+// schema, or (with ErrMismatch) not comparable with the other. Reading
+// stops, with ctx's error, when ctx is done.
+func CompareFiles(ctx context.Context, basePath, newPath string, opts Options) (*Report, error) {
+	base, err := results.ReadContext(ctx, basePath)
 	if err != nil {
 		return nil, fmt.Errorf("baseline: %w", err)
 	}
-	cur, err := results.Read(newPath)
+	cur, err := results.ReadContext(ctx, newPath)
 	if err != nil {
 		return nil, fmt.Errorf("new results: %w", err)
 	}

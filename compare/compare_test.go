@@ -449,7 +449,7 @@ func TestCompareFilesBadInput(t *testing.T) {
 		{"other tool", write("other.json", `{"schema": 1, "tool": "hyperfine"}`), []string{"other.json"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			_, err := compare.CompareFiles(good, tc.path, compare.Options{})
+			_, err := compare.CompareFiles(t.Context(), good, tc.path, compare.Options{})
 			if err == nil {
 				t.Fatal("no error")
 			}
@@ -460,7 +460,7 @@ func TestCompareFilesBadInput(t *testing.T) {
 			}
 		})
 	}
-	rep, err := compare.CompareFiles(good, good, compare.Options{})
+	rep, err := compare.CompareFiles(t.Context(), good, good, compare.Options{})
 	if err != nil || rep.Regressed() {
 		t.Errorf("a file against itself: %v, regressed %v", err, rep != nil && rep.Regressed())
 	}

@@ -9,6 +9,7 @@
 package predict
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -220,9 +221,10 @@ func perPartition(st map[string]results.StageSummary, names []string) float64 {
 
 // Calibrate fits a model to the measured repetitions of results documents
 // (Load says which it accepts together); failed and warm-up repetitions
-// are left out.
-func Calibrate(files []string, o LoadOptions) (*Model, error) {
-	ms, err := Load(files, o)
+// are left out. It stops, with ctx's error, when ctx is done while it
+// reads.
+func Calibrate(ctx context.Context, files []string, o LoadOptions) (*Model, error) {
+	ms, err := Load(ctx, files, o)
 	if err != nil {
 		return nil, err
 	}

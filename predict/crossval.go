@@ -358,6 +358,10 @@ func (cv *CrossValidation) Misses(t Targets) []string {
 			misses = append(misses, fmt.Sprintf("%s: %d of %d configurations not predicted", s.Metric, s.Missing, s.N+s.Missing))
 			continue
 		}
+		if s.N == 0 || math.IsNaN(s.P90) || math.IsNaN(s.Max) {
+			misses = append(misses, fmt.Sprintf("%s: no error measured: nothing was shown to be within the targets", s.Metric))
+			continue
+		}
 		if t.P90 > 0 && s.P90 > t.P90 {
 			misses = append(misses, fmt.Sprintf("%s: p90 |error| %.1f%% above the target %.1f%%", s.Metric, 100*s.P90, 100*t.P90))
 		}

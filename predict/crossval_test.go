@@ -4,9 +4,11 @@ import (
 	"context"
 	"encoding/json"
 	"math"
+	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/results"
@@ -40,7 +42,7 @@ func rewrite(t *testing.T, from, dir, name string, edit func(*results.Run)) stri
 }
 
 func TestCrossValidateLeavesEachFamilyOut(t *testing.T) {
-	ms, err := Load([]string{cpuCalibrate, cpuPredict}, LoadOptions{})
+	ms, err := Load(t.Context(), []string{cpuCalibrate, cpuPredict}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,6 +90,10 @@ func TestCrossValidateLeavesEachFamilyOut(t *testing.T) {
 	if misses := cv.Misses(Targets{P90: 10, Max: 10}); len(misses) != 0 {
 		t.Errorf("a 1000%% target missed %v", misses)
 	}
+	// Nothing predicted is nothing shown to be within a target.
+	if misses := (&CrossValidation{}).Misses(Targets{P90: 10, Max: 10}); len(misses) != len(Metrics) {
+		t.Errorf("no prediction at all missed %v, want every metric", misses)
+	}
 	if _, err := CrossValidate(context.Background(), ms, FamilyBy{Rule: "label", Label: "workload.partitions"}, 0, nil); err == nil || !strings.Contains(err.Error(), "two families") {
 		t.Errorf("one family: %v", err)
 	}
@@ -114,7 +120,7 @@ func TestDistributionNearestRank(t *testing.T) {
 }
 
 func TestFamilyBy(t *testing.T) {
-	ms, err := Load([]string{cpuCalibrate}, LoadOptions{})
+	ms, err := Load(t.Context(), []string{cpuCalibrate}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -159,19 +165,19 @@ func TestLoadRefusesMixedProvers(t *testing.T) {
 	dir := t.TempDir()
 	// Another commit: refused, naming each document's, unless allowed.
 	other := rewrite(t, cpuPredict, dir, "other.json", func(d *results.Run) { d.ToolVersion = "(devel) 0123456789abcdef0123456789abcdef01234567" })
-	_, err := Load([]string{cpuCalibrate, other}, LoadOptions{})
+	_, err := Load(t.Context(), []string{cpuCalibrate, other}, LoadOptions{})
 	if err == nil || !strings.Contains(err.Error(), "345693508163af4d8b377defe067566d10a61c82") || !strings.Contains(err.Error(), "other.json: 0123456789abcdef") {
 		t.Errorf("mixed commits: %v", err)
 	}
-	ms, err := Load([]string{cpuCalibrate, other}, LoadOptions{AllowMixedCommits: true})
+	ms, err := Load(t.Context(), []string{cpuCalibrate, other}, LoadOptions{AllowMixedCommits: true})
 	if err != nil || len(ms.Points) != 12 || !strings.Contains(strings.Join(ms.Notes, "\n"), "--allow-mixed-commits") {
 		t.Errorf("allowed mixed commits: %v, notes %q", err, ms.Notes)
 	}
-	if _, err := Load([]string{cpuCalibrate, cacheFixture}, LoadOptions{}); err == nil {
+	if _, err := Load(t.Context(), []string{cpuCalibrate, cacheFixture}, LoadOptions{}); err == nil {
 		t.Error("the committed documents of two commits were taken together")
 	}
 	// A simulated document is no calibration.
-	if _, err := Load([]string{cpuSimulated}, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "simulated") {
+	if _, err := Load(t.Context(), []string{cpuSimulated}, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "simulated") {
 		t.Errorf("simulated: %v", err)
 	}
 	// Exec configurations are left out with a note, the rest kept.
@@ -180,7 +186,7 @@ func TestLoadRefusesMixedProvers(t *testing.T) {
 		x.Name, x.Driver, x.Backend, x.Strategy = "external", "exec", "exec", "exec"
 		d.Scenarios = append(d.Scenarios, x)
 	})
-	ms, err = Load([]string{mixed}, LoadOptions{})
+	ms, err = Load(t.Context(), []string{mixed}, LoadOptions{})
 	if err != nil || len(ms.Points) != 8 || !strings.Contains(strings.Join(ms.Notes, "\n"), "left out 1 configuration run by the exec driver (external)") {
 		t.Errorf("exec mixed in: %v, %d points, notes %q", err, len(ms.Points), ms.Notes)
 	}
@@ -190,7 +196,7 @@ func TestLoadRefusesMixedProvers(t *testing.T) {
 			d.Scenarios[0].Repetitions[i].Measure = results.MeasureCold
 		}
 	})
-	if _, err := Load([]string{cold}, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "different clocks") {
+	if _, err := Load(t.Context(), []string{cold}, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "different clocks") {
 		t.Errorf("warm and cold: %v", err)
 	}
 }
@@ -227,7 +233,7 @@ func TestSynthesisModesCalibrateApart(t *testing.T) {
 			}
 		}
 	})
-	ms, err := Load([]string{doc}, LoadOptions{})
+	ms, err := Load(t.Context(), []string{doc}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +284,7 @@ func TestDeviceClockIsTakenAsIs(t *testing.T) {
 			}
 		}
 	})
-	ms, err := Load([]string{doc}, LoadOptions{})
+	ms, err := Load(t.Context(), []string{doc}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -298,7 +304,7 @@ func TestDeviceClockIsTakenAsIs(t *testing.T) {
 }
 
 func TestOneSizeIsSaid(t *testing.T) {
-	ms, err := Load([]string{cpuPredict}, LoadOptions{})
+	ms, err := Load(t.Context(), []string{cpuPredict}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -312,7 +318,7 @@ func TestOneSizeIsSaid(t *testing.T) {
 	if !strings.Contains(strings.Join(m.Notes, "\n"), "calibrated at one size (2^15 constraints): every cost law's exponent is assumed 1") {
 		t.Errorf("notes %q", m.Notes)
 	}
-	ms, _ = Load([]string{cpuCalibrate}, LoadOptions{})
+	ms, _ = Load(t.Context(), []string{cpuCalibrate}, LoadOptions{})
 	if m, _ := ms.Fit(ms.Points); len(m.Notes) != 0 {
 		t.Errorf("two sizes: notes %q", m.Notes)
 	}
@@ -343,7 +349,7 @@ func TestH200CrossValidation(t *testing.T) {
 	const dir = "../docs/results/h200-validation/"
 	cal := dir + "calibration/results.json.gz"
 	files := []string{cal, dir + "interleaved21/results.json.gz", dir + "validation-big24-mid23/results.json.gz", dir + "validation-pileup22-ramp22/results.json.gz"}
-	ms, err := Load(files, LoadOptions{})
+	ms, err := Load(t.Context(), files, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -374,6 +380,7 @@ func TestH200CrossValidation(t *testing.T) {
 func TestLoadPoolsAConfigurationAcrossDocuments(t *testing.T) {
 	dir := t.TempDir()
 	again := rewrite(t, cpuCalibrate, dir, "again.json", func(d *results.Run) {
+		d.StartedAt = d.StartedAt.Add(time.Hour) // a later run
 		d.Scenarios = d.Scenarios[:2]
 		var spec map[string]any
 		if err := json.Unmarshal(d.Scenarios[1].Spec, &spec); err != nil {
@@ -384,11 +391,11 @@ func TestLoadPoolsAConfigurationAcrossDocuments(t *testing.T) {
 		raw, _ := json.Marshal(spec)
 		d.Scenarios[1].Spec = raw
 	})
-	one, err := Load([]string{cpuCalibrate}, LoadOptions{})
+	one, err := Load(t.Context(), []string{cpuCalibrate}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	ms, err := Load([]string{cpuCalibrate, again}, LoadOptions{})
+	ms, err := Load(t.Context(), []string{cpuCalibrate, again}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -404,7 +411,7 @@ func TestLoadPoolsAConfigurationAcrossDocuments(t *testing.T) {
 	}
 	// Another commit's binary measured another prover: never pooled.
 	other := rewrite(t, again, dir, "other.json", func(d *results.Run) { d.ToolVersion = "(devel) 0123456789abcdef0123456789abcdef01234567" })
-	mixed, err := Load([]string{cpuCalibrate, other}, LoadOptions{AllowMixedCommits: true})
+	mixed, err := Load(t.Context(), []string{cpuCalibrate, other}, LoadOptions{AllowMixedCommits: true})
 	if err != nil || len(mixed.Points) != len(one.Points)+2 {
 		t.Errorf("two commits: %v, %d points, want %d", err, len(mixed.Points), len(one.Points)+2)
 	}
@@ -469,3 +476,54 @@ func TestSynthesisSpreadWhereTheSharingHeld(t *testing.T) {
 
 // specOf is a configuration of workload w, the rest left zero.
 func specOf(w pipeline.Workload) spec.Spec { return spec.Spec{Workload: w} }
+
+// Issue 32 item 14: a document given twice (the same file under another
+// name, or a copy of the same run) is refused, not pooled with itself;
+// documents that record no commit are told apart by their binary, and
+// two binaries are refused unless --allow-mixed-commits, as two commits
+// are.
+func TestLoadRefusesTheSameRunTwiceAndUnknownBinaries(t *testing.T) {
+	dir := t.TempDir()
+	abs, err := filepath.Abs(cpuCalibrate)
+	if err != nil {
+		t.Fatal(err)
+	}
+	link := filepath.Join(dir, "link.json.gz")
+	if err := os.Symlink(abs, link); err != nil {
+		t.Fatal(err)
+	}
+	copied := rewrite(t, cpuCalibrate, dir, "copy.json", func(*results.Run) {})
+	for _, files := range [][]string{{cpuCalibrate, cpuCalibrate}, {cpuCalibrate, link}, {cpuCalibrate, copied}} {
+		if _, err := Load(t.Context(), files, LoadOptions{AllowMixedCommits: true}); err == nil || !strings.Contains(err.Error(), "given twice") {
+			t.Errorf("%v: %v, want a refusal of the document given twice", files, err)
+		}
+	}
+
+	binary := func(name, sha string, later time.Duration) string {
+		return rewrite(t, cpuCalibrate, dir, name, func(d *results.Run) {
+			d.Environment.GitCommit, d.ToolVersion, d.ToolSHA256 = "", "(devel)", sha
+			d.StartedAt = d.StartedAt.Add(later)
+		})
+	}
+	a := binary("a.json", strings.Repeat("a", 64), time.Hour)
+	b := binary("b.json", strings.Repeat("b", 64), 2*time.Hour)
+	again := binary("a-again.json", strings.Repeat("a", 64), 3*time.Hour)
+	if _, err := Load(t.Context(), []string{a, b}, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "b.json: no commit recorded, binary sha256 bbbb") {
+		t.Errorf("two binaries without a commit: %v, want a refusal naming each", err)
+	}
+	ms, err := Load(t.Context(), []string{a, b}, LoadOptions{AllowMixedCommits: true})
+	if err != nil || len(ms.Points) == 0 {
+		t.Fatalf("two binaries, allowed: %v", err)
+	}
+	one, err := Load(t.Context(), []string{a}, LoadOptions{})
+	if err != nil || len(one.Points) == 0 {
+		t.Fatalf("one binary: %v", err)
+	}
+	if len(ms.Points) != 2*len(one.Points) {
+		t.Errorf("two binaries allowed together: %d points, want %d (never pooled)", len(ms.Points), 2*len(one.Points))
+	}
+	same, err := Load(t.Context(), []string{a, again}, LoadOptions{})
+	if err != nil || len(same.Points) != len(one.Points) || !strings.Contains(strings.Join(same.Notes, "\n"), "no document records the commit") {
+		t.Errorf("one binary in two runs: %v, %d points (want %d, pooled), notes %q", err, len(same.Points), len(one.Points), same.Notes)
+	}
+}

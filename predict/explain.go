@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"maps"
@@ -31,8 +32,8 @@ func (m *Model) Checks(hostMemory int64) ([]Check, error) { return m.check(m.Poi
 // CheckDocument predicts every measured configuration of a results
 // document (one not used for calibration, to validate the model), which
 // Load accepts; notes say what it left out.
-func (m *Model) CheckDocument(file string, hostMemory int64) ([]Check, []string, error) {
-	ms, err := Load([]string{file}, LoadOptions{})
+func (m *Model) CheckDocument(ctx context.Context, file string, hostMemory int64) ([]Check, []string, error) {
+	ms, err := Load(ctx, []string{file}, LoadOptions{})
 	if err != nil {
 		return nil, nil, err
 	}

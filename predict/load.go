@@ -1,11 +1,14 @@
 package predict
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"github.com/provebench/provebench/results"
 )
@@ -68,30 +71,56 @@ func Commit(doc *results.Run) string {
 	return ""
 }
 
+// noCommit starts the name of a prover whose documents record no commit.
+const noCommit = "no commit recorded"
+
+// proverOf names the binary that measured a document, to tell provers
+// apart: its commit, else (no commit recorded) the binary's SHA-256, else
+// its tool_version. Documents of different provers do not calibrate
+// together unless asked to, and never pool a configuration.
+func proverOf(doc *results.Run) string {
+	switch {
+	case Commit(doc) != "":
+		return Commit(doc)
+	case doc.ToolSHA256 != "":
+		return noCommit + ", binary sha256 " + doc.ToolSHA256
+	case doc.ToolVersion != "":
+		return noCommit + ", tool_version " + doc.ToolVersion
+	}
+	return noCommit
+}
+
 // Load reads calibration documents, each given as itself or its output
 // folder (results.InDir), and keeps them under the names given. It refuses (errors naming each
-// document) simulated documents, documents of different hosts, backends or
-// clocks (warm and cold), and documents of different commits unless
+// document) a document given twice (the same file, or the same run: its
+// repetitions would count twice), simulated documents, documents of
+// different hosts, backends or clocks (warm and cold), and documents of
+// different provers (commits, or where none is recorded binaries) unless
 // o.AllowMixedCommits; it leaves out, with a note, exec configurations
 // (an external prover is not what the model describes) and configurations
-// without a measured repetition.
-func Load(files []string, o LoadOptions) (*Measurements, error) {
+// without a measured repetition. It stops, with ctx's error, when ctx is
+// done while it reads.
+func Load(ctx context.Context, files []string, o LoadOptions) (*Measurements, error) {
 	ms := &Measurements{Files: files}
-	commits := map[string][]string{} // commit -> files
+	commits := map[string][]string{} // prover -> files
+	var seen []seenDocument
 	var pending []measured
 	for _, f := range files {
 		path, err := results.InDir(f)
 		if err != nil {
 			return nil, fmt.Errorf("calibration: %w", err) // it names f
 		}
-		doc, err := results.Read(path)
+		doc, err := results.ReadContext(ctx, path)
 		if err != nil {
 			return nil, fmt.Errorf("calibration %s: %w", f, err)
 		}
 		if doc.Simulated != nil {
 			return nil, fmt.Errorf("calibration %s: a simulated document (provebench simulate's predictions), not measurements: calibrate on real runs", f)
 		}
-		c := Commit(doc)
+		if err := notSeen(&seen, f, doc); err != nil {
+			return nil, err
+		}
+		c := proverOf(doc)
 		commits[c] = append(commits[c], f)
 		if err := ms.add(f, doc, &pending); err != nil {
 			return nil, err
@@ -125,7 +154,38 @@ type measured struct {
 // one commit's binary (another commit's is another prover, never pooled,
 // even where --allow-mixed-commits takes both).
 func configurationKey(doc *results.Run, sc *results.Scenario, view results.SpecView) string {
-	return Commit(doc) + "\x00" + sc.Name + "\x00" + view.Key("repeats", "source")
+	return proverOf(doc) + "\x00" + sc.Name + "\x00" + view.Key("repeats", "source")
+}
+
+// seenDocument is a document Load has read: its file and its run.
+type seenDocument struct {
+	file string
+	info os.FileInfo // nil where the file could not be stat'ed again
+	run  string      // host and start, "" where the start is not recorded
+}
+
+// notSeen refuses a document that is one already read: the same file
+// under another name, or another file of the same run (a copy, the same
+// run written again in another format). Its repetitions would be pooled
+// with themselves, counting twice.
+func notSeen(seen *[]seenDocument, f string, doc *results.Run) error {
+	d := seenDocument{file: f}
+	if st, err := os.Stat(f); err == nil {
+		d.info = st
+	}
+	if !doc.StartedAt.IsZero() {
+		d.run = doc.Environment.Hostname + " at " + doc.StartedAt.UTC().Format(time.RFC3339Nano)
+	}
+	for _, s := range *seen {
+		switch {
+		case d.info != nil && s.info != nil && os.SameFile(d.info, s.info):
+			return fmt.Errorf("calibration %s: the same file as %s, given twice: its repetitions would count twice", f, s.file)
+		case d.run != "" && d.run == s.run:
+			return fmt.Errorf("calibration %s: the same run as %s (%s), given twice: its repetitions would count twice", f, s.file, d.run)
+		}
+	}
+	*seen = append(*seen, d)
+	return nil
 }
 
 // pool makes one Point of each configuration, its repetitions pooled over
@@ -206,26 +266,24 @@ func (ms *Measurements) add(f string, doc *results.Run, pending *[]measured) err
 // notes what could not be checked.
 func (ms *Measurements) checkCommits(commits map[string][]string, o LoadOptions) error {
 	if len(commits) == 1 {
-		if _, ok := commits[""]; ok {
-			ms.Notes = append(ms.Notes, "calibration: no document records the commit its binary was built from (make build records it): whether they measured one prover is not checked")
+		for c := range commits {
+			if strings.HasPrefix(c, noCommit) {
+				ms.Notes = append(ms.Notes, "calibration: no document records the commit its binary was built from (make build records it): they are taken as one prover by their binary ("+c+")")
+			}
 		}
 		return nil
 	}
 	var lines []string
 	for _, c := range slices.Sorted(maps.Keys(commits)) {
-		name := c
-		if name == "" {
-			name = "no commit recorded"
-		}
 		for _, f := range commits[c] {
-			lines = append(lines, fmt.Sprintf("%s: %s", f, name))
+			lines = append(lines, fmt.Sprintf("%s: %s", f, c))
 		}
 	}
 	if o.AllowMixedCommits {
 		ms.Notes = append(ms.Notes, fmt.Sprintf("calibration: documents of %d commits calibrate together (--allow-mixed-commits): %s", len(commits), strings.Join(lines, "; ")))
 		return nil
 	}
-	return fmt.Errorf("calibration: the documents come from %d different commits, which measured different provers (--allow-mixed-commits takes them together):\n  %s",
+	return fmt.Errorf("calibration: the documents come from %d different commits or binaries, which measured different provers (--allow-mixed-commits takes them together):\n  %s",
 		len(commits), strings.Join(lines, "\n  "))
 }
 

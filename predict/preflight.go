@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"context"
 	"fmt"
 	"math/bits"
 	"slices"
@@ -41,8 +42,8 @@ type Peaks func(s *spec.Spec) (peakRSS int64, from string, err error)
 // notes are the calibration's, for the user. A configuration the model
 // cannot simulate is an error, not a NoPrediction: the user asked for this
 // calibration.
-func CalibratedPeaks(files []string, o LoadOptions) (Peaks, []string, error) {
-	model, err := Calibrate(files, o)
+func CalibratedPeaks(ctx context.Context, files []string, o LoadOptions) (Peaks, []string, error) {
+	model, err := Calibrate(ctx, files, o)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -59,7 +60,7 @@ func CalibratedPeaks(files []string, o LoadOptions) (Peaks, []string, error) {
 // not for concurrent use). Where the cache has nothing usable, or its
 // model does not simulate a configuration, the error is a *NoPrediction
 // saying why.
-func CachedPeaks(c calibcache.Cache, env results.Environment) Peaks {
+func CachedPeaks(ctx context.Context, c calibcache.Cache, env results.Environment) Peaks {
 	type calibration struct {
 		model *Model
 		from  string
@@ -69,7 +70,7 @@ func CachedPeaks(c calibcache.Cache, env results.Environment) Peaks {
 	return func(s *spec.Spec) (int64, string, error) {
 		cal, ok := byBackend[s.Backend]
 		if !ok {
-			cal.model, cal.from, cal.err = CalibrateCached(c, env, s.Backend)
+			cal.model, cal.from, cal.err = CalibrateCached(ctx, c, env, s.Backend)
 			byBackend[s.Backend] = cal
 		}
 		if cal.err != nil {
@@ -89,7 +90,7 @@ func CachedPeaks(c calibcache.Cache, env results.Environment) Peaks {
 // law's slope is an assumption (OneSizeNote), which pre-flight does not
 // refuse a run on. It says where its model comes from; its errors are
 // *NoPrediction.
-func CalibrateCached(c calibcache.Cache, env results.Environment, backend string) (*Model, string, error) {
+func CalibrateCached(ctx context.Context, c calibcache.Cache, env results.Environment, backend string) (*Model, string, error) {
 	files, err := c.Files(env, backend)
 	if err != nil {
 		return nil, "", noPrediction("%v", err)
@@ -97,7 +98,7 @@ func CalibrateCached(c calibcache.Cache, env results.Environment, backend string
 	if len(files) == 0 {
 		return nil, "", noPrediction("no cached run of the %s backend on this host", backend)
 	}
-	ms, err := Load(files, LoadOptions{AllowMixedCommits: true})
+	ms, err := Load(ctx, files, LoadOptions{AllowMixedCommits: true})
 	if err != nil {
 		return nil, "", noPrediction("the cached runs do not calibrate: %v", err)
 	}

@@ -1,6 +1,7 @@
 package predict
 
 import (
+	"context"
 	"encoding/json"
 	"errors"
 	"strings"
@@ -16,20 +17,20 @@ import (
 // error, not passed off as no prediction.
 func TestPreflightPeaks(t *testing.T) {
 	env := results.Environment{Hostname: "h", CPUModel: "c", MemoryBytes: 1 << 30}
-	peaks := CachedPeaks(calibcache.Cache{Dir: t.TempDir()}, env)
+	peaks := CachedPeaks(context.Background(), calibcache.Cache{Dir: t.TempDir()}, env)
 	_, _, err := peaks(&spec.Spec{Name: "x", Backend: "cpu"})
 	var none *NoPrediction
 	if !errors.As(err, &none) || !strings.Contains(none.Reason, "no cached run of the cpu backend") {
 		t.Errorf("empty cache: %v, want a NoPrediction naming the backend", err)
 	}
-	if _, _, err := CalibratedPeaks([]string{t.TempDir()}, LoadOptions{}); err == nil || errors.As(err, &none) {
+	if _, _, err := CalibratedPeaks(context.Background(), []string{t.TempDir()}, LoadOptions{}); err == nil || errors.As(err, &none) {
 		t.Errorf("a folder without a document calibrated: %v", err)
 	}
 
 	// A configuration of the calibration itself: a peak, said to come
 	// from it.
 	const cal = "calibcache/testdata/calibration-cpu.json"
-	peaks, _, err = CalibratedPeaks([]string{cal}, LoadOptions{})
+	peaks, _, err = CalibratedPeaks(context.Background(), []string{cal}, LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}

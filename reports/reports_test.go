@@ -497,3 +497,24 @@ func TestCellKeepsFiguresWhole(t *testing.T) {
 		}
 	}
 }
+
+// Issue 32 item 14: a configuration's name reaches report.md as text
+// wherever it is printed (tables, headings, figure captions): no markup of
+// it (HTML, entities, a line of Markdown of its own) survives.
+func TestReportEscapesConfigurationNames(t *testing.T) {
+	shape := fixtureShapes[0]
+	shape.name = "evil<img src=x onerror=alert(1)>&amp;\n# heading\n| x |"
+	dir := t.TempDir()
+	if _, err := Generate(fixtureRun(t, false, []fixtureShape{shape}), dir, Options{Formats: []string{"svg"}}); err != nil {
+		t.Fatal(err)
+	}
+	md := string(readFile(t, filepath.Join(dir, MarkdownFile)))
+	if n := strings.Count(md, "evil&lt;img src=x onerror=alert(1)&gt;&amp;amp;"); n < 2 {
+		t.Errorf("report.md prints the escaped name %d times, want it in its tables and heading:\n%s", n, md)
+	}
+	for _, raw := range []string{"<img", "&amp;\n", "\n# heading", "\n\\# heading", "\n| x |", "\n\\| x \\|"} {
+		if strings.Contains(md, raw) {
+			t.Errorf("report.md holds %q of the configuration's name as markup:\n%s", raw, md)
+		}
+	}
+}

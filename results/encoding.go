@@ -6,7 +6,6 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -113,32 +112,6 @@ var gzipMagic = []byte{0x1f, 0x8b}
 
 // IsGzip reports whether data starts a gzip stream.
 func IsGzip(data []byte) bool { return bytes.HasPrefix(data, gzipMagic) }
-
-// maxDecompressed bounds what a compressed document may expand to, so a
-// hostile file cannot exhaust memory: 16 GiB, far above any real document
-// (a 2^27 sweep's is a few hundred MB of JSON).
-const maxDecompressed = 16 << 30
-
-// decompress returns the JSON of a document: data itself, or data
-// gunzipped when it starts with gzip's magic bytes. Concatenated gzip
-// members are read as one stream, as gzip(1) does.
-func decompress(name string, data []byte) ([]byte, error) {
-	if !IsGzip(data) {
-		return data, nil
-	}
-	zr, err := gzip.NewReader(bytes.NewReader(data))
-	if err != nil {
-		return nil, fmt.Errorf("%s: gzip: %w (%w)", name, err, ErrSchema)
-	}
-	out, err := io.ReadAll(io.LimitReader(zr, maxDecompressed+1))
-	if err != nil {
-		return nil, fmt.Errorf("%s: gzip: %w (%w)", name, err, ErrSchema)
-	}
-	if len(out) > maxDecompressed {
-		return nil, fmt.Errorf("%s: gzip: expands past %d bytes (%w)", name, int64(maxDecompressed), ErrSchema)
-	}
-	return out, nil
-}
 
 // RemoveOthers removes the results documents of dir in formats other than
 // keep, so that a directory rewritten in another format does not keep a

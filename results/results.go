@@ -1,11 +1,8 @@
 package results
 
 import (
-	"bytes"
 	"encoding/json"
 	"errors"
-	"fmt"
-	"os"
 	"time"
 
 	"github.com/provebench/provebench/internal/atomicfile"
@@ -558,52 +555,6 @@ func (r *Repetition) Failed() bool {
 // ErrSchema marks a document of another schema version or not a results
 // document at all.
 var ErrSchema = errors.New("not a provebench results document of a supported schema")
-
-// Read loads a results document, checking its schema version and that it
-// holds together (Run.Validate).
-func Read(path string) (*Run, error) {
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nil, err
-	}
-	return Decode(path, data)
-}
-
-// Decode parses a results document, plain JSON or gzip-compressed
-// (recognised by its magic bytes, whatever the name), and validates it
-// (Run.Validate); name is used in error messages.
-func Decode(name string, data []byte) (*Run, error) {
-	data, err := decompress(name, data)
-	if err != nil {
-		return nil, err
-	}
-	var head struct {
-		Schema *int   `json:"schema"`
-		Tool   string `json:"tool"`
-	}
-	if err := json.Unmarshal(data, &head); err != nil {
-		return nil, fmt.Errorf("%s: %w (%w)", name, err, ErrSchema)
-	}
-	if head.Schema == nil || head.Tool != "provebench" {
-		return nil, fmt.Errorf("%s: no provebench schema field (%w)", name, ErrSchema)
-	}
-	if !ReadsSchema(*head.Schema) {
-		return nil, fmt.Errorf("%s: schema %d, this provebench reads 1 and %d (%w)", name, *head.Schema, SchemaVersion, ErrSchema)
-	}
-	dec := json.NewDecoder(bytes.NewReader(data))
-	dec.DisallowUnknownFields()
-	var r Run
-	if err := dec.Decode(&r); err != nil {
-		return nil, fmt.Errorf("%s: %w (%w)", name, err, ErrSchema)
-	}
-	if dec.More() {
-		return nil, fmt.Errorf("%s: data after the document (%w)", name, ErrSchema)
-	}
-	if err := r.Validate(); err != nil {
-		return nil, fmt.Errorf("%s: %w", name, err)
-	}
-	return &r, nil
-}
 
 // WriteFile writes data to path atomically: a reader (or a crash) sees the
 // old file or the new one, never a partial one.

@@ -248,3 +248,58 @@ func TestExecSamplesAdoptedProcesses(t *testing.T) {
 		t.Errorf("sampled peak %d MiB, want >= 64: the adopted allocator was not sampled", rep.PeakRSSSampledBytes>>20)
 	}
 }
+
+// Issue 32 item 13: exec.files neither writes through a link that already
+// lies inside -o (the file itself, or a folder of its path) nor makes the
+// configuration's folder through one. CheckExecPaths refuses them before
+// the run; a link planted after it fails the configuration at its write.
+func TestExecFilesStayInsideTheOutput(t *testing.T) {
+	base := t.TempDir()
+	away, victim := outside(t, base)
+	out := filepath.Join(base, "out")
+	spec := execSpec("linked", &ExecSpec{Command: []string{"true"}, Files: []ExecFile{{Path: "conf", Content: "overwritten"}}})
+	d := &execDriver{r: &Runner{OutDir: out}}
+	data, err := d.data(&spec, 0, false)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.MkdirAll(data.Dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckExecPaths([]Spec{spec}, out); err != nil {
+		t.Fatalf("no link yet: %v", err)
+	}
+	conf := filepath.Join(data.Dir, "conf")
+	if err := os.Symlink(victim, conf); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckExecPaths([]Spec{spec}, out); err == nil || !strings.Contains(err.Error(), conf) {
+		t.Errorf("CheckExecPaths with %s linked out of -o: %v, want a refusal naming it", conf, err)
+	}
+	if err := writeFiles([]ExecFile{{Path: "conf", Content: "overwritten"}}, data.Dir, data.OutDir); err == nil {
+		t.Error("writeFiles wrote through a link out of -o")
+	}
+	intact(t, victim)
+
+	// The configuration's folder a link out of -o: refused by the check,
+	// and the driver makes nothing there.
+	if err := os.RemoveAll(filepath.Join(out, "exec")); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(away, filepath.Join(out, "exec")); err != nil {
+		t.Fatal(err)
+	}
+	if err := CheckExecPaths([]Spec{spec}, out); err == nil {
+		t.Error("CheckExecPaths with exec/ linked out of -o: no refusal")
+	}
+	if err := makeConfigDir(data.Dir, data.OutDir); err == nil {
+		t.Error("makeConfigDir made the configuration's folder through a link out of -o")
+	}
+	if err := writeFiles([]ExecFile{{Path: "victim", Content: "overwritten"}}, data.Dir, data.OutDir); err == nil {
+		t.Error("writeFiles wrote through a folder linked out of -o")
+	}
+	intact(t, victim)
+	if entries, _ := os.ReadDir(away); len(entries) != 1 {
+		t.Errorf("%s holds %d entries, want the victim alone", away, len(entries))
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -31,8 +32,8 @@ func (d *execDriver) prepare(ctx context.Context, spec *Spec, sc *results.Scenar
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(data.Dir, 0o755); err != nil {
-		return fmt.Errorf("exec: %w", err)
+	if err := makeConfigDir(data.Dir, data.OutDir); err != nil {
+		return err
 	}
 	e, err := spec.Exec.Render(data)
 	if err != nil {
@@ -124,18 +125,32 @@ func (t *setupTarget) Stop(supervise.Reason) time.Duration {
 func (t *setupTarget) Kill() { _ = t.cmd.Process.Kill() }
 
 // writeFiles writes the rendered files, each inside the output directory
-// out (a swept value of ".." must not write elsewhere).
+// out (a swept value of ".." must not write elsewhere). Each path is
+// resolved beneath out (os.Root): a folder or a file of its path that is
+// a symbolic link leading out of out is refused, not followed.
 func writeFiles(files []ExecFile, dir, out string) error {
+	if len(files) == 0 {
+		return nil
+	}
+	root, err := os.OpenRoot(out)
+	if err != nil {
+		return fmt.Errorf("exec.files: %w", err)
+	}
+	defer root.Close()
 	for i, f := range files {
 		path, err := filePath(f.Path, dir, out)
 		if err != nil {
 			return fmt.Errorf("exec.files[%d]: %w", i, err)
 		}
-		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-			return fmt.Errorf("exec.files: %w", err)
+		rel, err := filepath.Rel(out, path)
+		if err != nil {
+			return fmt.Errorf("exec.files[%d]: %w", i, err)
 		}
-		if err := os.WriteFile(path, []byte(f.Content), 0o644); err != nil {
-			return fmt.Errorf("exec.files: %w", err)
+		if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
+			return fmt.Errorf("exec.files[%d]: %w", i, rootPath(out, err))
+		}
+		if err := root.WriteFile(rel, []byte(f.Content), 0o644); err != nil {
+			return fmt.Errorf("exec.files[%d]: %w", i, rootPath(out, err))
 		}
 	}
 	return nil
@@ -155,12 +170,39 @@ func filePath(path, dir, out string) (string, error) {
 	return path, nil
 }
 
+// makeConfigDir makes a configuration's directory dir beneath the output
+// directory out, refusing a folder on the way that is a symbolic link
+// leading out of it: the command runs there and writes its files there.
+func makeConfigDir(dir, out string) error {
+	rel, err := filepath.Rel(out, dir)
+	if err != nil || !filepath.IsLocal(rel) {
+		return fmt.Errorf("exec: %s is outside the output directory %s", dir, out)
+	}
+	root, err := os.OpenRoot(out)
+	if err != nil {
+		return fmt.Errorf("exec: %w", err)
+	}
+	defer root.Close()
+	if err := root.MkdirAll(rel, 0o755); err != nil {
+		return fmt.Errorf("exec: %w", rootPath(out, err))
+	}
+	return nil
+}
+
 // CheckExecPaths renders every exec configuration's files as its first
 // repetition would and refuses, before anything is written, a path
-// outside the output directory outDir.
+// outside the output directory outDir, written so or through a symbolic
+// link already there (the configuration's folder or the file itself).
 func CheckExecPaths(specs []Spec, outDir string) error {
 	r := &Runner{OutDir: outDir}
 	d := &execDriver{r: r}
+	var root *os.Root
+	if rt, err := os.OpenRoot(outDir); err == nil {
+		root = rt
+		defer root.Close()
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("-o %s: %w", outDir, err)
+	}
 	var errs []error
 	for i := range specs {
 		s := &specs[i]
@@ -176,12 +218,30 @@ func CheckExecPaths(specs []Spec, outDir string) error {
 			continue // a template error fails the configuration when it runs, as before
 		}
 		for j, f := range e.Files {
-			if _, err := filePath(f.Path, data.Dir, data.OutDir); err != nil {
+			path, err := filePath(f.Path, data.Dir, data.OutDir)
+			if err == nil && root != nil {
+				err = beneath(root, data.OutDir, path)
+			}
+			if err != nil {
 				errs = append(errs, fmt.Errorf("%s (%s): exec.files[%d].path: %w", s.Name, s.Source, j, err))
 			}
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// beneath refuses a path inside the output directory out (root) that
+// leads out of it through a symbolic link that exists now; one that does
+// not exist yet is fine (it will be made beneath out).
+func beneath(root *os.Root, out, path string) error {
+	rel, err := filepath.Rel(out, path)
+	if err != nil {
+		return err
+	}
+	if _, err := root.Stat(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return rootPath(out, err)
+	}
+	return nil
 }
 
 func execEnv(extra map[string]string) []string {

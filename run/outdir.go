@@ -33,7 +33,12 @@ func LockOutDir(dir string) (unlock func(), err error) {
 		return nil, fmt.Errorf("%w: %w", ErrOutDir, err)
 	}
 	path := filepath.Join(dir, lockName)
-	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE, 0o644)
+	// O_NOFOLLOW: a lock file that is a symbolic link (planted, or left by
+	// another tool) would have the pid written through it, outside dir.
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|unix.O_NOFOLLOW, 0o644)
+	if errors.Is(err, unix.ELOOP) {
+		return nil, fmt.Errorf("%w: %s is a symbolic link: provebench writes only files of its own inside -o", ErrOutDir, path)
+	}
 	if err != nil {
 		return nil, fmt.Errorf("%w: %s is not writable: %w", ErrOutDir, dir, err)
 	}
@@ -82,23 +87,63 @@ func CheckFinished(dir string) error {
 // ClearOutDir removes what previous commands wrote into dir: the files its
 // manifest lists and the files every run writes, each only where it lies
 // inside dir. Anything else in dir (a user's notes, another tool's files)
-// stays.
+// stays. Names are resolved beneath dir (os.Root: openat, component by
+// component): a listed name that leads out of dir through a symbolic link
+// is refused, naming it, before anything is removed; a name that
+// lies outside dir as written (../x, /x) is no file of the run and is
+// left alone. A listed name that is itself a symbolic link is removed as
+// the link.
 func ClearOutDir(dir string) error {
-	listed, err := results.Folder{Dir: dir}.Manifest()
+	root, err := os.OpenRoot(dir)
 	if err != nil {
 		return fmt.Errorf("%w: clear %s: %w", ErrOutDir, dir, err)
 	}
-	var errs []error
-	for _, name := range append(ownFixed(), listed...) {
-		if err := os.Remove(filepath.Join(dir, name)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, err)
-		}
+	defer root.Close()
+	names := ownFixed()
+	data, err := root.ReadFile(results.ManifestName)
+	if err == nil {
+		names = append(names, strings.Split(string(data), "\n")...)
+	} else if !errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%w: clear %s: %w", ErrOutDir, dir, rootPath(dir, err))
 	}
-	if err := os.Remove(filepath.Join(dir, results.ManifestName)); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		errs = append(errs, err)
+	var remove []string
+	var errs []error
+	for _, name := range names {
+		name = strings.TrimSpace(name)
+		if name == "" || filepath.IsAbs(name) || !filepath.IsLocal(name) {
+			continue
+		}
+		// Lstat resolves every folder of the name beneath dir, and not
+		// the name itself: a link is what would be removed.
+		if _, err := root.Lstat(name); errors.Is(err, fs.ErrNotExist) {
+			continue
+		} else if err != nil {
+			errs = append(errs, rootPath(dir, err))
+			continue
+		}
+		remove = append(remove, name)
+	}
+	if err := errors.Join(errs...); err != nil {
+		return fmt.Errorf("%w: clear %s: nothing removed: %w", ErrOutDir, dir, err)
+	}
+	for _, name := range append(remove, results.ManifestName) {
+		if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
+			errs = append(errs, rootPath(dir, err))
+		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("%w: clear %s: %w", ErrOutDir, dir, err)
 	}
 	return nil
+}
+
+// rootPath restates an error of an os.Root of dir with the path as the
+// user gave it: "out/link/victim: path escapes from parent" rather than
+// the root's "lstatat link/victim: ...".
+func rootPath(dir string, err error) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", filepath.Join(dir, pe.Path), pe.Err)
+	}
+	return err
 }

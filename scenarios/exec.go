@@ -3,6 +3,7 @@ package scenarios
 import (
 	"fmt"
 	"maps"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -406,4 +407,97 @@ func execDefs() map[string]any {
 			"ready_delay":   dur("Wait this long (before polling ready_url, if set)."),
 		}, []string{"command"}),
 	}
+}
+
+// execDriverFields are the settings the exec driver itself reads; the
+// simulate block is simulate's, whatever runs the configuration.
+var execDriverFields = map[string]bool{"repeats": true, "warmups": true, "sample_interval": true, "timeout": true, "memory_limit": true}
+
+// idleFields finds the values written for fields that do nothing on the
+// configurations they reach: an exec configuration runs its command, not
+// the built-in pipeline, so measure, key, verify and devices do nothing
+// there, and workload, pipeline and backend only what its templates read
+// of them. A value shared with a built-in configuration (a file's
+// defaults, say) does something there and stands.
+type idleFields struct {
+	used  map[*leaf]bool
+	idle  map[*leaf]*point // the first exec configuration it reached
+	order []*leaf
+}
+
+// note records what the fields of a point's values do for it.
+func (f *idleFields) note(pt *point, s *spec.Spec) {
+	if f.used == nil {
+		f.used, f.idle = map[*leaf]bool{}, map[*leaf]*point{}
+	}
+	var read [][]string
+	if s.Exec != nil {
+		read = s.Exec.DataFields()
+	}
+	for _, fd := range fields {
+		l := pt.values[fd.path]
+		if l == nil || l.node == nil || l.val == nil || execDriverFields[fd.path] || strings.HasPrefix(fd.path, "simulate.") {
+			continue
+		}
+		if s.Exec == nil || readsField(read, fd.path) {
+			f.used[l] = true
+			continue
+		}
+		if _, seen := f.idle[l]; !seen {
+			f.idle[l] = pt
+			f.order = append(f.order, l)
+		}
+	}
+}
+
+// report refuses each value that reached exec configurations only, at
+// the line where it is written.
+func (f *idleFields) report(p *parser) {
+	for _, l := range f.order {
+		if f.used[l] {
+			continue
+		}
+		pt, path := f.idle[l], l.field.path
+		msg := "does nothing on an exec configuration, which runs its command, not the built-in pipeline: remove it"
+		if names, ok := execDataPath(path); ok {
+			msg = fmt.Sprintf("does nothing on an exec configuration: no template of its exec block reads {{.%s}}; remove it, or pass it to the command", strings.Join(names, "."))
+		}
+		p.pointError(pt, path, msg)
+	}
+}
+
+// execDataPath is the field of spec.ExecData that holds the setting at a
+// field path (workload.bit_fraction: Workload.BitFraction), matched by
+// name with case and underscores ignored; ok is false for a setting exec
+// templates cannot read.
+func execDataPath(path string) (names []string, ok bool) {
+	t := reflect.TypeFor[spec.ExecData]()
+	for seg := range strings.SplitSeq(path, ".") {
+		if t.Kind() != reflect.Struct {
+			return nil, false
+		}
+		f, found := t.FieldByNameFunc(func(name string) bool { return strings.EqualFold(name, strings.ReplaceAll(seg, "_", "")) })
+		if !found {
+			return nil, false
+		}
+		names, t = append(names, f.Name), f.Type
+	}
+	return names, true
+}
+
+// readsField reports whether templates that read the chains read (as
+// spec.ExecSpec.DataFields lists them) read the setting at a field path:
+// one chain reaches it, or a struct that holds it.
+func readsField(read [][]string, path string) bool {
+	names, ok := execDataPath(path)
+	if !ok {
+		return false
+	}
+	for _, chain := range read {
+		n := min(len(chain), len(names))
+		if slices.Equal(chain[:n], names[:n]) {
+			return true
+		}
+	}
+	return false
 }

@@ -75,3 +75,38 @@ func TestExecErrors(t *testing.T) {
 		}
 	}
 }
+
+// Issue 32 item 14: a field that does nothing on the exec configurations
+// it reaches is refused where it is written: the built-in pipeline's
+// settings (measure, key, verify, devices) always, workload, pipeline and
+// backend unless a template reads them. A value shared with a built-in
+// configuration does something there and stands.
+func TestExecIdleFields(t *testing.T) {
+	refused := []struct{ doc, want string }{
+		{"scenarios:\n  - name: a\n    measure: cold\n    exec: {command: [x]}\n",
+			"test.yaml:4:14: scenarios[0].measure: does nothing on an exec configuration, which runs its command, not the built-in pipeline"},
+		{"scenarios:\n  - name: a\n    workload: {synthesis: cached}\n    exec: {command: [x, '{{.Workload.Constraints}}']}\n",
+			"test.yaml:4:27: scenarios[0].workload.synthesis: does nothing on an exec configuration: no template of its exec block reads {{.Workload.Synthesis}}"},
+		{"scenarios:\n  - name: a\n    pipeline: {gpu_workers: 2}\n    exec: {command: [x]}\n", "{{.Pipeline.GPUWorkers}}"},
+		{"defaults:\n  key: random\nscenarios:\n  - name: a\n    exec: {command: [x]}\n", "test.yaml:3:8: defaults.key: does nothing on an exec configuration"},
+		{"matrix:\n  - name: m\n    base: {exec: {command: [x]}}\n    axes: {measure: [warm, cold]}\n", "test.yaml:5:28: matrix[0].axes[measure][1]: does nothing on an exec configuration"},
+	}
+	for _, tt := range refused {
+		es := loadErrors(t, header+tt.doc)
+		if !strings.Contains(es.Error(), tt.want) {
+			t.Errorf("%s\ngot  %v\nwant %s", tt.doc, es, tt.want)
+		}
+	}
+	for _, doc := range []string{
+		// Read by a template: the field itself, or the struct that holds it.
+		"scenarios:\n  - name: a\n    workload: {synthesis: cached, seed: 3}\n    exec: {command: [x, '{{.Workload.Synthesis}}', '{{$.Workload.Seed}}']}\n",
+		"scenarios:\n  - name: a\n    pipeline: {gpu_workers: 2, pacer: {kp: 0.5}}\n    exec: {command: [x], env: {P: '{{with .Pipeline}}{{.GPUWorkers}}{{end}}'}}\n",
+		"scenarios:\n  - name: a\n    backend: cpu\n    exec: {command: [x], files: [{path: f, content: '{{.}}'}]}\n",
+		// Shared with a built-in configuration, which uses it.
+		"defaults:\n  measure: cold\n  key: random\n  workload: {synthesis: cached}\nscenarios:\n  - name: built-in\n  - name: a\n    exec: {command: [x]}\n",
+		// What the exec driver reads.
+		"scenarios:\n  - name: a\n    repeats: 2\n    warmups: 0\n    timeout: 1m\n    sample_interval: 5ms\n    memory_limit: 1GiB\n    exec: {command: [x]}\n",
+	} {
+		load(t, header+doc)
+	}
+}

@@ -111,6 +111,7 @@ func (l *loader) add(file string, data []byte) {
 	names := make(map[string]string) // scenario name -> where in this file
 	for _, pt := range expand(doc) {
 		s := p.spec(pt)
+		p.idle.note(pt, &s)
 		if pt.name == "" || strings.HasPrefix(pt.name, "/") {
 			continue // unnamed: already reported
 		}
@@ -122,6 +123,7 @@ func (l *loader) add(file string, data []byte) {
 		s.File = fileScope(file)
 		l.specs = append(l.specs, s)
 	}
+	p.idle.report(p)
 }
 
 func (l *loader) result() ([]spec.Spec, error) {

@@ -94,6 +94,9 @@ type parser struct {
 	// shared collects the points that break a rule through one shared
 	// value, so the value is reported once with all their names.
 	shared map[Error]*sharedError
+	// idle collects the values written for fields that do nothing on the
+	// configurations they reach (exec configurations).
+	idle idleFields
 }
 
 // configCount is the running total of a load's configurations.

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"text/template"
+	"text/template/parse"
 
 	"github.com/provebench/provebench/pipeline"
 )
@@ -126,5 +127,76 @@ func (e *ExecSpec) each(fn func(where string, s *string)) {
 	}
 	if e.Prometheus != nil {
 		fn("exec.prometheus.url", &e.Prometheus.URL)
+	}
+}
+
+// DataFields lists the fields of ExecData that e's templates read, each
+// as the names that reach it: {{.Workload.Constraints}} reads [Workload
+// Constraints]. A name that stops at a struct ({{.Workload}}, {{with
+// .Pipeline}}) reads all of it, and the dot itself ({{.}}, or $) reads
+// everything: an empty list. Templates that do not parse read nothing
+// (CheckExecTemplates reports them).
+func (e *ExecSpec) DataFields() [][]string {
+	var out [][]string
+	add := func(names []string) { out = append(out, names) }
+	c := *e // each writes env values back: leave e's map alone
+	c.Env = make(map[string]string, len(e.Env))
+	for k, v := range e.Env {
+		c.Env[k] = v
+	}
+	c.each(func(where string, s *string) {
+		if t, err := template.New(where).Parse(*s); err == nil {
+			fieldsRead(t.Root, add)
+		}
+	})
+	return out
+}
+
+// fieldsRead calls add with each chain of field names that n and the
+// nodes under it read from the template's data.
+func fieldsRead(n parse.Node, add func([]string)) {
+	switch n := n.(type) {
+	case *parse.ListNode:
+		if n != nil {
+			for _, c := range n.Nodes {
+				fieldsRead(c, add)
+			}
+		}
+	case *parse.ActionNode:
+		fieldsRead(n.Pipe, add)
+	case *parse.PipeNode:
+		if n != nil {
+			for _, c := range n.Cmds {
+				fieldsRead(c, add)
+			}
+		}
+	case *parse.CommandNode:
+		for _, a := range n.Args {
+			fieldsRead(a, add)
+		}
+	case *parse.FieldNode:
+		add(n.Ident)
+	case *parse.VariableNode:
+		if n.Ident[0] == "$" { // $ is the data; other variables hold what was read into them
+			add(n.Ident[1:])
+		}
+	case *parse.ChainNode:
+		fieldsRead(n.Node, add)
+	case *parse.DotNode:
+		add(nil)
+	case *parse.IfNode:
+		fieldsRead(n.Pipe, add)
+		fieldsRead(n.List, add)
+		fieldsRead(n.ElseList, add)
+	case *parse.RangeNode:
+		fieldsRead(n.Pipe, add)
+		fieldsRead(n.List, add)
+		fieldsRead(n.ElseList, add)
+	case *parse.WithNode:
+		fieldsRead(n.Pipe, add)
+		fieldsRead(n.List, add)
+		fieldsRead(n.ElseList, add)
+	case *parse.TemplateNode:
+		fieldsRead(n.Pipe, add)
 	}
 }

@@ -73,7 +73,7 @@ func runCalibration(ctx context.Context, w io.Writer, cacheDir string, explain b
 			}
 			fmt.Fprintf(w, "  %s  %s\n", filepath.Base(f), size)
 		}
-		model, from, err := predict.CalibrateCached(cache, env, b)
+		model, from, err := predict.CalibrateCached(ctx, cache, env, b)
 		if why, ok := noPrediction(err); ok {
 			fmt.Fprintf(w, "pre-flight: %s (%s)\n", run.BoundBasis, why)
 			continue

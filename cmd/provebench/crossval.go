@@ -48,7 +48,7 @@ func runCrossValidate(ctx context.Context, w, errw io.Writer, files []string, f 
 	if t.Max, err = parsePercent(f.targetMax); err != nil {
 		return usagef("--target-max: %v", err)
 	}
-	ms, err := predict.Load(append(slices.Clone(f.calibration), files...), predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits})
+	ms, err := predict.Load(ctx, append(slices.Clone(f.calibration), files...), predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits})
 	if err != nil {
 		return usageError{err}
 	}
@@ -124,13 +124,14 @@ func writeCrossValFiles(ctx context.Context, dir string, cv *predict.CrossValida
 }
 
 // parsePercent reads a target such as 10% (or 10, also percent); "" is
-// none.
+// none. NaN and infinities, which ParseFloat reads, are refused: a NaN
+// target compares false with every error, so it could never be missed.
 func parsePercent(s string) (float64, error) {
 	if s == "" {
 		return 0, nil
 	}
 	v, err := strconv.ParseFloat(strings.TrimSuffix(strings.TrimSpace(s), "%"), 64)
-	if err != nil || v <= 0 || v > 1000 {
+	if err != nil || !(v > 0 && v <= 1000) {
 		return 0, fmt.Errorf("%q is not a percentage such as 10%%", s)
 	}
 	return v / 100, nil

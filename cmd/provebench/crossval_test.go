@@ -53,6 +53,11 @@ func TestSimulateCrossValidate(t *testing.T) {
 	for _, args := range [][]string{
 		{"--family-by", "strategy"},
 		{"--target-p90", "ten"},
+		{"--target-p90", "NaN%"}, // issue 32 item 7: a NaN target is never missed
+		{"--target-max", "nan"},
+		{"--target-p90", "+Inf%"},
+		{"--target-max", "0%"},
+		{cpuCalibrate}, // issue 32 item 14: a document given twice would count twice
 		{"--explain"},
 		{"--search"},
 	} {
@@ -83,8 +88,9 @@ func TestSimulateCrossValidatePinsCalibration(t *testing.T) {
 	if strings.Contains(stdout, "| calibrate/") {
 		t.Errorf("a pinned configuration was predicted:\n%s", stdout)
 	}
-	// Every configuration pinned leaves nothing to predict.
-	if code, _, stderr := capture(t, "simulate", "--cross-validate", cpuPredict, "--calibration", cpuCalibrate+","+cpuPredict); code != exitUsage || !strings.Contains(stderr, "needs a family to leave out") {
+	// A document both pinned and predicted is one given twice (issue 32
+	// item 14): refused before it could leave nothing to predict.
+	if code, _, stderr := capture(t, "simulate", "--cross-validate", cpuPredict, "--calibration", cpuCalibrate+","+cpuPredict); code != exitUsage || !strings.Contains(stderr, "given twice") {
 		t.Errorf("everything pinned: exit %d, %s", code, stderr)
 	}
 }

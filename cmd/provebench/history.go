@@ -100,14 +100,14 @@ Exit status: 0 added (or already there), 2 bad input (a document refused, a
 
 // readDocuments finds the results document of each argument (a file, or
 // an output folder holding one) and reads it with read.
-func readDocuments[T any](args []string, read func(path string) (T, error)) ([]T, error) {
+func readDocuments[T any](ctx context.Context, args []string, read func(ctx context.Context, path string) (T, error)) ([]T, error) {
 	var out []T
 	for _, a := range args {
 		p, err := results.InDir(a)
 		if err != nil {
 			return nil, usageError{err}
 		}
-		d, err := read(p)
+		d, err := read(ctx, p)
 		if err != nil {
 			return nil, usageError{err}
 		}
@@ -117,7 +117,13 @@ func readDocuments[T any](args []string, read func(path string) (T, error)) ([]T
 }
 
 func runHistoryAdd(ctx context.Context, w io.Writer, db string, args []string) (err error) {
-	docs, err := readDocuments(args, ingest.Read)
+	docs, err := readDocuments(ctx, args, func(ctx context.Context, p string) (ingest.Document, error) {
+		doc, err := results.ReadContext(ctx, p)
+		if err != nil {
+			return ingest.Document{}, err
+		}
+		return ingest.FromRun(doc, p)
+	})
 	if err != nil {
 		return err
 	}
@@ -212,8 +218,8 @@ written.`,
 			}
 			var keys []store.Run
 			if len(args) > 0 {
-				docs, err := readDocuments(args, func(p string) ([]store.Run, error) {
-					doc, err := results.Read(p)
+				docs, err := readDocuments(cmd.Context(), args, func(ctx context.Context, p string) ([]store.Run, error) {
+					doc, err := results.ReadContext(ctx, p)
 					if err != nil {
 						return nil, err
 					}

@@ -111,7 +111,7 @@ func TestCalibrationHelpLine(t *testing.T) {
 	}
 }
 
-// Issue 20, item 7: report refuses a document past its cap before reading
+// Issue 20, item 7: report refuses a document past its cap before keeping
 // it, and an interrupted report exits 130 having written nothing.
 func TestReportBounds(t *testing.T) {
 	dir := t.TempDir()
@@ -120,12 +120,15 @@ func TestReportBounds(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := f.Truncate(maxReportBytes + 1); err != nil { // sparse: no disk used
+	if _, err := f.WriteString("{"); err != nil {
+		t.Fatal(err)
+	}
+	if err := f.Truncate(results.MaxDocumentBytes + 1); err != nil { // sparse: no disk used
 		t.Fatal(err)
 	}
 	f.Close()
 	code, _, stderr := capture(t, "report", huge, "-o", filepath.Join(dir, "never"))
-	if code != exitUsage || !strings.Contains(stderr, "huge.json: 512 MiB, more than the 512 MiB a report reads") {
+	if code != exitUsage || !strings.Contains(stderr, "huge.json: more than 128 MiB of JSON (decompressed)") {
 		t.Errorf("a document past the cap: exit %d, stderr %q", code, stderr)
 	}
 

@@ -102,6 +102,11 @@ func execute(ctx context.Context, args []string) int {
 			fmt.Fprintln(os.Stderr, "provebench:", ee.Error())
 		}
 		return ee.code
+	case ctx.Err() != nil && errors.Is(err, ctx.Err()):
+		// Stopped by the interrupt, however the command classed the
+		// error it got (a reader's is bad input otherwise).
+		fmt.Fprintln(os.Stderr, "provebench: interrupted")
+		return exitInterrupted
 	case errors.As(err, &scenarioErrs):
 		// Scenario problems are file:line:col: field.path: message from
 		// the first column, for editors' and CI's problem matchers.

@@ -17,11 +17,11 @@ import (
 // the exec driver as `exec-shim`, exec scenarios as `engine`, and `ab` as
 // `validate` and `run`.
 func TestMain(m *testing.M) {
-	if len(os.Args) > 1 && (os.Args[1] == "child" || os.Args[1] == "exec-shim" || os.Args[1] == "engine" || os.Args[1] == "export" || os.Args[1] == "run" || os.Args[1] == "validate") {
-		os.Exit(execute(context.Background(), os.Args[1:]))
-	}
 	if os.Getenv(signalsEnv) != "" {
 		os.Exit(executeWithSignals(os.Args[1:]))
+	}
+	if len(os.Args) > 1 && (os.Args[1] == "child" || os.Args[1] == "exec-shim" || os.Args[1] == "engine" || os.Args[1] == "export" || os.Args[1] == "run" || os.Args[1] == "validate") {
+		os.Exit(execute(context.Background(), os.Args[1:]))
 	}
 	os.Exit(m.Run())
 }

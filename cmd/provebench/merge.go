@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"os"
@@ -43,7 +44,7 @@ Exit status: 0 merged, 1 merged but a repetition did not finish in a shard
   provebench merge results/*/results.json -o out/all --allow-missing`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			return runMerge(cmd.OutOrStdout(), args, f)
+			return runMerge(cmd.Context(), cmd.OutOrStdout(), args, f)
 		},
 	}
 	c.Flags().StringVarP(&f.out, "out", "o", "", "output directory (required)")
@@ -53,7 +54,7 @@ Exit status: 0 merged, 1 merged but a repetition did not finish in a shard
 	return c
 }
 
-func runMerge(w io.Writer, args []string, f mergeFlags) error {
+func runMerge(ctx context.Context, w io.Writer, args []string, f mergeFlags) error {
 	if f.out == "" {
 		return usagef("--out: an output directory is required")
 	}
@@ -61,7 +62,7 @@ func runMerge(w io.Writer, args []string, f mergeFlags) error {
 	if err != nil {
 		return err
 	}
-	inputs, err := readShards(args)
+	inputs, err := readShards(ctx, args)
 	if err != nil {
 		return usageError{err}
 	}
@@ -84,15 +85,16 @@ func runMerge(w io.Writer, args []string, f mergeFlags) error {
 }
 
 // readShards reads each argument as a results document, or as a directory
-// holding results.json.gz or results.json (a downloaded artifact, a shard's -o).
-func readShards(args []string) ([]shard.Input, error) {
+// holding results.json.gz or results.json (a downloaded artifact, a shard's -o),
+// stopping when ctx is done.
+func readShards(ctx context.Context, args []string) ([]shard.Input, error) {
 	var in []shard.Input
 	for _, a := range args {
 		p, err := results.InDir(a)
 		if err != nil {
 			return nil, err
 		}
-		doc, err := results.Read(p)
+		doc, err := results.ReadContext(ctx, p)
 		if err != nil {
 			return nil, err
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -74,4 +75,56 @@ matrix:
 	if _, err := os.Stat(filepath.Join(dir, "a", "escaped.txt")); !os.IsNotExist(err) {
 		t.Error("a file was written outside -o")
 	}
+}
+
+// Issue 32 items 1 and 13: a path under -o that leads out of it through a
+// symbolic link is refused (exit 2, naming it) by run --overwrite and by
+// an exec configuration's files, and the file outside is untouched.
+func TestRunRefusesLinksOutOfTheOutput(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
+	away := filepath.Join(dir, "elsewhere")
+	if err := os.Mkdir(away, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	victim := writeFile(t, away, "victim", "precious")
+	check := func(what string, args []string, path string) {
+		t.Helper()
+		code, _, stderr := capture(t, args...)
+		if code != exitUsage || !strings.Contains(stderr, path) {
+			t.Errorf("%s: exit %d, stderr %q; want %d naming %s", what, code, stderr, exitUsage, path)
+		}
+		if data, err := os.ReadFile(victim); err != nil || string(data) != "precious" {
+			t.Errorf("%s: the file outside -o holds %q (%v)", what, data, err)
+		}
+	}
+
+	scen := writeFile(t, dir, "s.yaml", tinyScenario)
+	out := filepath.Join(dir, "out")
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(away, filepath.Join(out, "link")); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, out, ".provebench-files", "results.csv\nlink/victim\n")
+	check("run --overwrite", []string{"run", scen, "--repeat", "1", "--no-report", "--overwrite", "-o", out}, filepath.Join(out, "link", "victim"))
+
+	exec := writeFile(t, dir, "e.yaml", `version: 1
+defaults: {repeats: 1, warmups: 0}
+scenarios:
+  - name: e
+    exec:
+      command: ["true"]
+      files: [{path: conf, content: overwritten}]
+`)
+	eout := filepath.Join(dir, "eout")
+	conf := filepath.Join(eout, "exec", "e", "conf")
+	if err := os.MkdirAll(filepath.Dir(conf), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(victim, conf); err != nil {
+		t.Fatal(err)
+	}
+	check("exec.files", []string{"run", exec, "-o", eout}, conf)
 }

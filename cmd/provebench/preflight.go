@@ -28,12 +28,12 @@ func preflight(ctx context.Context, w io.Writer, specs []run.Spec, env results.E
 	case len(f.calibration) > 0:
 		var notes []string
 		var err error
-		if peaks, notes, err = predict.CalibratedPeaks(f.calibration, predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits}); err != nil {
+		if peaks, notes, err = predict.CalibratedPeaks(ctx, f.calibration, predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits}); err != nil {
 			return usageError{err}
 		}
 		printNotes(os.Stderr, notes)
 	case !f.noCalibrationCache:
-		peaks = predict.CachedPeaks(calibcache.Cache{Dir: calibcache.Dir(f.cacheDir)}, env)
+		peaks = predict.CachedPeaks(ctx, calibcache.Cache{Dir: calibcache.Dir(f.cacheDir)}, env)
 	}
 	checks, err := run.Preflight(specs, hostMemory, f.cacheDir, runPredictor(peaks))
 	if err != nil {

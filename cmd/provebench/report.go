@@ -14,7 +14,6 @@ import (
 
 	"github.com/provebench/provebench/compare"
 	"github.com/provebench/provebench/internal/atomicfile"
-	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/reports"
 	"github.com/provebench/provebench/reports/export"
@@ -41,7 +40,8 @@ the buffer counters on one time axis), a comparison of strategies, report.md
 with the tables and report.html showing the plots beside it
 (--self-contained: one file with every plot inline as SVG, to attach or mail). A timeline
 draws at most some thousands of points per line (the peaks kept), whatever
-the run's length; a document above 512 MiB is refused (sample less often, or
+the run's length; a document of more than 128 MiB of JSON (decompressed) or
+16.8 million values is refused, as by every reader (sample less often, or
 report a part of the sweep). An interrupt (Ctrl-C, SIGTERM) stops it with
 exit status 130 before it writes anything.
 
@@ -143,44 +143,25 @@ func renderExports(targets []exportTarget, doc *results.Run) ([][]byte, error) {
 	return out, nil
 }
 
-// maxReportBytes is the largest results document report reads. Reading
-// holds the file and its decoded figures at once, about twice its size;
-// past this a run sampled too often, or too many configurations, is
-// better reported in parts (or sampled less often) than with gigabytes.
-const maxReportBytes = 512 << 20
-
-// readForReport reads the document to report on, given as itself or its
-// output folder: refused (bad input) above maxReportBytes or when it does
-// not hold together; abandoned when ctx is done, since decoding a large
-// document takes seconds that an interrupt should not wait for (nothing is
-// written yet).
+// readForReport reads the document to report on: refused (bad input) past
+// the limits of every reader (results.MaxDocumentBytes of JSON,
+// decompressed, and results.MaxDocumentValues) or when it does not hold
+// together; stopped, with ctx's error, when ctx is done, since reading a
+// large document takes seconds that an interrupt should not wait for
+// (nothing is written yet). arg is the document or its output folder.
 func readForReport(ctx context.Context, arg string) (*results.Run, error) {
 	path, err := results.InDir(arg)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if st, err := os.Stat(path); err == nil && st.Mode().IsRegular() && st.Size() > maxReportBytes {
-		return nil, usagef("%s: %s, more than the %s a report reads: sample less often (--sample-interval) or report part of the sweep (run --filter, --shard)",
-			path, units.FormatBytes(st.Size()), units.FormatBytes(maxReportBytes))
-	}
-	type read struct {
-		doc *results.Run
-		err error
-	}
-	done := make(chan read, 1)
-	go func() {
-		doc, err := results.Read(path)
-		done <- read{doc, err}
-	}()
-	select {
-	case r := <-done:
-		if r.err != nil {
-			return nil, usageError{r.err}
+	doc, err := results.ReadContext(ctx, path)
+	if err != nil {
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
 		}
-		return r.doc, nil
-	case <-ctx.Done():
-		return nil, ctx.Err()
+		return nil, usageError{err}
 	}
+	return doc, nil
 }
 
 func newCompareCmd() *cobra.Command {
@@ -250,7 +231,7 @@ baseline's configurations). The first line of the report says the same.`,
 			if firstPairs < 0 || (firstPairs > 0 && !paired) {
 				return usagef("--first-pairs %d: a count of pairs, with --paired", firstPairs)
 			}
-			rep, err := compare.CompareFiles(basePath, newPath, compare.Options{
+			rep, err := compare.CompareFiles(cmd.Context(), basePath, newPath, compare.Options{
 				Thresholds: th, Alpha: alpha, GateTimed: gateTimed, AllowDifferentHardware: allowHW, Paired: paired,
 				FirstPairs: firstPairs,
 			})

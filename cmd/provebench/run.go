@@ -94,7 +94,10 @@ bound its strategy implies (runtime + key + the datasets it lets live at once).
 DIR is refused (exit 2) when it holds a previous run's results, unless
 --overwrite: it then first removes the files that run wrote (listed in
 DIR/.provebench-files, and results.* and report.*), nothing else. Exec
-configurations whose rendered file paths leave DIR are refused too.
+configurations whose rendered file paths leave DIR are refused too. Paths are
+resolved inside DIR, not read as text: one that leads out of DIR through a
+symbolic link (a listed file under a linked folder, an exec file that is a
+link) is refused (exit 2, naming it) before anything is removed or written.
 
 Exit status: 0 when every repetition finished, 1 when one did not (failed,
 crashed, stopped at its memory limit or its timeout; the summary counts

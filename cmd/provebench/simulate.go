@@ -64,8 +64,10 @@ configuration's prediction) and DIR/search-front.md (the front), and
 provebench run runs as is.
 
 Calibration documents must describe one prover: documents built from
-different commits are refused (exit 2, naming each one's commit) unless
---allow-mixed-commits, simulated documents are refused, exec configurations
+different commits, or where no commit is recorded by different binaries
+(their hash, else their version), are refused (exit 2, naming each one's)
+unless --allow-mixed-commits; a document given twice (the same file, or a
+copy of the same run) is refused; simulated documents are refused, exec configurations
 are left out with a note on stderr, and warm and cold clocks do not mix. A
 calibration at one size says on stderr that every exponent is assumed 1.
 
@@ -166,7 +168,7 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 	var model *predict.Model
 	env := results.Environment{Hostname: "simulated", OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()}
 	if len(f.calibration) > 0 {
-		if model, err = predict.Calibrate(f.calibration, predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits}); err != nil {
+		if model, err = predict.Calibrate(ctx, f.calibration, predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits}); err != nil {
 			return usageError{err}
 		}
 		printNotes(errw, model.Notes)
@@ -185,7 +187,7 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 		if model == nil {
 			return usagef("--check needs --calibration")
 		}
-		checks, notes, err := model.CheckDocument(file, int64(env.MemoryBytes))
+		checks, notes, err := model.CheckDocument(ctx, file, int64(env.MemoryBytes))
 		if err != nil {
 			return usageError{err}
 		}
