@@ -283,6 +283,7 @@ func (r *Runner) saver(path string, doc *results.Run) func() error {
 func (r *Runner) finalSave(path string, doc *results.Run) error {
 	err := results.Write(path, doc)
 	if err == nil {
+		r.warnIfUnreadable(path)
 		return nil
 	}
 	f, ferr := os.CreateTemp("", "provebench-results-*."+string(results.FormatOf(path)))
@@ -294,6 +295,17 @@ func (r *Runner) finalSave(path string, doc *results.Run) error {
 		return fmt.Errorf("write results: %w (and no copy could be kept: %w)", err, werr)
 	}
 	return fmt.Errorf("write results: %w; the results are in %s", err, f.Name())
+}
+
+// warnIfUnreadable says when a finished document is past the limits every
+// reader holds documents to (results.MaxDocumentBytes,
+// MaxDocumentValues): report, compare and the rest would refuse it. The
+// sweep's figures are kept as written; it tells the user to sample less
+// often or split the sweep.
+func (r *Runner) warnIfUnreadable(path string) {
+	if _, err := results.Read(path); errors.Is(err, results.ErrTooLarge) {
+		r.warnf("%v: the readers (report, compare, merge, history, simulate) refuse it; sample less often (--sample-interval) or split the sweep (--filter, --shard)", err)
+	}
 }
 
 func (r *Runner) interrupted(ctx context.Context, doc *results.Run) (*results.Run, error) {
