@@ -92,7 +92,16 @@ func mmOf(pid int) ([3]uint64, bool) {
 
 // ownMemory reports whether a child of the root has an address space of
 // its own (has exec'd).
+//
+// The root's address space is read again each time: a root sampled right
+// after it was started may itself not have exec'd yet (it then shares its
+// own parent's), and a child vforked after the root's exec shares the
+// root's new one (the supervisor's tens of MiB, counted as a command's
+// when compared with the old).
 func (t *Tree) ownMemory(pid int) bool {
+	if now, ok := mmOf(t.root); ok {
+		t.rootMM = now
+	}
 	if t.rootMM == [3]uint64{} {
 		return true // nothing to tell by
 	}
