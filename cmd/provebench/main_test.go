@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -21,14 +22,18 @@ func TestMain(m *testing.M) {
 		os.Exit(execute(context.Background(), os.Args[1:]))
 	}
 	if os.Getenv(signalsEnv) != "" {
-		os.Exit(executeWithSignals(os.Args[1:]))
+		os.Exit(executeWithSignals(os.Args[1:], func() { fmt.Fprintln(os.Stderr, signalsCaughtLine) }))
 	}
 	os.Exit(m.Run())
 }
 
 // signalsEnv set makes the test binary provebench as main runs it, signal
-// handling included.
-const signalsEnv = "PROVEBENCH_TEST_MAIN"
+// handling included; it prints signalsCaughtLine on stderr once SIGINT no
+// longer kills it.
+const (
+	signalsEnv        = "PROVEBENCH_TEST_MAIN"
+	signalsCaughtLine = "test: signals caught"
+)
 
 func runCLI(t *testing.T, args ...string) int {
 	t.Helper()
