@@ -202,7 +202,11 @@ func value(t *testing.T, tr *Tracker, name string) int64 {
 // checkBalanced fails the test unless every live counter is back to zero.
 func checkBalanced(t *testing.T, tr *Tracker) {
 	t.Helper()
-	for name, v := range tr.Live() {
+	live := tr.Live()
+	if len(live) == 0 {
+		t.Fatal("the tracker has no live counters to check")
+	}
+	for name, v := range live {
 		if v != 0 {
 			t.Errorf("live counter %s = %d after the run, want 0", name, v)
 		}
