@@ -33,7 +33,7 @@ func TestPairedIntervalCoversTheShift(t *testing.T) {
 		if !ok || level < 0.95 {
 			t.Fatalf("10 pairs: ok %v level %.3f", ok, level)
 		}
-		if lo > 0.1 || hi < 0.1 {
+		if !(lo <= 0.1 && hi >= 0.1) { // a NaN bound misses too
 			missed++
 		}
 	}
@@ -66,7 +66,7 @@ func TestPairedVerdict(t *testing.T) {
 		if m.Verdict != tc.want {
 			t.Errorf("x%.2f: verdict %s [%+.3f, %+.3f], want %s", tc.slowdown, m.Verdict, m.Lo, m.Hi, tc.want)
 		}
-		if math.Abs(m.Change-(tc.slowdown-1)) > 0.02 || m.Detectable <= 0 || m.Detectable > 0.02 {
+		if !(math.Abs(m.Change-(tc.slowdown-1)) <= 0.02) || !(m.Detectable > 0 && m.Detectable <= 0.02) { // NaN fails too
 			t.Errorf("x%.2f: change %+.3f, detectable %.3f", tc.slowdown, m.Change, m.Detectable)
 		}
 	}
