@@ -134,6 +134,9 @@ func TestRunRecordsEveryRepetition(t *testing.T) {
 			if rep.Partitions != 6 || rep.Proofs != 2 || rep.ProofsVerified != 2 || rep.PartitionsPerSecond <= 0 {
 				t.Errorf("%s: %d partitions, %d proofs, %d verified, %.2f/s", sc.Name, rep.Partitions, rep.Proofs, rep.ProofsVerified, rep.PartitionsPerSecond)
 			}
+			if len(rep.FinalCounters) == 0 {
+				t.Errorf("%s rep %d: no final counters", sc.Name, rep.Index)
+			}
 			for name, v := range rep.FinalCounters {
 				if v != 0 {
 					t.Errorf("%s: counter %s ended at %d", sc.Name, name, v)
@@ -177,7 +180,7 @@ func TestRunRecordsEveryRepetition(t *testing.T) {
 					t.Errorf("%s rep %d: heap profile %s, want a name ending %s", sc.Name, rep.Index, rep.HeapProfile, want)
 				}
 			}
-			if rep.DeviceBusyFraction == nil || *rep.DeviceBusyFraction <= 0 || *rep.DeviceBusyFraction > 1.01 {
+			if rep.DeviceBusyFraction == nil || !(*rep.DeviceBusyFraction > 0 && *rep.DeviceBusyFraction <= 1.01) { // NaN fails too
 				t.Errorf("%s: device busy %v", sc.Name, rep.DeviceBusyFraction)
 			}
 			if s.GPUMemoryBytes != nil || rep.PeakGPUMemoryBytes != nil {
