@@ -131,7 +131,7 @@ func TestRunRecordsEveryRepetition(t *testing.T) {
 			if rep.Status != results.StatusOK {
 				t.Fatalf("%s rep %d: %s %s", sc.Name, rep.Index, rep.Status, rep.Error)
 			}
-			if rep.Partitions != 6 || rep.Proofs != 2 || rep.ProofsVerified != 2 || rep.PartitionsPerSecond <= 0 {
+			if rep.Partitions != 6 || rep.Proofs != 2 || rep.ProofsVerified != 2 || !(rep.PartitionsPerSecond > 0) {
 				t.Errorf("%s: %d partitions, %d proofs, %d verified, %.2f/s", sc.Name, rep.Partitions, rep.Proofs, rep.ProofsVerified, rep.PartitionsPerSecond)
 			}
 			if len(rep.FinalCounters) == 0 {
