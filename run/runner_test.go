@@ -313,7 +313,7 @@ func TestSteadyBusyFraction(t *testing.T) {
 		r.add(time.Now(), 1, nil, []int64{int64(i / 10), int64(800_000 * dev), int64(1_000_000 * dev)}, ts)
 	}
 	got, ok := r.steadyBusyFraction(names, 10)
-	if !ok || got < 0.79 || got > 0.81 {
+	if !ok || !(got >= 0.79 && got <= 0.81) { // NaN fails too
 		t.Fatalf("steady busy = %.3f, want 0.8", got)
 	}
 	if _, ok := r.steadyBusyFraction(names, 3); ok {
