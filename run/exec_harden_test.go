@@ -145,6 +145,9 @@ func TestExecSetupContained(t *testing.T) {
 	if reps[1].Status != results.StatusFailed || !strings.Contains(reps[1].Error, "timeout") {
 		t.Errorf("hung: status %s (%s), want failed at the timeout", reps[1].Status, reps[1].Error)
 	}
+	// The hung setup sleeps 60 s; stopped at its 300 ms timeout the two
+	// repetitions take about a second, and 20 s leaves a loaded 2-core
+	// runner (load 10) room while still telling the timeout from the end.
 	if d := time.Since(start); d > 20*time.Second {
 		t.Errorf("took %s: the hung setup was not stopped at its timeout", d)
 	}
