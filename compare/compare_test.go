@@ -117,11 +117,11 @@ func TestTenPercentThroughputDropIsFlagged(t *testing.T) {
 		t.Fatal("a 10% throughput drop over 10 repeats was not flagged")
 	}
 	pps := metric(t, rep, "hold", results.PartitionsPerSecond)
-	if pps.Verdict != compare.Regression || pps.P >= 0.05 || math.Abs(pps.Change+0.10) > 0.03 {
+	if pps.Verdict != compare.Regression || !(pps.P < 0.05) || !(math.Abs(pps.Change+0.10) <= 0.03) { // NaN fails too
 		t.Errorf("partitions/s: verdict %s, p %.4f, change %.3f; want regression, p < 0.05, about -10%%", pps.Verdict, pps.P, pps.Change)
 	}
 	spp := metric(t, rep, "hold", results.SecondsPerProof)
-	if spp.Verdict != compare.Regression || spp.Change < 0.05 {
+	if spp.Verdict != compare.Regression || !(spp.Change >= 0.05) {
 		t.Errorf("s/proof: verdict %s, change %.3f; want a regression", spp.Verdict, spp.Change)
 	}
 	// Memory did not move: noise alone.
@@ -475,7 +475,7 @@ func TestParseThresholds(t *testing.T) {
 		t.Helper()
 		got, set := th.For(metric)
 		ok := set && !math.IsInf(got, 1)
-		if ok != gated || (gated && math.Abs(got-want) > 1e-12) {
+		if ok != gated || (gated && !(math.Abs(got-want) <= 1e-12)) {
 			t.Errorf("%s: %v (gated %v), want %v (gated %v)", metric, got, ok, want, gated)
 		}
 	}
@@ -535,12 +535,17 @@ func TestReportOutputs(t *testing.T) {
 		}
 	}
 	// Every table row has the header's column count (the | in the name is escaped).
+	rows := 0
 	for _, line := range strings.Split(out, "\n") {
 		if strings.HasPrefix(line, "| hold") {
+			rows++
 			if n := strings.Count(line, "|") - strings.Count(line, `\|`); n != 10 {
 				t.Errorf("overview row has %d separators, want 10: %s", n, line)
 			}
 		}
+	}
+	if rows == 0 {
+		t.Error("markdown has no overview row of hold to count")
 	}
 
 	var txt bytes.Buffer

@@ -201,7 +201,7 @@ func TestCPUSecondsReadAlike(t *testing.T) {
 	narrow := 0.31
 	def := results.MetricOf(results.CPUSeconds)
 	old, cur := []*results.Repetition{run(nil)}, []*results.Repetition{run(&narrow)}
-	if v, _ := def.Alike(old, cur).Value(cur[0]); math.Abs(v-0.33) > 1e-12 {
+	if v, _ := def.Alike(old, cur).Value(cur[0]); !(math.Abs(v-0.33) <= 1e-12) {
 		t.Errorf("mixed sides: new side read as %v, want the whole process's 0.33", v)
 	}
 	if v, _ := def.Alike(cur, cur).Value(cur[0]); v != narrow {

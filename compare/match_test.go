@@ -36,6 +36,9 @@ func TestScopedNamesPair(t *testing.T) {
 	if m := rep.MissingScenarios(); len(m) != 0 {
 		t.Fatalf("missing %v", m)
 	}
+	if len(rep.Scenarios) != 3 {
+		t.Fatalf("%d scenarios in the report, want 3", len(rep.Scenarios))
+	}
 	for _, sc := range rep.Scenarios {
 		want := compare.Added
 		if sc.Name != "quickstart:release" {
@@ -68,6 +71,9 @@ func TestPairedSidesOfDifferentFilesPairByName(t *testing.T) {
 	rep, err := compare.Compare(base, cur, compare.Options{Paired: true})
 	if err != nil {
 		t.Fatalf("paired sides of different files: %v", err)
+	}
+	if len(rep.Scenarios) != len(cur.Scenarios) {
+		t.Fatalf("%d scenarios in the report, want %d", len(rep.Scenarios), len(cur.Scenarios))
 	}
 	for _, sc := range rep.Scenarios {
 		if sc.Verdict == compare.Added || sc.Verdict == compare.Missing {

@@ -14,7 +14,7 @@ func TestSignedRankCritical(t *testing.T) {
 	// value below 6 pairs; reject at T <= 0 for 6, T <= 8 for 10, T <= 25
 	// for 15 (so c, the count of excluded ranks, is one more).
 	for _, tc := range []struct{ n, c int }{{5, 0}, {6, 1}, {10, 9}, {15, 26}} {
-		if c, tail := signedRankCritical(tc.n, 0.025); c != tc.c || tail > 0.025 {
+		if c, tail := signedRankCritical(tc.n, 0.025); c != tc.c || !(tail <= 0.025) {
 			t.Errorf("n=%d: c=%d tail=%.4f, want c=%d", tc.n, c, tail, tc.c)
 		}
 	}
@@ -30,10 +30,10 @@ func TestPairedIntervalCoversTheShift(t *testing.T) {
 			d[i] = 0.1 + 0.05*rng.NormFloat64()
 		}
 		_, lo, hi, level, ok := pairedInterval(d, 0.95)
-		if !ok || level < 0.95 {
+		if !ok || !(level >= 0.95) {
 			t.Fatalf("10 pairs: ok %v level %.3f", ok, level)
 		}
-		if lo > 0.1 || hi < 0.1 {
+		if !(lo <= 0.1 && hi >= 0.1) { // a NaN bound misses too
 			missed++
 		}
 	}
@@ -66,7 +66,7 @@ func TestPairedVerdict(t *testing.T) {
 		if m.Verdict != tc.want {
 			t.Errorf("x%.2f: verdict %s [%+.3f, %+.3f], want %s", tc.slowdown, m.Verdict, m.Lo, m.Hi, tc.want)
 		}
-		if math.Abs(m.Change-(tc.slowdown-1)) > 0.02 || m.Detectable <= 0 || m.Detectable > 0.02 {
+		if !(math.Abs(m.Change-(tc.slowdown-1)) <= 0.02) || !(m.Detectable > 0 && m.Detectable <= 0.02) { // NaN fails too
 			t.Errorf("x%.2f: change %+.3f, detectable %.3f", tc.slowdown, m.Change, m.Detectable)
 		}
 	}

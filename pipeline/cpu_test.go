@@ -4,8 +4,8 @@ import (
 	"context"
 	"errors"
 	"runtime"
+	"sync"
 	"testing"
-	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
@@ -153,23 +153,30 @@ func TestCPUBackendEndToEnd(t *testing.T) {
 	t.Run("cancelled", func(t *testing.T) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
+		// Cancelled midway: when the first partition leaves the device,
+		// however long a loaded machine took to get there.
+		var once sync.Once
 		e, err := New(Options{
 			Backend:  b,
 			Workload: Workload{Constraints: constraints, Partitions: 3, Proofs: 50, Concurrency: 2, SynthesisRounds: 20},
 			Config:   Config{Strategy: Release, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 2, EarlyFree: true},
+			Observe: func(ev TimelineEvent, _, _ int) {
+				if ev == EventGPUEnd {
+					once.Do(cancel)
+				}
+			},
 		})
 		if err != nil {
 			t.Fatal(err)
 		}
-		time.AfterFunc(100*time.Millisecond, cancel)
 		rep, err := e.Run(ctx)
 		if !errors.Is(err, context.Canceled) {
 			t.Fatalf("Run: %v, want context.Canceled", err)
 		}
 		checkBalanced(t, e.Tracker())
 		checkCounts(t, rep, e.Tracker())
-		if rep.ProofsNotStarted == 0 {
-			t.Errorf("all 50 proofs started before the cancellation")
+		if rep.ProofsNotStarted == 0 || rep.ProofsCancelled == 0 {
+			t.Errorf("cancelled midway: %d proofs not started, %d cancelled; want some of each", rep.ProofsNotStarted, rep.ProofsCancelled)
 		}
 	})
 	if err := b.Close(); err != nil {

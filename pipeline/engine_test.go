@@ -4,7 +4,9 @@ import (
 	"context"
 	"errors"
 	"math"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
@@ -14,7 +16,11 @@ import (
 
 // The strategy tests run a GPU-bound pipeline (fast synthesis, slow fake
 // GPU) and compare counters and peaks, which do not depend on the machine's
-// speed: what piles up where is decided by the strategy.
+// speed: what piles up where is decided by the strategy. Those whose
+// figures follow from the stages' times (a pile-up, a wall, a mean queue
+// depth, which device took what) run on synctest's clock (runVirtual), so
+// that a loaded host cannot reorder the stages; the others run in real
+// time.
 
 // TestReleasePilesUpHoldDoesNot reproduces the seed's memory wall: with
 // the permit released after synthesis and a channel of one, finished
@@ -26,7 +32,7 @@ func TestReleasePilesUpHoldDoesNot(t *testing.T) {
 	run := func(s Strategy) (*Report, *Tracker, int64) {
 		synthIdx, waitIdx := index(t, CounterSynthesizing), index(t, CounterWaitingSend)
 		var maxHeld int64 // synthesizing + waiting_send, as sampled
-		rep, tr, err := runChecked(t, context.Background(), Options{
+		rep, tr, err := runVirtual(t, Options{
 			Backend:    &fakeBackend{startDur: 15 * time.Millisecond, waitDur: 2 * time.Millisecond},
 			Workload:   w,
 			Config:     Config{Strategy: s, PartitionWorkers: pw, ChannelCapacity: 1, GPUWorkers: 1},
@@ -67,16 +73,17 @@ func TestReleasePilesUpHoldDoesNot(t *testing.T) {
 }
 
 // TestHoldWithChannelPWKeepsThroughput: cuzk's fix for the memory wall.
-// Holding the permit with C=1 starves the GPU while permit holders wait to
-// send; a channel of pw restores release's throughput with hold's bound.
-// Synthesis and GPU are balanced here, so any strategy that serialises them
-// shows. The comparison has a wide margin: it catches a lost pipeline, not
-// a few percent.
+// Holding the permit with C=1 can starve the GPU while permit holders wait
+// to send; a channel of pw keeps release's throughput with hold's bound.
+// Synthesis and GPU are balanced here, so any strategy that serialises
+// them shows. The runs are on synctest's clock (runVirtual), so the walls
+// are the schedule's alone, the same on an idle laptop and on a loaded
+// 2-core runner under -race, and the margin can be narrow.
 func TestHoldWithChannelPWKeepsThroughput(t *testing.T) {
 	const pw = 4
 	w := tinyWorkload(4, 8, 2)
-	run := func(s Strategy, c int) *Report {
-		rep, tr, err := runChecked(t, context.Background(), Options{
+	run := func(s Strategy, c int) time.Duration {
+		rep, tr, err := runVirtual(t, Options{
 			Backend:    &fakeBackend{startDur: 4 * time.Millisecond, waitDur: 2 * time.Millisecond},
 			Workload:   w,
 			Config:     Config{Strategy: s, PartitionWorkers: pw, ChannelCapacity: c, GPUWorkers: 1},
@@ -92,13 +99,20 @@ func TestHoldWithChannelPWKeepsThroughput(t *testing.T) {
 		}
 		t.Logf("%s C=%d: wall %v, %.1f proofs/s, peak dataset bytes %d", s, c, rep.Wall,
 			float64(rep.ProofsDone)/rep.Wall.Seconds(), peak(t, tr, CounterDatasetBytes))
-		return rep
+		return rep.Wall
 	}
 	rel := run(Release, 1)
-	run(Hold, 1) // for the log: the throughput cuzk lost
-	holdPW := run(Hold, pw)
-	if limit := rel.Wall*3/2 + 50*time.Millisecond; holdPW.Wall > limit {
-		t.Errorf("hold with C=pw took %v, release %v: more than 1.5x slower", holdPW.Wall, rel.Wall)
+	// The GPU's floor: 32 partitions of 4 ms each on one GPU worker, plus
+	// the first synthesis. A release that does not reach it lost the
+	// pipeline itself, and the comparison below would prove nothing.
+	if floor := 32 * 4 * time.Millisecond; rel < floor || rel > floor*6/5 {
+		t.Fatalf("release took %v, want the GPU-bound %v (within 20%%)", rel, floor)
+	}
+	// For the log: with arrivals this regular hold keeps up even at C=1;
+	// cuzk's loss came from partitions finishing synthesis in bursts.
+	run(Hold, 1)
+	if holdPW := run(Hold, pw); holdPW > rel*11/10 {
+		t.Errorf("hold with C=pw took %v, release %v: more than 10%% slower", holdPW, rel)
 	}
 }
 
@@ -111,7 +125,7 @@ func TestBudgetNeverExceeded(t *testing.T) {
 	one := datasetBytes()
 	budget := 3*one + one/2
 	for _, early := range []bool{false, true} {
-		rep, tr, err := runChecked(t, context.Background(), Options{
+		rep, tr, err := runVirtual(t, Options{
 			Backend:  &fakeBackend{startDur: 3 * time.Millisecond, waitDur: 40 * time.Millisecond},
 			Workload: tinyWorkload(3, 6, 3),
 			Config: Config{Strategy: Budget, Budget: budget, ChannelCapacity: 2, GPUWorkers: 1,
@@ -154,7 +168,7 @@ func TestPacerHoldsTarget(t *testing.T) {
 	w := tinyWorkload(6, 16, 2)
 	cfg := Config{Strategy: Pacer, ChannelCapacity: 32, GPUWorkers: 1, SynthesisWorkers: 4,
 		Pacer: PacerConfig{TargetDepth: target, Interval: 2 * time.Millisecond}}
-	rep, tr, err := runChecked(t, context.Background(), Options{
+	rep, tr, err := runVirtual(t, Options{
 		Backend:    &fakeBackend{startDur: 6 * time.Millisecond, waitDur: time.Millisecond},
 		Workload:   w,
 		Config:     cfg,
@@ -175,7 +189,7 @@ func TestPacerHoldsTarget(t *testing.T) {
 	mean := sum / float64(len(mid))
 	t.Logf("pacer: mean depth %.2f over %d samples (target %v); peak depth %d, pre_gpu %d (max %d); wall %v",
 		mean, len(mid), target, peak(t, tr, CounterQueueDepth), peak(t, tr, CounterPreGPU), rep.Config.Pacer.MaxInFlight, rep.Wall)
-	if math.Abs(mean-target) > 1 {
+	if !(math.Abs(mean-target) <= 1) { // NaN fails too
 		t.Errorf("mean queue depth %.2f outside target %v ± 1", mean, target)
 	}
 	if p := peak(t, tr, CounterPreGPU); p > int64(rep.Config.Pacer.MaxInFlight) {
@@ -196,7 +210,7 @@ func TestKnobsAreIndependent(t *testing.T) {
 	} {
 		t.Run(string(cfg.Strategy), func(t *testing.T) {
 			fb := &fakeBackend{devices: 2, startDur: 2 * time.Millisecond, waitDur: 3 * time.Millisecond}
-			rep, tr, err := runChecked(t, context.Background(), Options{
+			rep, tr, err := runVirtual(t, Options{
 				Backend: fb, Workload: tinyWorkload(3, 5, 2), Config: cfg,
 				Synthesize: fakeSynth(2*time.Millisecond, nil),
 			}, nil)
@@ -281,35 +295,46 @@ func TestFailuresFailTheirProofOnly(t *testing.T) {
 	}
 }
 
-// TestCancelStopsPromptly cancels a run of slow partitions midway: Run
-// returns the context's error soon, with every buffer freed and no
-// goroutine left behind.
+// TestCancelStopsPromptly cancels a run of slow partitions midway, as the
+// first partition ends: Run returns the context's error at once, with
+// every buffer freed and no goroutine left behind. The run is on
+// synctest's clock, so "at once" is exact: no stage may wait out a timer
+// after the cancellation (the batch has 80 partitions of 20 ms on one GPU
+// worker, 1.6 s left to wait), and the machine's load cannot delay the
+// cancellation past the first partition or make the wind-down look slow.
 func TestCancelStopsPromptly(t *testing.T) {
 	for _, s := range Registered().Names() {
 		t.Run(string(s), func(t *testing.T) {
-			ctx, cancel := context.WithCancel(context.Background())
-			fb := &fakeBackend{startDur: 20 * time.Millisecond, waitDur: 30 * time.Millisecond}
-			time.AfterFunc(60*time.Millisecond, cancel)
-			start := time.Now()
-			rep, _, err := runChecked(t, ctx, Options{
-				Backend:  fb,
-				Workload: tinyWorkload(20, 4, 3),
-				Config: Config{Strategy: s, PartitionWorkers: 3, ChannelCapacity: 1, GPUWorkers: 1,
-					Budget: 4 * datasetBytes()},
-				Synthesize: fakeSynth(10*time.Millisecond, nil),
-			}, nil)
-			took := time.Since(start)
-			if !errors.Is(err, context.Canceled) {
-				t.Fatalf("Run: %v, want context.Canceled", err)
-			}
-			if rep.ProofsNotStarted == 0 || rep.ProofsCancelled == 0 {
-				t.Errorf("cancelled run: %d proofs not started, %d cancelled; want some of each", rep.ProofsNotStarted, rep.ProofsCancelled)
-			}
-			// Generous: the whole batch would take over a second; a
-			// stuck stage would take forever.
-			if took > 2*time.Second {
-				t.Errorf("Run took %v to return after cancellation", took)
-			}
+			synctest.Test(t, func(t *testing.T) {
+				ctx, cancel := context.WithCancel(context.Background())
+				defer cancel()
+				var once sync.Once
+				var cancelledAt time.Time
+				fb := &fakeBackend{startDur: 20 * time.Millisecond, waitDur: 30 * time.Millisecond,
+					failWait: func(int, int) error {
+						once.Do(func() { cancelledAt = time.Now(); cancel() })
+						return nil
+					}}
+				rep, _, err := runAndCheck(t, ctx, Options{
+					Backend:  fb,
+					Workload: tinyWorkload(20, 4, 3),
+					Config: Config{Strategy: s, PartitionWorkers: 3, ChannelCapacity: 1, GPUWorkers: 1,
+						Budget: 4 * datasetBytes()},
+					Synthesize: fakeSynth(10*time.Millisecond, nil),
+				}, nil)
+				if !errors.Is(err, context.Canceled) {
+					t.Fatalf("Run: %v, want context.Canceled", err)
+				}
+				if cancelledAt.IsZero() || rep.PartitionsDone == 0 {
+					t.Fatalf("cancelled at %v with %d partitions done: the cancellation did not come midway", cancelledAt, rep.PartitionsDone)
+				}
+				if rep.ProofsNotStarted == 0 || rep.ProofsCancelled == 0 {
+					t.Errorf("cancelled run: %d proofs not started, %d cancelled; want some of each", rep.ProofsNotStarted, rep.ProofsCancelled)
+				}
+				if took := time.Since(cancelledAt); took != 0 {
+					t.Errorf("Run returned %v (on the test's clock) after the cancellation, want at once", took)
+				}
+			})
 		})
 	}
 }

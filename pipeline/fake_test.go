@@ -9,6 +9,7 @@ import (
 	"strings"
 	"sync/atomic"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/provebench/provebench/gpu/circuit"
@@ -107,13 +108,18 @@ const tinyConstraints = 1 << circuit.MinLogConstraints
 // fakeSynth allocates a real (tiny) dataset of the workload's shape and
 // takes d to "synthesize" it.
 func fakeSynth(d time.Duration, fail func(proof, partition int) error) func(context.Context, int, int) (*dataset.Dataset, error) {
+	return fakeSynthOf(func(int, int) time.Duration { return d }, fail)
+}
+
+// fakeSynthOf is fakeSynth with each partition's own time.
+func fakeSynthOf(d func(proof, partition int) time.Duration, fail func(proof, partition int) error) func(context.Context, int, int) (*dataset.Dataset, error) {
 	p := circuit.Params{Constraints: tinyConstraints}
 	return func(ctx context.Context, proof, partition int) (*dataset.Dataset, error) {
 		ds, err := dataset.New(proof, partition, p.Constraints, p.NumWires(), circuit.NumPublic)
 		if err != nil {
 			return nil, err
 		}
-		err = sleep(ctx, d)
+		err = sleep(ctx, d(proof, partition))
 		if err == nil && fail != nil {
 			err = fail(proof, partition)
 		}
@@ -196,7 +202,11 @@ func value(t *testing.T, tr *Tracker, name string) int64 {
 // checkBalanced fails the test unless every live counter is back to zero.
 func checkBalanced(t *testing.T, tr *Tracker) {
 	t.Helper()
-	for name, v := range tr.Live() {
+	live := tr.Live()
+	if len(live) == 0 {
+		t.Fatal("the tracker has no live counters to check")
+	}
+	for name, v := range live {
 		if v != 0 {
 			t.Errorf("live counter %s = %d after the run, want 0", name, v)
 		}
@@ -260,6 +270,30 @@ func checkCounts(t *testing.T, rep *Report, tr *Tracker) {
 func runChecked(t *testing.T, ctx context.Context, opts Options, check func(s *Snapshot)) (*Report, *Tracker, error) {
 	t.Helper()
 	before := runtime.NumGoroutine()
+	rep, tr, err := runAndCheck(t, ctx, opts, check)
+	checkNoLeak(t, before)
+	return rep, tr, err
+}
+
+// runVirtual is runChecked on synctest's clock: the fake stages' sleeps,
+// the pacer's ticks and the sampler's are virtual, and time moves only
+// when every goroutine of the run waits, so what happens before what is
+// the schedule's alone, however loaded the machine (a test of how a
+// strategy schedules is then a test of the strategy, not of the host).
+// The bubble is the leak check: synctest.Test returns once every
+// goroutine started in it has exited, and fails the test if one is left
+// blocked.
+func runVirtual(t *testing.T, opts Options, check func(s *Snapshot)) (rep *Report, tr *Tracker, err error) {
+	t.Helper()
+	synctest.Test(t, func(t *testing.T) {
+		rep, tr, err = runAndCheck(t, context.Background(), opts, check)
+	})
+	return rep, tr, err
+}
+
+// runAndCheck is runChecked without the goroutine count.
+func runAndCheck(t *testing.T, ctx context.Context, opts Options, check func(s *Snapshot)) (*Report, *Tracker, error) {
+	t.Helper()
 	e, err := New(opts)
 	if err != nil {
 		t.Fatalf("New: %v", err)
@@ -280,7 +314,6 @@ func runChecked(t *testing.T, ctx context.Context, opts Options, check func(s *S
 	if f, ok := opts.Backend.(*fakeBackend); ok && f.contracts.Load() != 0 {
 		t.Errorf("the engine broke the buffer contract %d times", f.contracts.Load())
 	}
-	checkNoLeak(t, before)
 	return rep, e.Tracker(), runErr
 }
 

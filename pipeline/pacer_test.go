@@ -1,6 +1,7 @@
 package pipeline
 
 import (
+	"math"
 	"testing"
 	"time"
 )
@@ -31,7 +32,7 @@ func TestPacerControlLaw(t *testing.T) {
 
 	// On target, the admission rate follows the GPU: 100 partitions/s.
 	at = feed(p, at, 200, 10*time.Millisecond, 10*time.Millisecond, 3)
-	if got := p.rate; got < 99 || got > 101 {
+	if got := p.rate; !(got >= 99 && got <= 101) { // NaN fails too
 		t.Errorf("on target: rate %.2f/s, want the GPU's 100/s", got)
 	}
 	if p.multiplier != 1 {
@@ -44,14 +45,14 @@ func TestPacerControlLaw(t *testing.T) {
 	m1 := p.multiplier
 	// One period of error -3 at one GPU interval per period adds -3 to
 	// the integral: m = 1 + kp*(-3) + ki*(-3).
-	if want := 1 + 0.1*(3-6) + 0.01*(3-6); m1 > want+0.005 || m1 < want-0.005 {
+	if want := 1 + 0.1*(3-6) + 0.01*(3-6); !(math.Abs(m1-want) <= 0.005) {
 		t.Errorf("3 over target: multiplier %.3f, want about %.3f", m1, want)
 	}
 	at = feed(p, at+10*time.Millisecond, 50, 10*time.Millisecond, 10*time.Millisecond, 6)
-	if p.multiplier >= m1 {
+	if !(p.multiplier < m1) {
 		t.Errorf("sustained surplus: multiplier %.3f did not fall below %.3f", p.multiplier, m1)
 	}
-	if p.integral >= 0 {
+	if !(p.integral < 0) {
 		t.Errorf("integral %v after a surplus", p.integral)
 	}
 
@@ -70,7 +71,7 @@ func TestPacerControlLaw(t *testing.T) {
 	last := p.prevStarts
 	stalled := p.lastEvent + time.Second
 	p.control(stalled, 0, last)
-	if p.rate > pacerMaxMultiplier*1.01 {
+	if !(p.rate <= pacerMaxMultiplier*1.01) {
 		t.Errorf("stalled GPU: rate %.2f/s, want <= %v", p.rate, pacerMaxMultiplier)
 	}
 	if n := len(p.trace); n == 0 {

@@ -2,10 +2,13 @@ package predict
 
 import (
 	"context"
+	"encoding/csv"
 	"encoding/json"
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -65,20 +68,40 @@ func TestCrossValidateLeavesEachFamilyOut(t *testing.T) {
 			t.Errorf("%s: not predicted: %s", p.Point.Scenario, p.Err)
 		}
 	}
-	// The fold's prediction is the model of the rest's, not of all the
-	// runs: fitted without the family, release at 2^15 comes out
-	// differently than in-sample.
+	// Every fold's prediction is the model of the rest's, not of all the
+	// runs: refitted to the configurations outside its family, each
+	// prediction comes out the same, and fitted to all of them (its own
+	// family in) each comes out otherwise.
 	all, err := ms.Fit(ms.Points)
 	if err != nil {
 		t.Fatal(err)
 	}
-	p := cv.Predictions[len(cv.Predictions)-1]
-	in, err := all.predict(p.Point, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if in.SecondsPerProof == p.SecondsPerProof && in.PeakRSS == p.PeakRSS {
-		t.Errorf("%s: the held-out prediction equals the in-sample one: the family was not left out", p.Point.Scenario)
+	for _, p := range cv.Predictions {
+		var rest []Point
+		for _, q := range ms.Points {
+			if q.Spec.Pipeline.Strategy != p.Point.Spec.Pipeline.Strategy {
+				rest = append(rest, q)
+			}
+		}
+		m, err := ms.Fit(rest)
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := m.predict(p.Point, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rest) != p.CalibratedOn || out.SecondsPerProof != p.SecondsPerProof || out.PeakRSS != p.PeakRSS {
+			t.Errorf("%s: held out %.6g s/proof, %.6g B; the rest's %d configurations predict %.6g, %.6g",
+				p.Point.Scenario, p.SecondsPerProof, p.PeakRSS, len(rest), out.SecondsPerProof, out.PeakRSS)
+		}
+		in, err := all.predict(p.Point, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if in.SecondsPerProof == p.SecondsPerProof && in.PeakRSS == p.PeakRSS {
+			t.Errorf("%s: the held-out prediction equals the in-sample one: the family was not left out", p.Point.Scenario)
+		}
 	}
 	sums := cv.Summaries()
 	if len(sums) != 2*5 || sums[0].Group != "all" || sums[0].N != 12 {
@@ -250,7 +273,7 @@ func TestSynthesisModesCalibrateApart(t *testing.T) {
 	w := pipeline.Workload{Constraints: 1 << 14, SynthesisRounds: 4}
 	wc := w
 	wc.Synthesis = pipeline.SynthesisCached
-	if r := compute.At(w) / cached.At(wc); r < 2 || r > 5 {
+	if r := compute.At(w) / cached.At(wc); !(r >= 2 && r <= 5) { // NaN fails too
 		t.Errorf("compute over cached synthesis %.2f, want about 3: the modes were mixed", r)
 	}
 	// Without any cached run, a cached configuration is not predicted.
@@ -297,7 +320,7 @@ func TestDeviceClockIsTakenAsIs(t *testing.T) {
 		n    float64
 		want float64
 	}{{m.GPUStart, 1 << 12, 0.01}, {m.GPUStart, 1 << 14, 0.04}, {m.Finalize, 1 << 12, 0.03}, {m.Finalize, 1 << 14, 0.12}} {
-		if got := c.law.At(c.n); math.Abs(got/c.want-1) > 1e-6 {
+		if got := c.law.At(c.n); !(math.Abs(got/c.want-1) <= 1e-6) {
 			t.Errorf("law %v at %g: %g, want %g", c.law, c.n, got, c.want)
 		}
 	}
@@ -330,48 +353,205 @@ func TestOneSizeIsSaid(t *testing.T) {
 func TestSynthesisLawCachedIgnoresRounds(t *testing.T) {
 	law := SynthesisLaw{Alone: PowerLaw{A: 1e-7, B: 1}}
 	w := pipeline.Workload{Constraints: 1 << 20, SynthesisRounds: 3}
-	if got, want := law.At(w), 4e-7*(1<<20); math.Abs(got-want) > 1e-9 {
+	if got, want := law.At(w), 4e-7*(1<<20); !(math.Abs(got-want) <= 1e-9) {
 		t.Errorf("computed synthesis %v s, want %v (constraints × (rounds+1))", got, want)
 	}
 	w.Synthesis = pipeline.SynthesisCached
-	if got, want := law.At(w), 1e-7*(1<<20); math.Abs(got-want) > 1e-9 {
+	if got, want := law.At(w), 1e-7*(1<<20); !(math.Abs(got-want) <= 1e-9) {
 		t.Errorf("cached synthesis %v s, want %v (the copy alone)", got, want)
 	}
 }
 
-// The H200 cross-validation of issue 22 (docs/results/h200-validation):
-// each validation family predicted by a model calibrated on the others and
-// on the calibration set, synth21 as measured interleaved with the 2^21
-// calibration shapes (interleaved21: the host's synthesis speed drifted
-// 15% between separate runs). Both metrics must stay within the issue's
-// targets (p90 10%, max 15%), release's pile-up within 5%.
+// TestH200CrossValidation recomputes every cross-validation committed in
+// docs/results/h200-validation, each from the committed documents as its
+// README's commands ran it, and holds it to its committed figures: each
+// configuration's errors (crossval.csv), each distribution
+// (crossval-summary.csv) and the README table's median, p90 and max |error|,
+// to 0.05 percentage points (half the README's rounding). A change of the
+// model fails here whichever way it moves a view, and shows as a diff of
+// the committed files once they are written again.
+//
+// The headline (crossval/) is a development-set figure, not a held-out
+// one: each configuration is predicted by a fold that left its family out,
+// but the model's mechanisms were chosen while looking at these very errors
+// (the README's "Mechanisms measured and added"), so the figure is
+// in-sample for the model's design. It meets the issue's targets (p90 10%,
+// max 15%). The other views miss them, and are held to their figures and
+// to missing them: synth21 measured in a minute of its own (24.8%),
+// synth21's two runs pooled, every family left out with the calibration
+// set, each strategy left out, each size left out.
 func TestH200CrossValidation(t *testing.T) {
 	const dir = "../docs/results/h200-validation/"
-	cal := dir + "calibration/results.json.gz"
-	files := []string{cal, dir + "interleaved21/results.json.gz", dir + "validation-big24-mid23/results.json.gz", dir + "validation-pileup22-ramp22/results.json.gz"}
-	ms, err := Load(t.Context(), files, LoadOptions{})
+	cal, synthApart := dir+"calibration/results.json.gz", dir+"validation-synth21/results.json.gz"
+	interleaved, big, pileup := dir+"interleaved21/results.json.gz", dir+"validation-big24-mid23/results.json.gz", dir+"validation-pileup22-ramp22/results.json.gz"
+	targets := Targets{P90: 0.10, Max: 0.15}
+	for _, v := range []struct {
+		out           string // the committed folder
+		what          string
+		files, pinned []string
+		familyBy      string
+		n             int
+		spp, rss      [3]float64 // the README's median, p90 and max |error|, %
+		missesTargets bool
+	}{
+		{"crossval", "the headline (a development-set figure, in-sample for the model's design)",
+			[]string{interleaved, big, pileup}, []string{cal}, "matrix", 14, [3]float64{1.9, 6.8, 12.9}, [3]float64{0.3, 2.0, 4.2}, false},
+		{"crossval-separate", "synth21 from its own run",
+			[]string{synthApart, big, pileup}, []string{cal}, "matrix", 14, [3]float64{6.4, 24.8, 26.5}, [3]float64{0.3, 2.0, 4.2}, true},
+		{"crossval-pooled", "synth21's two runs pooled",
+			[]string{interleaved, big, pileup, synthApart}, []string{cal}, "matrix", 14, [3]float64{3.7, 12.9, 15.5}, [3]float64{0.3, 2.0, 4.2}, true},
+		{"crossval-all", "every family left out, the calibration set too",
+			[]string{cal, interleaved, big, pileup}, nil, "matrix", 31, [3]float64{6.3, 24.8, 44.8}, [3]float64{0.5, 1.1, 4.2}, true},
+		{"crossval-strategy", "each strategy left out",
+			[]string{interleaved, big, pileup}, []string{cal}, "label:pipeline.strategy", 14, [3]float64{2.5, 11.3, 14.5}, [3]float64{0.1, 2.1, 4.1}, true},
+		{"crossval-size", "each size left out",
+			[]string{cal, interleaved, big, pileup}, nil, "label:workload.constraints", 31, [3]float64{11.9, 22.5, 26.7}, [3]float64{1.5, 1.8, 4.2}, true},
+	} {
+		t.Run(v.out, func(t *testing.T) {
+			ms, err := Load(t.Context(), append(slices.Clone(v.pinned), v.files...), LoadOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			by, err := ParseFamilyBy(v.familyBy)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cv, err := CrossValidate(context.Background(), ms, by, int64(ms.Environment.MemoryBytes), v.pinned)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(cv.Predictions) != v.n {
+				t.Fatalf("%s: %d configurations, want %d", v.what, len(cv.Predictions), v.n)
+			}
+			checkCommittedPredictions(t, v.what, cv, readCSV(t, dir+v.out+"/crossval.csv"))
+			checkCommittedSummaries(t, v.what, cv, readCSV(t, dir+v.out+"/crossval-summary.csv"))
+			for _, s := range cv.Summaries() {
+				if s.Group != "all" {
+					continue
+				}
+				want := v.spp
+				if s.Metric == MetricPeakRSS {
+					want = v.rss
+				}
+				got := [3]float64{s.Median, s.P90, s.Max}
+				for k, name := range []string{"median", "p90", "max"} {
+					if !(math.Abs(100*got[k]-want[k]) <= 0.05) {
+						t.Errorf("%s: %s |error| %s %.2f%%, the README says %.1f%%", v.what, s.Metric, name, 100*got[k], want[k])
+					}
+				}
+			}
+			if misses := cv.Misses(targets); (len(misses) > 0) != v.missesTargets {
+				t.Errorf("%s: targets p90 10%%, max 15%% missed %q; the README says missed: %v", v.what, misses, v.missesTargets)
+			}
+			if v.out != "crossval" {
+				return
+			}
+			for _, p := range cv.Predictions {
+				if strings.HasPrefix(p.Point.Scenario, "pileup22-release") && !(math.Abs(p.PeakRSSErr()) <= 0.05) {
+					t.Errorf("%s: release's pile-up: peak RSS off by %+.1f%%, want within 5%%", v.what, 100*p.PeakRSSErr())
+				}
+			}
+		})
+	}
+}
+
+// goldenTolerance is how far a recomputed error may be from its committed
+// value: 0.05 percentage points, far below any change of the model worth
+// the name and far above the committed files' six significant digits.
+const goldenTolerance = 0.0005
+
+// checkCommittedPredictions holds each configuration's errors to its row
+// of a committed crossval.csv.
+func checkCommittedPredictions(t *testing.T, what string, cv *CrossValidation, rows []map[string]string) {
+	t.Helper()
+	if len(rows) != len(cv.Predictions) {
+		t.Fatalf("%s: %d configurations predicted, %d committed", what, len(cv.Predictions), len(rows))
+	}
+	byName := map[string]map[string]string{}
+	for _, r := range rows {
+		byName[r["configuration"]] = r
+	}
+	for i := range cv.Predictions {
+		p := &cv.Predictions[i]
+		r := byName[p.Point.Scenario]
+		if r == nil {
+			t.Errorf("%s: %s predicted, not committed", what, p.Point.Scenario)
+			continue
+		}
+		if r["family"] != p.Family || r["calibrated_on"] != strconv.Itoa(p.CalibratedOn) || r["repetitions"] != strconv.Itoa(p.Point.Reps) || r["not_predicted"] != p.Err {
+			t.Errorf("%s: %s: family %q, calibrated on %d, %d repetitions, not predicted %q; committed %q, %s, %s, %q",
+				what, p.Point.Scenario, p.Family, p.CalibratedOn, p.Point.Reps, p.Err, r["family"], r["calibrated_on"], r["repetitions"], r["not_predicted"])
+		}
+		for _, c := range []struct {
+			column string
+			got    float64
+		}{{"seconds_per_proof_error", p.SecondsPerProofErr()}, {"peak_rss_error", p.PeakRSSErr()}} {
+			if want := parseFloat(t, r[c.column]); !(math.Abs(c.got-want) <= goldenTolerance) {
+				t.Errorf("%s: %s: %s %+.2f%%, committed %+.2f%%", what, p.Point.Scenario, c.column, 100*c.got, 100*want)
+			}
+		}
+	}
+}
+
+// checkCommittedSummaries holds every distribution, overall and per
+// strategy, to a committed crossval-summary.csv.
+func checkCommittedSummaries(t *testing.T, what string, cv *CrossValidation, rows []map[string]string) {
+	t.Helper()
+	sums := cv.Summaries()
+	if len(rows) != len(sums) {
+		t.Fatalf("%s: %d distributions, %d committed", what, len(sums), len(rows))
+	}
+	for i, s := range sums {
+		r := rows[i]
+		if r["metric"] != s.Metric || r["group"] != s.Group || r["predicted"] != strconv.Itoa(s.N) || r["not_predicted"] != strconv.Itoa(s.Missing) {
+			t.Errorf("%s: distribution %d is %s/%s of %d (%d not predicted); committed %s/%s of %s (%s)",
+				what, i, s.Metric, s.Group, s.N, s.Missing, r["metric"], r["group"], r["predicted"], r["not_predicted"])
+			continue
+		}
+		for _, c := range []struct {
+			column string
+			got    float64
+		}{{"median_abs_error", s.Median}, {"p90_abs_error", s.P90}, {"max_abs_error", s.Max}, {"median_error", s.MedianSigned}} {
+			if want := parseFloat(t, r[c.column]); !(math.Abs(c.got-want) <= goldenTolerance) {
+				t.Errorf("%s: %s/%s %s %.2f%%, committed %.2f%%", what, s.Metric, s.Group, c.column, 100*c.got, 100*want)
+			}
+		}
+	}
+}
+
+// readCSV reads a committed CSV file into one map per row, by header.
+func readCSV(t *testing.T, path string) []map[string]string {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
-	cv, err := CrossValidate(context.Background(), ms, FamilyBy{Rule: "matrix"}, 0, []string{cal})
+	defer f.Close()
+	records, err := csv.NewReader(f).ReadAll()
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("%s: %v", path, err)
 	}
-	if len(cv.Predictions) != 14 || len(cv.Families) != 5 {
-		t.Fatalf("%d configurations in %d families, want 14 in 5", len(cv.Predictions), len(cv.Families))
+	if len(records) < 2 {
+		t.Fatalf("%s: %d lines, want a header and rows", path, len(records))
 	}
-	var spp, rss []float64
-	for _, p := range cv.Predictions {
-		spp, rss = append(spp, p.SecondsPerProofErr()), append(rss, p.PeakRSSErr())
-		if strings.HasPrefix(p.Point.Scenario, "pileup22-release") && math.Abs(p.PeakRSSErr()) > 0.05 {
-			t.Errorf("release's pile-up: peak RSS off by %+.1f%%", 100*p.PeakRSSErr())
+	var rows []map[string]string
+	for _, rec := range records[1:] {
+		row := map[string]string{}
+		for k, name := range records[0] {
+			row[name] = rec[k]
 		}
+		rows = append(rows, row)
 	}
-	for metric, errs := range map[string][]float64{"peak RSS": rss, "seconds per proof": spp} {
-		if d := distribution(errs); d.Missing > 0 || d.P90 > 0.10 || d.Max > 0.15 {
-			t.Errorf("%s |error|: p90 %.1f%%, max %.1f%% (%d not predicted); want <= 10%% and 15%%", metric, 100*d.P90, 100*d.Max, d.Missing)
-		}
+	return rows
+}
+
+func parseFloat(t *testing.T, s string) float64 {
+	t.Helper()
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		t.Fatalf("committed figure %q: %v", s, err)
 	}
+	return v
 }
 
 // A configuration run again in a later document is one configuration: its
@@ -446,7 +626,7 @@ func TestSynthesisLawSplitsTheRounds(t *testing.T) {
 		t.Fatalf("law %+v: want the witness and the round apart, no contention", law)
 	}
 	w := pipeline.Workload{Constraints: 1 << 24, SynthesisRounds: 2}
-	if got, want := law.At(w), witness.At(1<<24)+2*round.At(1<<24); math.Abs(got/want-1) > 1e-6 {
+	if got, want := law.At(w), witness.At(1<<24)+2*round.At(1<<24); !(math.Abs(got/want-1) <= 1e-6) {
 		t.Errorf("at 2^24 with 2 rounds: %v s, want %v", got, want)
 	}
 	// Rounds at one size only, without rounds at another: no size tells

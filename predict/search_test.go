@@ -64,6 +64,9 @@ func TestSearchKeepsOrder(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(found) != len(picked) {
+		t.Fatalf("%d predictions of %d configurations", len(found), len(picked))
+	}
 	for i, c := range found {
 		alone, err := predict.Search(context.Background(), picked[i:i+1], nil, 0)
 		if err != nil {
@@ -151,6 +154,9 @@ func TestDocumentSeriesBounded(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(doc.Scenarios) != len(specs) {
+		t.Fatalf("%d configurations simulated of %d", len(doc.Scenarios), len(specs))
+	}
 	for _, sc := range doc.Scenarios {
 		if sc.Repetitions[0].Series != nil {
 			t.Fatalf("%s: a series in a document of %d configurations", sc.Name, len(specs))
@@ -163,6 +169,9 @@ func TestDocumentSeriesBounded(t *testing.T) {
 	small, err := predict.Document(context.Background(), specs[:2], nil, results.Environment{}, "test")
 	if err != nil {
 		t.Fatal(err)
+	}
+	if len(small.Scenarios) != 2 {
+		t.Fatalf("%d configurations simulated of 2", len(small.Scenarios))
 	}
 	for _, sc := range small.Scenarios {
 		if s := sc.Repetitions[0].Series; s == nil || len(s.T) == 0 {

@@ -43,6 +43,9 @@ func TestHostPerConfiguration(t *testing.T) {
 		t.Fatalf("header %v: no host column", tab.Header)
 	}
 	want := []string{"node-1 (EPYC, 16 CPUs, NVIDIA H200 ×2)", "node-2 (Xeon, 8 CPUs, NVIDIA L4)", "node-1 (EPYC, 16 CPUs, NVIDIA H200 ×2)"}
+	if len(tab.Rows) != len(want) {
+		t.Fatalf("%d rows, want %d", len(tab.Rows), len(want))
+	}
 	for i, row := range tab.Rows {
 		if len(row) != len(tab.Header) || row[1] != want[i] {
 			t.Errorf("row %d: %v, want host %s", i, row, want[i])

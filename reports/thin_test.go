@@ -79,6 +79,9 @@ func TestReportOfLongRunIsBounded(t *testing.T) {
 	if alloc := after.TotalAlloc - before.TotalAlloc; alloc > 600<<20 {
 		t.Errorf("the report allocated %d MiB", alloc>>20)
 	}
+	if len(files) == 0 {
+		t.Fatal("the report wrote no file")
+	}
 	for _, f := range files {
 		if st, err := os.Stat(f); err != nil || st.Size() > 4<<20 {
 			t.Errorf("%s: %d bytes (%v)", filepath.Base(f), st.Size(), err)

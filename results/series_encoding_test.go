@@ -35,8 +35,11 @@ func TestDeltaSeriesKeepsTheFigures(t *testing.T) {
 			if !reflect.DeepEqual(a.RSSBytes, b.RSSBytes) || !reflect.DeepEqual(a.Counters, b.Counters) || a.IntervalSeconds != b.IntervalSeconds {
 				t.Fatalf("%s repetition %d: columns changed", sc.Name, rep.Index)
 			}
+			if len(a.T) == 0 || len(b.T) != len(a.T) {
+				t.Fatalf("%s repetition %d: %d times became %d", sc.Name, rep.Index, len(a.T), len(b.T))
+			}
 			for k := range a.T {
-				if math.Abs(a.T[k]-b.T[k]) > 0.5e-6+1e-12 {
+				if !(math.Abs(a.T[k]-b.T[k]) <= 0.5e-6+1e-12) { // NaN fails too
 					t.Fatalf("%s repetition %d: t[%d] %v became %v", sc.Name, rep.Index, k, a.T[k], b.T[k])
 				}
 			}

@@ -171,7 +171,7 @@ func TestExecProcessTree(t *testing.T) {
 	}
 	// The events' span (their own offsets, 0 to 9 ms) is the wall time;
 	// the processes lived for their hold.
-	if rep.Stages["gpu"].Count != 2 || math.Abs(rep.WallSeconds-0.009) > 1e-9 || rep.SecondsPerProof != rep.WallSeconds || rep.ProcessSeconds < 1 {
+	if rep.Stages["gpu"].Count != 2 || !(math.Abs(rep.WallSeconds-0.009) <= 1e-9) || rep.SecondsPerProof != rep.WallSeconds || rep.ProcessSeconds < 1 {
 		t.Errorf("stages %v wall %.3f s/proof %.3f", rep.Stages, rep.WallSeconds, rep.SecondsPerProof)
 	}
 	if rep.Series == nil || len(rep.Series.Counters["on_gpu"]) != len(rep.Series.T) {
@@ -247,6 +247,9 @@ func TestExecDaemonAndEndpoints(t *testing.T) {
 	}
 	if r.PeakCounters["budget_bytes"] != 14<<30 || r.PeakCounters["inflight"] != 5 || r.PeakCounters["polls"] < 3 {
 		t.Errorf("counters %v", r.PeakCounters)
+	}
+	if len(r.Processes) < 2 {
+		t.Errorf("processes %+v: want the daemon's and the command's", r.Processes)
 	}
 	for _, p := range r.Processes {
 		if alive(p.PID) {

@@ -131,8 +131,11 @@ func TestRunRecordsEveryRepetition(t *testing.T) {
 			if rep.Status != results.StatusOK {
 				t.Fatalf("%s rep %d: %s %s", sc.Name, rep.Index, rep.Status, rep.Error)
 			}
-			if rep.Partitions != 6 || rep.Proofs != 2 || rep.ProofsVerified != 2 || rep.PartitionsPerSecond <= 0 {
+			if rep.Partitions != 6 || rep.Proofs != 2 || rep.ProofsVerified != 2 || !(rep.PartitionsPerSecond > 0) {
 				t.Errorf("%s: %d partitions, %d proofs, %d verified, %.2f/s", sc.Name, rep.Partitions, rep.Proofs, rep.ProofsVerified, rep.PartitionsPerSecond)
+			}
+			if len(rep.FinalCounters) == 0 {
+				t.Errorf("%s rep %d: no final counters", sc.Name, rep.Index)
 			}
 			for name, v := range rep.FinalCounters {
 				if v != 0 {
@@ -177,7 +180,7 @@ func TestRunRecordsEveryRepetition(t *testing.T) {
 					t.Errorf("%s rep %d: heap profile %s, want a name ending %s", sc.Name, rep.Index, rep.HeapProfile, want)
 				}
 			}
-			if rep.DeviceBusyFraction == nil || *rep.DeviceBusyFraction <= 0 || *rep.DeviceBusyFraction > 1.01 {
+			if rep.DeviceBusyFraction == nil || !(*rep.DeviceBusyFraction > 0 && *rep.DeviceBusyFraction <= 1.01) { // NaN fails too
 				t.Errorf("%s: device busy %v", sc.Name, rep.DeviceBusyFraction)
 			}
 			if s.GPUMemoryBytes != nil || rep.PeakGPUMemoryBytes != nil {
@@ -310,7 +313,7 @@ func TestSteadyBusyFraction(t *testing.T) {
 		r.add(time.Now(), 1, nil, []int64{int64(i / 10), int64(800_000 * dev), int64(1_000_000 * dev)}, ts)
 	}
 	got, ok := r.steadyBusyFraction(names, 10)
-	if !ok || got < 0.79 || got > 0.81 {
+	if !ok || !(got >= 0.79 && got <= 0.81) { // NaN fails too
 		t.Fatalf("steady busy = %.3f, want 0.8", got)
 	}
 	if _, ok := r.steadyBusyFraction(names, 3); ok {

@@ -39,7 +39,7 @@ func TestWarmAndColdStart(t *testing.T) {
 		if rep.Status != results.StatusOK {
 			t.Fatalf("%s: %s %s", sc.Name, rep.Status, rep.Error)
 		}
-		if rep.Measure != want.measure || rep.SetupSeconds == nil || *rep.SetupSeconds <= 0 {
+		if rep.Measure != want.measure || rep.SetupSeconds == nil || !(*rep.SetupSeconds > 0) {
 			t.Errorf("%s: measure %q setup %v", sc.Name, rep.Measure, rep.SetupSeconds)
 		}
 		var sum float64
@@ -56,17 +56,17 @@ func TestWarmAndColdStart(t *testing.T) {
 		for _, v := range rep.SetupStages {
 			sum += v
 		}
-		if sum > *rep.SetupSeconds*1.001 {
+		if !(sum <= *rep.SetupSeconds*1.001) {
 			t.Errorf("%s: stages sum to %.3fs, more than the setup's %.3fs", sc.Name, sum, *rep.SetupSeconds)
 		}
-		if rep.DeviceSecondsPerPartition == nil || *rep.DeviceSecondsPerPartition <= 0 {
+		if rep.DeviceSecondsPerPartition == nil || !(*rep.DeviceSecondsPerPartition > 0) {
 			t.Fatalf("%s: device seconds per partition %v", sc.Name, rep.DeviceSecondsPerPartition)
 		}
 		var stages float64
 		for _, v := range rep.DeviceStageSeconds {
 			stages += v
 		}
-		if d := stages - *rep.DeviceSecondsPerPartition; d > 1e-9 || d < -1e-9 || rep.DeviceStageSeconds["ntt"] <= 0 {
+		if d := stages - *rep.DeviceSecondsPerPartition; !(d <= 1e-9 && d >= -1e-9) || !(rep.DeviceStageSeconds["ntt"] > 0) {
 			t.Errorf("%s: device stages %v do not add up to %v", sc.Name, rep.DeviceStageSeconds, *rep.DeviceSecondsPerPartition)
 		}
 		if rep.FirstStartSeconds == nil || rep.ProofsVerified != 2 {

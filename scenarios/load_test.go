@@ -479,7 +479,11 @@ func TestKeyAndVerifyResolved(t *testing.T) {
 		"setup-noverify": {groth16.KindSetup, false},
 		"setup-limit":    {groth16.KindSetup, true},
 	}
-	for _, s := range load(t, doc) {
+	specs := load(t, doc)
+	if len(specs) != len(want) {
+		t.Fatalf("%d configurations, want %d", len(specs), len(want))
+	}
+	for _, s := range specs {
 		if w := want[s.Name]; s.Key != w.key || s.Verify != w.verify {
 			t.Errorf("%s: key %s verify %v, want %s %v", s.Name, s.Key, s.Verify, w.key, w.verify)
 		}
@@ -626,6 +630,9 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		if len(specs) == 0 {
+			t.Fatalf("%s: no configuration to keep a promise", file)
+		}
 		m := make(map[string]spec.Spec)
 		for _, s := range specs {
 			m[s.Name] = s
@@ -765,8 +772,8 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 		}
 		gpu := applyHeaderSed(t, string(data))
 		specs, err := LoadBytes("peer-gnark-cuda.yaml", []byte(gpu))
-		if err != nil {
-			t.Fatalf("the header's GPU recipe: %v", err)
+		if err != nil || len(specs) != 2 {
+			t.Fatalf("the header's GPU recipe: %d configurations, %v; want provebench and gnark", len(specs), err)
 		}
 		// On the H200 ICICLE's CUDA MSM needs the peer's launches to
 		// block (docs/results/peer-h200); on the CPU nothing changes.

@@ -13,6 +13,9 @@ import (
 // same name.
 func roundTrip(t *testing.T, specs []spec.Spec) {
 	t.Helper()
+	if len(specs) == 0 {
+		t.Fatal("no configuration to round-trip")
+	}
 	for i := range specs {
 		want := specs[i]
 		data, err := Marshal(&want, "written by a test\nsecond line")

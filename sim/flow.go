@@ -276,6 +276,9 @@ func (s *sim) synthesized(it *item) {
 	} else {
 		s.sendQ = append(s.sendQ, it)
 	}
+	if s.o.admitFirst {
+		s.pump() // hold's permit came back at Sent, before the take
+	}
 	s.serve()
 }
 

@@ -22,10 +22,10 @@ type Options struct {
 
 	// admitFirst orders two things that happen at the same instant the
 	// other way: a partition that ends synthesis frees its synthesis slot
-	// (and a release permit) and, if a GPU worker is idle, is taken at
-	// once; the dispatcher may admit the next one before or after the take.
-	// In the engine two goroutines race there; by default the simulator
-	// takes first.
+	// (and a release permit), is sent (returning a hold permit) and, if a
+	// GPU worker is idle, is taken at once; the dispatcher may admit the
+	// next one before or after the take. In the engine two goroutines race
+	// there; by default the simulator takes first.
 	admitFirst bool
 	// synthesisOf, when set, gives each partition's synthesis time (the
 	// engine comparison staggers them so that no two end at once).

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/provebench/provebench/gpu/circuit"
@@ -51,22 +52,25 @@ func fixedSynth(d func(proof, partition int) time.Duration) func(context.Context
 // times and the simulator on the same times, for every strategy and knob,
 // and requires the same peak of every counter: the simulator drives the
 // engine's own gates, and this is the proof that it drives them the same
-// way. One kind of tie is real in both: a partition ending synthesis frees
-// its slot and is taken by an idle GPU worker at the same instant, and the
-// dispatcher admits the next one before or after the take (two goroutines
-// race in the engine). The simulator is run both ways; where the two
-// orders give different peaks, the engine's must lie between them.
+// way. The engine runs on synctest's clock: its sleeps, timers and tickers
+// are the real ones of the time package, but time moves only when every
+// goroutine of the run is blocked, so an event 9 ms after another happens
+// after it however loaded the machine is (in real time a thread scheduled
+// late swapped such events, and the test needed retries). One kind of tie
+// is real in both: a partition ending synthesis frees its slot (release's
+// permit) and is sent (hold's permit), and is taken by an idle GPU worker
+// at the same instant; the dispatcher admits the next one before or after
+// the take (two goroutines race in the engine). The simulator is run both
+// ways; where the two orders give different peaks, the engine's must lie
+// between them.
 func TestSimulatorMatchesEngine(t *testing.T) {
-	if testing.Short() || raceEnabled {
-		t.Skip("real-time engine runs, timed (not under -short or -race)")
-	}
 	abc, wires := circuit.Params{Constraints: tiny}.DatasetBytes()
 	one := abc + wires
 	// Stage times with no common sums, and each partition's synthesis 9 ms
-	// longer than the one before: two events that fall at the same virtual
-	// instant would race in real time, and a tie's order may move a peak by
-	// one partition. The pacer's period is long enough that the engine's
-	// ticks land between the same events as the simulator's.
+	// longer than the one before: two events that fall at the same instant
+	// race in the engine, and a tie's order may move a peak by one
+	// partition. The pacer's period is long enough that the engine's ticks
+	// land between the same events as the simulator's.
 	const synth, start, finalize = 100 * time.Millisecond, 23 * time.Millisecond, 37 * time.Millisecond
 	synthOf := func(proof, partition int) time.Duration {
 		return synth + time.Duration(proof*4+partition)*9*time.Millisecond
@@ -104,13 +108,7 @@ func TestSimulatorMatchesEngine(t *testing.T) {
 					}
 				}
 			}
-			// The engine runs in real time on a shared machine: a thread
-			// scheduled a few milliseconds late can swap two events that are
-			// close. A run is retried twice; a real difference fails all
-			// three.
-			var diffs []string
-			for range 3 {
-				diffs = diffs[:0]
+			synctest.Test(t, func(t *testing.T) {
 				e, err := pipeline.New(pipeline.Options{
 					Backend: fixedBackend{devices: 1, start: start, finalize: finalize}, Workload: w, Config: cfg,
 					Synthesize: fixedSynth(synthOf),
@@ -118,23 +116,24 @@ func TestSimulatorMatchesEngine(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				if _, err := e.Run(context.Background()); err != nil {
+				rep, err := e.Run(context.Background())
+				if err != nil {
 					t.Fatal(err)
+				}
+				// A run that did nothing would match a simulator that did
+				// nothing.
+				if all := w.Proofs * w.Partitions; rep.PartitionsDone != all || res.Report.PartitionsDone != all {
+					t.Fatalf("partitions done: engine %d, simulator %d, want %d", rep.PartitionsDone, res.Report.PartitionsDone, all)
 				}
 				for _, name := range e.Tracker().Names() {
 					_, real, _ := e.Tracker().Get(name)
 					_, a, _ := res.Tracker.Get(name)
 					_, b, _ := other.Tracker.Get(name)
 					if real < min(a, b) || real > max(a, b) {
-						diffs = append(diffs, fmt.Sprintf("peak %s: engine %d, simulator %d (%d admitting first)", name, real, a, b))
+						t.Errorf("peak %s: engine %d, simulator %d (%d admitting first)", name, real, a, b)
 					}
 				}
-				if len(diffs) == 0 {
-					return
-				}
-				t.Logf("attempt differs: %v", diffs)
-			}
-			t.Errorf("three engine runs differ from the simulator; the last: %v", diffs)
+			})
 		})
 	}
 }

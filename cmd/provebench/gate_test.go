@@ -136,10 +136,17 @@ func TestABFlags(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("ab --help: exit %d", code)
 	}
+	warmups := 0
 	for _, line := range strings.Split(stdout, "\n") {
-		if strings.HasPrefix(strings.TrimSpace(line), "--warmups") && strings.Count(line, "default") != 1 {
-			t.Errorf("--warmups shows %d defaults: %q", strings.Count(line, "default"), line)
+		if strings.HasPrefix(strings.TrimSpace(line), "--warmups") {
+			warmups++
+			if strings.Count(line, "default") != 1 {
+				t.Errorf("--warmups shows %d defaults: %q", strings.Count(line, "default"), line)
+			}
 		}
+	}
+	if warmups != 1 {
+		t.Errorf("ab --help has %d --warmups lines, want 1", warmups)
 	}
 	for _, want := range []string{"--until-resolved", "4 inconclusive"} {
 		if !strings.Contains(stdout, want) {

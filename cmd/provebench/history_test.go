@@ -138,7 +138,7 @@ func TestHistoryFindsInjectedRSSStep(t *testing.T) {
 			t.Errorf("%s: peak RSS step found at night %d, want 16±1", c["configuration"], night)
 		}
 		before, after := c["before"].(float64), c["after"].(float64)
-		if pct := 100 * (after - before) / before; pct < 8 || pct > 16 {
+		if pct := 100 * (after - before) / before; !(pct >= 8 && pct <= 16) { // NaN fails too
 			t.Errorf("%s: %.0f -> %.0f (%+.1f%%), want about +12%%", c["configuration"], before, after, pct)
 		}
 		if c["regression"] != true {

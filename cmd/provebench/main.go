@@ -55,14 +55,19 @@ func (e exitError) Error() string {
 }
 func (e exitError) Unwrap() error { return e.err }
 
-func main() { os.Exit(executeWithSignals(os.Args[1:])) }
+func main() { os.Exit(executeWithSignals(os.Args[1:], nil)) }
 
 // executeWithSignals runs a command that the first SIGINT or SIGTERM
-// cancels.
-func executeWithSignals(args []string) int {
+// cancels. caught, if not nil, is called once they are caught: until
+// then a SIGINT kills the process outright, so whoever signals it on
+// purpose (a test) waits for that.
+func executeWithSignals(args []string, caught func()) int {
 	ctx, cancel := context.WithCancel(context.Background())
 	sig := make(chan os.Signal, 2)
 	signal.Notify(sig, os.Interrupt, syscall.SIGTERM)
+	if caught != nil {
+		caught()
+	}
 	// A repetition's child stops at its first signal (the terminal's, or
 	// the one its parent forwards); only the user's process quits at once.
 	child := len(args) > 0 && args[0] == "child"

@@ -43,9 +43,12 @@ func TestSimulateFromCalibrationAndWrittenCosts(t *testing.T) {
 	if doc.Simulated == nil || len(doc.Simulated.Calibration) != 1 || doc.Simulated.Calibration[0] != calDoc {
 		t.Fatalf("simulated document does not name its calibration: %+v", doc.Simulated)
 	}
+	if len(doc.Scenarios) != 2 {
+		t.Fatalf("%d simulated configurations, want release and hold", len(doc.Scenarios))
+	}
 	for _, sc := range doc.Scenarios {
 		r := sc.Repetitions[0]
-		if r.Status != results.StatusOK || r.SecondsPerProof <= 0 || r.PeakRSSBytes == 0 || r.Series == nil {
+		if r.Status != results.StatusOK || !(r.SecondsPerProof > 0) || r.PeakRSSBytes == 0 || r.Series == nil {
 			t.Errorf("%s: %+v", sc.Name, r)
 		}
 	}

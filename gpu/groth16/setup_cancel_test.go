@@ -2,9 +2,10 @@ package groth16
 
 import (
 	"context"
+	"crypto/rand"
 	"errors"
+	"io"
 	"testing"
-	"time"
 
 	"github.com/provebench/provebench/gpu/circuit"
 )
@@ -17,9 +18,28 @@ func TestSetupStopsWhenCancelled(t *testing.T) {
 	if _, _, err := SetupContext(ctx, circuit.Params{Constraints: 1 << 10}, nil); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled before: err = %v", err)
 	}
+	// Cancelled during: as the setup draws its toxic waste, past its
+	// first look at the context, however late a loaded machine gets there.
 	ctx, cancel = context.WithCancel(context.Background())
-	time.AfterFunc(50*time.Millisecond, cancel)
-	if _, _, err := SetupContext(ctx, circuit.Params{Constraints: 1 << 16}, nil); !errors.Is(err, context.Canceled) {
+	rng := &cancelOnRead{r: rand.Reader, cancel: cancel}
+	if _, _, err := SetupContext(ctx, circuit.Params{Constraints: 1 << 16}, rng); !errors.Is(err, context.Canceled) {
 		t.Fatalf("cancelled during: err = %v", err)
 	}
+	if rng.reads == 0 {
+		t.Fatal("the setup drew no randomness: the cancellation did not come during it")
+	}
+}
+
+// cancelOnRead is a source of randomness that cancels a context the first
+// time it is read.
+type cancelOnRead struct {
+	r      io.Reader
+	cancel context.CancelFunc
+	reads  int
+}
+
+func (c *cancelOnRead) Read(p []byte) (int, error) {
+	c.reads++
+	c.cancel()
+	return c.r.Read(p)
 }

@@ -140,7 +140,7 @@ func TestIncrementalScanMatchesDirect(t *testing.T) {
 				bestTau, bestQ = s, q
 			}
 		}
-		if tau != bestTau || math.Abs(q-bestQ) > 1e-9*math.Abs(bestQ) {
+		if tau != bestTau || !(math.Abs(q-bestQ) <= 1e-9*math.Abs(bestQ)) {
 			t.Errorf("alpha %g: split %d (Q %g), direct %d (Q %g)", alpha, tau, q, bestTau, bestQ)
 		}
 	}

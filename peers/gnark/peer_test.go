@@ -165,7 +165,7 @@ func TestTimeline(t *testing.T) {
 		}
 		var at float64
 		fmt.Sscan(m[1], &at)
-		if at < last {
+		if !(at >= last) { // NaN fails too
 			t.Errorf("offset %v after %v", at, last)
 		}
 		last = at
@@ -177,6 +177,11 @@ func TestTimeline(t *testing.T) {
 	}
 	if len(seen) != 6 {
 		t.Errorf("%d partitions in the timeline, want 6", len(seen))
+	}
+	for job, n := range seen {
+		if n != len(order) {
+			t.Errorf("job %s: %d events, want %d", job, n, len(order))
+		}
 	}
 	if !strings.Contains(out.String(), "PEER_SUMMARY prover="+proverName+" partitions=6") {
 		t.Errorf("no summary:\n%s", out.String())

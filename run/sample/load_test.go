@@ -19,7 +19,7 @@ func TestLoadMeter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if h.Load1 < 0 || h.StealFraction < 0 || h.StealFraction > 1 {
+	if !(h.Load1 >= 0 && h.StealFraction >= 0 && h.StealFraction <= 1) { // NaN fails too
 		t.Fatalf("implausible load %+v", *h)
 	}
 }
