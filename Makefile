@@ -2,9 +2,11 @@
 #
 #   make run     build, run the quickstart scenarios on the CPU backend, and
 #                write results, report and plots into $(OUT)
-#   make test    vet and test everything (the engine under the race detector),
-#                then fuzz the scenario loader, results reader and key files
-#                for a few seconds each
+#   make test    vet and test everything (the engine under the race detector;
+#                the CUDA backend and the gnark peer where their prerequisites
+#                are built, else skipped and said so: mk/test.mk), then fuzz
+#                the scenario loader, results reader and key files for a few
+#                seconds each
 #
 # GPU hosts: see docs/gpu.md (make icicle, make build-cuda, make run-cuda).
 
@@ -34,9 +36,10 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 
-test: vet
-	$(GO) test ./...
-	$(GO) test -race ./pipeline/... ./run/... ./results/... ./compare/... ./predict/... ./history/store/
+test: vet test-prepare
+	$(call gotest,unit,./...)
+	$(call gotest,race,-race ./pipeline/... ./run/... ./results/... ./compare/... ./predict/... ./history/store/)
+	$(MAKE) --no-print-directory test-cuda-suite test-peer-suite
 	$(MAKE) --no-print-directory fuzz
 
 # Fuzz the decoders of untrusted input briefly (seed corpora in each
@@ -88,3 +91,4 @@ clean:
 
 -include mk/cuda.mk
 -include mk/peer.mk
+-include mk/test.mk

@@ -1,7 +1,8 @@
 # mk/cuda.mk: the CUDA backend's build (gpu/cuda, build tag "cuda") and the
 # commands that run it on a GPU host. Included by the root Makefile; also
 # usable alone from the repository root: make -f mk/cuda.mk icicle.
-# Nothing here is needed by the default build or `make test`.
+# Nothing here is needed by the default build or `make test`, which runs
+# the CUDA backend's tests where the front end is built.
 #
 # Here (any host, no CUDA):
 #   icicle          ICICLE's C++ front end and its CPU device, from the Go
@@ -11,6 +12,8 @@
 #   bench-cuda-bin  bin/cuda.test, the gpu/cuda tests and benchmarks
 #   test-cuda       go test -tags cuda ./gpu/cuda/... on ICICLE's CPU device
 #                   (PROVEBENCH_ICICLE_DEVICE=CUDA on a GPU host with Go)
+#   vet-cuda        go vet -tags cuda ./...
+# make test runs the last three when the front end is built (mk/test.mk).
 # On a GPU host (cmake, nvcc):
 #   icicle-cuda     ICICLE's CUDA backend from source into $(ICICLE_CUDA_DIR)
 #                   (about 25 minutes on 16 cores; skipped when present)
@@ -25,6 +28,8 @@
 
 # Make the including Makefile's first target, not this file's, the default.
 _cuda_mk_default_goal := $(.DEFAULT_GOAL)
+
+include $(dir $(lastword $(MAKEFILE_LIST)))gotest.mk
 
 GO ?= go
 CMAKE ?= cmake
@@ -68,7 +73,7 @@ CUDA_GO_ENV = CGO_ENABLED=1 CGO_LDFLAGS='-L$(ICICLE_LIB) -Wl,-rpath,$(ICICLE_RPA
 CUDA_RUN_ENV = ICICLE_BACKEND_INSTALL_DIR='$(ICICLE_CUDA_DIR)' \
 	LD_LIBRARY_PATH='$(ICICLE_CUDA_DIR):$(ICICLE_LIB)'"$${LD_LIBRARY_PATH:+:$$LD_LIBRARY_PATH}"
 
-.PHONY: icicle icicle-cuda build-cuda bench-cuda-bin test-cuda run-cuda bench-cuda cuda-env
+.PHONY: icicle icicle-cuda build-cuda bench-cuda-bin test-cuda vet-cuda run-cuda bench-cuda cuda-env
 
 icicle: $(ICICLE_FRONTEND)
 
@@ -106,9 +111,14 @@ bench-cuda-bin: icicle
 
 # The test binary runs from a temporary folder, where the rpath relative
 # to bin/ does not reach: LD_LIBRARY_PATH does.
-test-cuda: icicle
+test-cuda: icicle $(GOTEST_DEPS)
 	$(CUDA_GO_ENV) $(CUDA_RUN_ENV) PROVEBENCH_ICICLE_DEVICE=$(PROVEBENCH_ICICLE_DEVICE) \
-		$(GO) test -tags cuda -count=1 ./gpu/cuda/...
+		$(call gotest,cuda,-tags cuda -count=1 ./gpu/cuda/...)
+
+# Every package as the cuda build sees it (gpu/backends registers the
+# backend there); cgo needs the front end to type-check gpu/cuda.
+vet-cuda: icicle
+	$(CUDA_GO_ENV) $(GO) vet -tags cuda ./...
 
 run-cuda:
 	@test -x $(CUDA_BIN) || { echo "$(CUDA_BIN) is missing: run 'make build-cuda' on a host with Go"; exit 1; }

@@ -12,11 +12,13 @@
 #   peer-bench-bin    every binary scripts/peer/bench.sh runs: the four
 #                     provers' binaries and the provebench benchmark test
 #                     binaries (bin/cpu.test; bin/cuda.test with CUDA=1)
-#   test-peer         the peer module's tests (not part of make test: CI
-#                     needs no gnark)
-#   test-peer-icicle  its ICICLE test, on ICICLE's CPU device
-#                     (PEER_GNARK_ICICLE_DEVICE=CUDA on a GPU host); the CPU
-#                     device needs at least three hardware threads
+#   test-peer         the peer module's vet and tests, with bin/peer-gnark
+#                     and bin/provebench built first (make test runs it
+#                     where bin/peer-gnark is built: mk/test.mk)
+#   test-peer-icicle  its ICICLE build's vet and test, on ICICLE's CPU device
+#                     (PEER_GNARK_ICICLE_DEVICE=CUDA on a GPU host); the test
+#                     skips below three hardware threads, where the CPU
+#                     device aborts
 # Anywhere, without Go (the binaries and .icicle/, .device/ carried):
 #   peer-bench        scripts/peer/bench.sh, Go benchmark lines on stdout
 
@@ -55,14 +57,14 @@ peer-bench-bin: build peer-gnark
 peer-bench:
 	scripts/peer/bench.sh
 
-test-peer:
-	cd $(PEER_GNARK_DIR) && $(GO) vet . && $(GO) test -count=1 .
+test-peer: build peer-gnark $(GOTEST_DEPS)
+	cd $(PEER_GNARK_DIR) && $(GO) vet . && $(call gotest,peer,-count=1 .)
 
 # The test binary runs from a temporary folder, where the rpath relative
 # to bin/ does not reach: LD_LIBRARY_PATH does.
-test-peer-icicle: icicle
+test-peer-icicle: icicle $(GOTEST_DEPS)
 	cd $(PEER_GNARK_DIR) && $(CUDA_GO_ENV) $(GO) vet -tags icicle . && \
 		$(CUDA_GO_ENV) PEER_GNARK_ICICLE_TEST=1 ICICLE_STEP_PROFILE=1 LD_LIBRARY_PATH='$(ICICLE_LIB)' \
-		$(GO) test -tags icicle -count=1 -run ICICLE -v .
+		$(call gotest,peer-icicle,-tags icicle -count=1 -run ICICLE -v .)
 
 .DEFAULT_GOAL := $(_peer_mk_default_goal)
