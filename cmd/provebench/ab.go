@@ -51,12 +51,8 @@ type abFlags struct {
 // side's fixed bias.
 const defaultWorkerReps = 8
 
-func newABCmd() *cobra.Command {
-	var f abFlags
-	c := &cobra.Command{
-		Use:   "ab [SCENARIO...] -o DIR",
-		Short: "Run two sides interleaved on this machine and fail on a regression",
-		Long: `ab compares two sides measured side by side on this machine: a side is a
+// abHelp is ab's long help.
+const abHelp = `ab compares two sides measured side by side on this machine: a side is a
 provebench binary (default: this one) and scenario files (default: the
 positional ones). Sides may differ in binary (the base commit against a pull
 request), in scenario files (release against hold), or both.
@@ -109,7 +105,14 @@ Exit status: 0 no regression (every gated metric judged), 3 regression,
 4 inconclusive (no regression found, but a gated metric could not be
 judged), 1 a repetition failed or crashed, 2 bad input (also when the sides'
 backends differ, unless --allow-different-hardware), 130 interrupted. The
-first line of the report says the same.`,
+first line of the report says the same.`
+
+func newABCmd() *cobra.Command {
+	var f abFlags
+	c := &cobra.Command{
+		Use:   "ab [SCENARIO...] -o DIR",
+		Short: "Run two sides interleaved on this machine and fail on a regression",
+		Long:  abHelp,
 		Example: `  provebench ab scenarios/ci.yaml -o out/ab --base-binary /tmp/provebench-main
   provebench ab scenarios/ci.yaml -o out/ab --base-binary /tmp/provebench-main --until-resolved 10m
   provebench ab -o out/ab --base-scenario base.yaml --new-scenario new.yaml --pairs 20`,

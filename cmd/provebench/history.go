@@ -450,15 +450,8 @@ func changeOptions(o changepoint.Options, recent int) trend.Options {
 	}
 }
 
-func newHistoryChangesCmd(db *string) *cobra.Command {
-	var q historyQuery
-	var format string
-	var recent int
-	var o changepoint.Options
-	c := &cobra.Command{
-		Use:   "changes",
-		Short: "Find the commits where a metric changed",
-		Long: `changes looks for change points in every series of the history (a backend,
+// historyChangesHelp is history changes' long help.
+const historyChangesHelp = `changes looks for change points in every series of the history (a backend,
 configuration and metric across runs, in the order the runs started; each
 run's value is the median of its measured repetitions): E-Divisive with means
 (Matteson and James, JASA 2014), the method MongoDB's performance CI uses
@@ -495,7 +488,17 @@ worse direction of its metric (higher time, memory or energy, lower
 throughput); 4 no series could be judged yet (every one has fewer than 6
 runs); 2 bad input (no history file, a file that is not a history, an
 unknown metric, a bad expression, a selection that matches no series); 1
-the history could not be read.`,
+the history could not be read.`
+
+func newHistoryChangesCmd(db *string) *cobra.Command {
+	var q historyQuery
+	var format string
+	var recent int
+	var o changepoint.Options
+	c := &cobra.Command{
+		Use:   "changes",
+		Short: "Find the commits where a metric changed",
+		Long:  historyChangesHelp,
 		Example: `  provebench history changes
   provebench history changes --metric peak_rss_bytes --format json
   provebench history changes --recent 5    # in a nightly job`,

@@ -61,21 +61,9 @@ proofs that cannot verify.`,
 }
 
 func runProve(ctx context.Context, w io.Writer, f proveFlags) error {
-	n, err := scenarios.ParseCount(f.constraints)
+	p, kind, err := proveParams(f)
 	if err != nil {
-		return usagef("--constraints: %v", err)
-	}
-	bits, err := circuit.BitsPerMilleFor(f.bitFraction)
-	if err != nil {
-		return usagef("--bit-fraction: %v", err)
-	}
-	p := circuit.Params{Constraints: int(n), Rounds: f.rounds, BitsPerMille: bits}
-	if err := p.Validate(); err != nil {
-		return usagef("--constraints/--rounds/--bit-fraction: %v", err)
-	}
-	kind := groth16.KeyKind(f.key)
-	if kind != groth16.KindAuto && kind != groth16.KindSetup && kind != groth16.KindRandom {
-		return usagef("--key: %q is not setup, random or auto", f.key)
+		return err
 	}
 	if f.out != "" {
 		if err := os.MkdirAll(f.out, 0o755); err != nil {
@@ -106,35 +94,72 @@ func runProve(ctx context.Context, w io.Writer, f proveFlags) error {
 	}
 	fmt.Fprintf(w, "backend:   %s, %d device(s), key loaded in %s\n", be.Name(), be.Devices(), ms(time.Since(t)))
 
-	t = time.Now()
-	ds, err := circuit.Synthesize(ctx, p, circuit.Seed(f.seed, 0, 0), 0, 0)
+	public, res, err := proveOne(ctx, w, be, p, f.seed)
 	if err != nil {
-		return fmt.Errorf("synthesis: %w", err)
+		return err
+	}
+	return verifyProof(w, vk, public, res, f.out)
+}
+
+// proveParams reads the circuit and the kind of key the flags ask for.
+func proveParams(f proveFlags) (circuit.Params, groth16.KeyKind, error) {
+	n, err := scenarios.ParseCount(f.constraints)
+	if err != nil {
+		return circuit.Params{}, "", usagef("--constraints: %v", err)
+	}
+	bits, err := circuit.BitsPerMilleFor(f.bitFraction)
+	if err != nil {
+		return circuit.Params{}, "", usagef("--bit-fraction: %v", err)
+	}
+	p := circuit.Params{Constraints: int(n), Rounds: f.rounds, BitsPerMille: bits}
+	if err := p.Validate(); err != nil {
+		return circuit.Params{}, "", usagef("--constraints/--rounds/--bit-fraction: %v", err)
+	}
+	kind := groth16.KeyKind(f.key)
+	if kind != groth16.KindAuto && kind != groth16.KindSetup && kind != groth16.KindRandom {
+		return circuit.Params{}, "", usagef("--key: %q is not setup, random or auto", f.key)
+	}
+	return p, kind, nil
+}
+
+// proveOne synthesizes one partition and proves it on be, printing each
+// step's time; it returns the public inputs (a copy: the dataset is freed)
+// and the proof.
+func proveOne(ctx context.Context, w io.Writer, be prover.Backend, p circuit.Params, seed uint64) ([]fr.Element, prover.Result, error) {
+	t := time.Now()
+	ds, err := circuit.Synthesize(ctx, p, circuit.Seed(seed, 0, 0), 0, 0)
+	if err != nil {
+		return nil, prover.Result{}, fmt.Errorf("synthesis: %w", err)
 	}
 	defer ds.Free()
 	fmt.Fprintf(w, "synthesis: %s\n", ms(time.Since(t)))
 	public, err := ds.Public()
 	if err != nil {
-		return err
+		return nil, prover.Result{}, err
 	}
 	public = append([]fr.Element(nil), public...)
 
 	t = time.Now()
 	job, err := be.Start(ctx, 0, ds)
 	if err != nil {
-		return fmt.Errorf("prove: %w", err)
+		return nil, prover.Result{}, fmt.Errorf("prove: %w", err)
 	}
 	ds.FreeABC()
 	res, err := job.Wait()
 	if err != nil {
-		return fmt.Errorf("prove: %w", err)
+		return nil, prover.Result{}, fmt.Errorf("prove: %w", err)
 	}
 	total := time.Since(t)
 	for _, s := range res.Stages {
 		fmt.Fprintf(w, "  %-12s %s\n", s.Name, ms(s.Duration))
 	}
 	fmt.Fprintf(w, "prove:     %s\n", ms(total))
+	return public, res, nil
+}
 
+// verifyProof verifies the proof (exit 1 when it does not, or cannot:
+// a benchmark key) and exports it for snarkjs into out, when given.
+func verifyProof(w io.Writer, vk *groth16.VerifyingKey, public []fr.Element, res prover.Result, out string) error {
 	if vk == nil {
 		fmt.Fprintln(w, "verified:  no (a benchmark key makes proofs that cannot verify; use --key setup)")
 		return exitError{code: exitFailure}
@@ -144,11 +169,11 @@ func runProve(ctx context.Context, w io.Writer, f proveFlags) error {
 		return exitError{code: exitFailure}
 	}
 	fmt.Fprintln(w, "verified:  yes")
-	if f.out != "" {
-		if err := groth16.ExportSnarkJS(f.out, vk, public, &res.Proof); err != nil {
+	if out != "" {
+		if err := groth16.ExportSnarkJS(out, vk, public, &res.Proof); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "wrote:     %s/{proof,public,verification_key}.json (snarkjs groth16, bls12381)\n", f.out)
+		fmt.Fprintf(w, "wrote:     %s/{proof,public,verification_key}.json (snarkjs groth16, bls12381)\n", out)
 	}
 	return nil
 }

@@ -25,14 +25,8 @@ func generateReport(doc *results.Run, dir string) ([]string, error) {
 	return reports.Generate(doc, dir, reports.Options{StrategyColours: pipeline.Registered().Colours()})
 }
 
-func newReportCmd() *cobra.Command {
-	var out, title string
-	var formats, exports []string
-	var selfContained bool
-	c := &cobra.Command{
-		Use:   "report RESULTS",
-		Short: "Turn a results document into plots, report.md and report.html",
-		Long: `report reads a results document written by run (results.json.gz or
+// reportHelp is report's long help.
+const reportHelp = `report reads a results document written by run (results.json.gz or
 results.json, compressed or not), or the output folder holding one, and
 writes, into the output directory: throughput against peak memory (one point
 per configuration, spread from the repeats, the Pareto front), a timeline per configuration (RSS, GPU memory and
@@ -48,7 +42,16 @@ exit status 130 before it writes anything.
 --export FORMAT=FILE also writes the figures dashboards read (median seconds
 per proof and peak RSS per configuration, with the repetitions' range):
 github-action-benchmark (its customSmallerIsBetter JSON) or bencher (Bencher
-Metric Format JSON). Repeatable.`,
+Metric Format JSON). Repeatable.`
+
+func newReportCmd() *cobra.Command {
+	var out, title string
+	var formats, exports []string
+	var selfContained bool
+	c := &cobra.Command{
+		Use:   "report RESULTS",
+		Short: "Turn a results document into plots, report.md and report.html",
+		Long:  reportHelp,
 		Example: `  provebench report out/run/results.json.gz -o out/run
   provebench report out/run -o out/mail --self-contained
   provebench report out/run/results.json.gz -o out/run --export github-action-benchmark=out/run/gab.json --export bencher=out/run/bmf.json`,
@@ -164,15 +167,8 @@ func readForReport(ctx context.Context, arg string) (*results.Run, error) {
 	return doc, nil
 }
 
-func newCompareCmd() *cobra.Command {
-	var thresholds, markdown string
-	var alpha float64
-	var gateTimed, allowHW, paired bool
-	var firstPairs int
-	c := &cobra.Command{
-		Use:   "compare BASE NEW | --paired DIR",
-		Short: "Compare two runs and fail on a regression",
-		Long: `compare reads two stored results documents and, per configuration and metric,
+// compareHelp is compare's long help.
+const compareHelp = `compare reads two stored results documents and, per configuration and metric,
 reports the change of the median with its significance (Mann-Whitney U over
 the repeats). By default only exact figures gate: failed repetitions, failed
 partitions, unverified proofs, counters left non-zero and counter peaks that
@@ -201,7 +197,17 @@ or an oversubscribed host) makes the outcome inconclusive: not a pass.
 Exit status: 0 no regression, 3 regression, 4 inconclusive (no regression
 found, but a gated metric could not be judged), 2 bad, mismatched or
 different-hardware input (including a new run that lacks some of the
-baseline's configurations). The first line of the report says the same.`,
+baseline's configurations). The first line of the report says the same.`
+
+func newCompareCmd() *cobra.Command {
+	var thresholds, markdown string
+	var alpha float64
+	var gateTimed, allowHW, paired bool
+	var firstPairs int
+	c := &cobra.Command{
+		Use:   "compare BASE NEW | --paired DIR",
+		Short: "Compare two runs and fail on a regression",
+		Long:  compareHelp,
 		Example: `  provebench compare baseline/ci.json out/results.json
   provebench compare out/baseline out/new        # output folders
   provebench compare --paired out/ab             # judge an ab run again

@@ -66,12 +66,8 @@ type runFlags struct {
 // defaultScenario is what `provebench run` runs without files.
 const defaultScenario = "quickstart"
 
-func newRunCmd() *cobra.Command {
-	var f runFlags
-	c := &cobra.Command{
-		Use:   "run [FILES...]",
-		Short: "Run scenarios and write results, report and plots",
-		Long: `run runs every configuration of the scenario files, each repetition in its own
+// runHelp is run's long help; %s: the embedded scenarios' names.
+const runHelp = `run runs every configuration of the scenario files, each repetition in its own
 child process, sampling RSS, GPU memory and the pipeline's counters on one time
 axis. It writes DIR/results.json.gz (compact JSON, gzip; --results-format json
 for an indented results.json) after every repetition (a run killed at any
@@ -79,7 +75,7 @@ moment keeps what finished), then results.csv, results.bench (Go benchmark
 format, for benchstat) and the report (report.md, report.html and plots).
 
 Without files it runs the embedded ` + defaultScenario + ` scenarios; an embedded file
-can also be named as embedded:NAME (` + strings.Join(scenarios.EmbeddedNames(), ", ") + `).
+can also be named as embedded:NAME (%s).
 
 Before anything runs or is written, a pre-flight check estimates each
 configuration's peak RSS and the size of any key still to generate, and
@@ -134,7 +130,14 @@ repetitions are then less independent: whatever a process draws at its start
 cost against that; a failed repetition ends its worker. Cold-clock
 configurations always get a process each. --serve (used by provebench ab)
 runs the one configuration --filter selects on request: JSON lines on stdin,
-one reply line per repetition on stdout.`,
+one reply line per repetition on stdout.`
+
+func newRunCmd() *cobra.Command {
+	var f runFlags
+	c := &cobra.Command{
+		Use:   "run [FILES...]",
+		Short: "Run scenarios and write results, report and plots",
+		Long:  fmt.Sprintf(runHelp, strings.Join(scenarios.EmbeddedNames(), ", ")),
 		Example: `  provebench run                         # the embedded quickstart, CPU backend
   provebench run scenarios/backpressure.yaml -o out/bp
   provebench run scenarios/gpu.yaml --backend cuda --filter 'hold|budget'
@@ -224,19 +227,8 @@ func scenarioFiles(args []string) ([]results.ScenarioFile, error) {
 }
 
 func applyRunFlags(specs []run.Spec, f runFlags) ([]run.Spec, error) {
-	if f.backend != "" {
-		if !slices.Contains(backends.Names(), f.backend) {
-			return nil, usagef("--backend: %q is not one of %s", f.backend, strings.Join(backends.Names(), ", "))
-		}
-	}
-	if f.set["repeat"] && f.repeat < 1 {
-		return nil, usagef("--repeat %d: must be at least 1", f.repeat)
-	}
-	if f.set["warmups"] && f.warmups < 0 {
-		return nil, usagef("--warmups %d: must be at least 0", f.warmups)
-	}
-	if f.set["sample-interval"] && f.interval < time.Millisecond {
-		return nil, usagef("--sample-interval %s: must be at least 1ms", f.interval)
+	if err := checkRunFlags(f); err != nil {
+		return nil, err
 	}
 	var re *regexp.Regexp
 	if f.filter != "" {
@@ -250,20 +242,9 @@ func applyRunFlags(specs []run.Spec, f runFlags) ([]run.Spec, error) {
 		if re != nil && !re.MatchString(s.Name) {
 			continue
 		}
-		if f.backend != "" {
-			s.Backend = f.backend
-		}
-		if f.set["repeat"] {
-			s.Repeats = f.repeat
-		}
-		if f.set["warmups"] {
-			s.Warmups = f.warmups
-		}
-		if f.set["sample-interval"] {
-			s.SampleInterval = f.interval
-			if s.Timeout > 0 && s.SampleInterval > s.Timeout {
-				return nil, usagef("--sample-interval %s: longer than the timeout of %s (%s), so no sample would be taken", f.interval, s.Name, s.Timeout)
-			}
+		s, err := overrideSpec(s, f)
+		if err != nil {
+			return nil, err
 		}
 		out = append(out, s)
 	}
@@ -275,6 +256,46 @@ func applyRunFlags(specs []run.Spec, f runFlags) ([]run.Spec, error) {
 		return nil, usagef("--filter %q matches no configuration", f.filter)
 	}
 	return out, nil
+}
+
+// checkRunFlags refuses the values of the overriding flags no
+// configuration could take.
+func checkRunFlags(f runFlags) error {
+	if f.backend != "" {
+		if !slices.Contains(backends.Names(), f.backend) {
+			return usagef("--backend: %q is not one of %s", f.backend, strings.Join(backends.Names(), ", "))
+		}
+	}
+	if f.set["repeat"] && f.repeat < 1 {
+		return usagef("--repeat %d: must be at least 1", f.repeat)
+	}
+	if f.set["warmups"] && f.warmups < 0 {
+		return usagef("--warmups %d: must be at least 0", f.warmups)
+	}
+	if f.set["sample-interval"] && f.interval < time.Millisecond {
+		return usagef("--sample-interval %s: must be at least 1ms", f.interval)
+	}
+	return nil
+}
+
+// overrideSpec gives one configuration the settings the flags override.
+func overrideSpec(s run.Spec, f runFlags) (run.Spec, error) {
+	if f.backend != "" {
+		s.Backend = f.backend
+	}
+	if f.set["repeat"] {
+		s.Repeats = f.repeat
+	}
+	if f.set["warmups"] {
+		s.Warmups = f.warmups
+	}
+	if f.set["sample-interval"] {
+		s.SampleInterval = f.interval
+		if s.Timeout > 0 && s.SampleInterval > s.Timeout {
+			return s, usagef("--sample-interval %s: longer than the timeout of %s (%s), so no sample would be taken", f.interval, s.Name, s.Timeout)
+		}
+	}
+	return s, nil
 }
 
 func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
@@ -291,30 +312,78 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		// reads goes to standard error.
 		w = os.Stderr
 	}
-	specs, err := loadSpecs(args)
-	if err != nil {
-		return usageError{err}
-	}
-	specs, err = applyRunFlags(specs, f)
+	plan, err := planRun(args, f)
 	if err != nil {
 		return err
 	}
+	env := run.HostEnvironment(ctx)
+	if err := checkRunnable(ctx, w, plan.specs, env, f); err != nil {
+		return err
+	}
+	if f.out == "" {
+		f.out = filepath.Join("out", "run-"+time.Now().Format("20060102-150405"))
+	}
+	// The directory is checked and locked before any work, and stays
+	// locked until the report is written: another run into it would mix
+	// its results with these.
+	unlock, err := openOutDir(plan.specs, f)
+	if err != nil {
+		return err
+	}
+	defer unlock()
+	runner, err := newRunner(w, format, env, plan, f)
+	if err != nil {
+		return err
+	}
+	closeGPU := attachGPU(runner)
+	defer closeGPU()
+	if f.serve {
+		return serveRun(ctx, runner, plan.specs[0], replies)
+	}
+	return runAndWrite(ctx, w, runner, plan.specs, f)
+}
+
+// runPlan is what a run runs: the configurations after the flags and the
+// shard, the scenario files they came from, and the shard's record.
+type runPlan struct {
+	specs []run.Spec
+	files []results.ScenarioFile
+	shard *results.Shard
+}
+
+// planRun loads the scenarios and applies the flags, --filter and --shard
+// to them.
+func planRun(args []string, f runFlags) (runPlan, error) {
+	specs, err := loadSpecs(args)
+	if err != nil {
+		return runPlan{}, usageError{err}
+	}
+	specs, err = applyRunFlags(specs, f)
+	if err != nil {
+		return runPlan{}, err
+	}
 	if f.serve && len(specs) != 1 {
-		return usagef("--serve runs one configuration: --filter selects %d", len(specs))
+		return runPlan{}, usagef("--serve runs one configuration: --filter selects %d", len(specs))
 	}
 	files, err := scenarioFiles(args)
 	if err != nil {
-		return usageError{err}
+		return runPlan{}, usageError{err}
 	}
-	var shardRec *results.Shard
+	plan := runPlan{specs: specs, files: files}
 	if f.shard != "" {
-		if specs, shardRec, err = selectShard(specs, f); err != nil {
-			return err
+		if plan.specs, plan.shard, err = selectShard(specs, f); err != nil {
+			return runPlan{}, err
 		}
 	} else if f.shards != 0 {
-		return usagef("--shard-count: goes with --shard auto")
+		return runPlan{}, usagef("--shard-count: goes with --shard auto")
 	}
-	env := run.HostEnvironment(ctx)
+	return plan, nil
+}
+
+// checkRunnable refuses, before anything is written, configurations the
+// pre-flight check refuses (unless --force) and those this binary has no
+// backend for.
+func checkRunnable(ctx context.Context, w io.Writer, specs []run.Spec, env results.Environment, f runFlags) error {
 	if !f.force {
 		if err := preflight(ctx, w, specs, env, f); err != nil {
 			return err
@@ -325,33 +394,40 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 			return usageError{fmt.Errorf("%s (%s): %w", s.Name, s.Source, backends.ErrNoCUDA)}
 		}
 	}
-	if f.out == "" {
-		f.out = filepath.Join("out", "run-"+time.Now().Format("20060102-150405"))
-	}
+	return nil
+}
+
+// openOutDir checks the exec configurations' paths against -o, locks it,
+// and clears it (--overwrite) or checks that it holds no finished run. The
+// caller unlocks it once its last file is written.
+func openOutDir(specs []run.Spec, f runFlags) (unlock func(), err error) {
 	if err := run.CheckExecPaths(specs, f.out); err != nil {
-		return usageError{err}
+		return nil, usageError{err}
 	}
-	// The directory is checked and locked before any work, and stays
-	// locked until the report is written: another run into it would mix
-	// its results with these.
-	unlock, err := run.LockOutDir(f.out)
+	unlock, err = run.LockOutDir(f.out)
 	if err != nil {
-		return usagef("-o %s: %w", f.out, err)
+		return nil, usagef("-o %s: %w", f.out, err)
 	}
-	defer unlock()
 	if f.overwrite {
 		err = run.ClearOutDir(f.out)
 	} else {
 		err = run.CheckFinished(f.out)
 	}
 	if err != nil {
-		return usagef("-o %s: %w", f.out, err)
+		unlock()
+		return nil, usagef("-o %s: %w", f.out, err)
 	}
+	return unlock, nil
+}
+
+// newRunner is the runner the flags describe, its child processes started
+// from this binary.
+func newRunner(w io.Writer, format results.Format, env results.Environment, plan runPlan, f runFlags) (*run.Runner, error) {
 	exe, err := os.Executable()
 	if err != nil {
-		return fmt.Errorf("locate the provebench binary for child processes: %w", err)
+		return nil, fmt.Errorf("locate the provebench binary for child processes: %w", err)
 	}
-	runner := &run.Runner{
+	return &run.Runner{
 		Exe:      exe,
 		OutDir:   f.out,
 		Format:   format,
@@ -361,18 +437,18 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 		Log:      w,
 		Warn:     os.Stderr,
 
-		ScenarioFiles: files,
-		Shard:         shardRec,
+		ScenarioFiles: plan.files,
+		Shard:         plan.shard,
 		HeapProfiles:  f.heapProf,
 		Interleave:    f.interleave,
 		ReuseProcess:  f.reuseProcess,
-	}
-	closeGPU := attachGPU(runner)
-	defer closeGPU()
-	if f.serve {
-		return serveRun(ctx, runner, specs[0], replies)
-	}
+	}, nil
+}
 
+// runAndWrite runs the configurations, writes the folder's files from the
+// document, prints the summary and turns the outcome into the exit status:
+// 130 when interrupted, 1 when a repetition did not finish.
+func runAndWrite(ctx context.Context, w io.Writer, runner *run.Runner, specs []run.Spec, f runFlags) error {
 	if f.interleave {
 		fmt.Fprintf(w, "interleaved: measured repetitions in rounds over %s\n", units.Plural(len(specs), "configuration"))
 	}
@@ -387,18 +463,36 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if runErr != nil && !interrupted {
 		return runErr
 	}
-	// The runner kept the document up to date; the folder's other results
-	// files are written from it once, as every command writes them.
 	folder := runner.Folder()
-	tables, err := folder.WriteTables(doc)
+	written, err := writeRunFiles(doc, folder, f)
 	if err != nil {
 		return err
+	}
+	if err := folder.WriteManifest(written); err != nil {
+		fmt.Fprintf(os.Stderr, "warning: %v (a later --overwrite clears only the fixed names)\n", err)
+	}
+	printRunSummary(w, doc, written)
+	if interrupted {
+		return exitError{code: exitInterrupted, err: errors.New("interrupted: the results of finished repetitions are in " + f.out)}
+	}
+	return unfinishedError(doc, written[0])
+}
+
+// writeRunFiles writes what a run adds to its document once it ends (the
+// tables, the report, the calibration cache's copy) and lists every file
+// the run wrote, the document first, for the manifest.
+func writeRunFiles(doc *results.Run, folder results.Folder, f runFlags) ([]string, error) {
+	// The runner kept the document up to date; the folder's other results
+	// files are written from it once, as every command writes them.
+	tables, err := folder.WriteTables(doc)
+	if err != nil {
+		return nil, err
 	}
 	written := append([]string{folder.DocumentPath()}, tables...)
 	if !f.noReport && len(doc.Scenarios) > 0 {
 		files, err := generateReport(doc, f.out)
 		if err != nil {
-			return fmt.Errorf("report: %w", err)
+			return nil, fmt.Errorf("report: %w", err)
 		}
 		written = append(written, files...)
 	}
@@ -412,14 +506,7 @@ func runRun(ctx context.Context, w io.Writer, args []string, f runFlags) error {
 	if !f.noCalibrationCache && os.Getenv(ab.NoCalibrationStoreEnv) != "1" {
 		written = append(written, storeCalibration(doc, f.cacheDir)...)
 	}
-	if err := folder.WriteManifest(written); err != nil {
-		fmt.Fprintf(os.Stderr, "warning: %v (a later --overwrite clears only the fixed names)\n", err)
-	}
-	printRunSummary(w, doc, written)
-	if interrupted {
-		return exitError{code: exitInterrupted, err: errors.New("interrupted: the results of finished repetitions are in " + f.out)}
-	}
-	return unfinishedError(doc, written[0])
+	return written, nil
 }
 
 // serveRun is run --serve: repetitions on request until standard input

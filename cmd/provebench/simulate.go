@@ -31,12 +31,8 @@ type simulateFlags struct {
 	crossValidate bool
 }
 
-func newSimulateCmd() *cobra.Command {
-	var f simulateFlags
-	c := &cobra.Command{
-		Use:   "simulate SCENARIO... | --cross-validate RESULTS...",
-		Short: "Predict scenarios in virtual time, calibrated from real runs",
-		Long: `simulate plays every configuration of the scenario files through the
+// simulateHelp is simulate's long help.
+const simulateHelp = `simulate plays every configuration of the scenario files through the
 pipeline's own strategy gates on a virtual clock, in milliseconds even for
 batches of 2^27-constraint proofs, and writes the predictions as a results
 document of the usual schema (marked simulated, naming its calibration), with
@@ -93,7 +89,14 @@ the shapes it is predicted from (provebench run cal.yaml val.yaml
 several documents measured (same name and spec) is one, its repetitions
 pooled.
 
-Interrupted (Ctrl-C), simulate exits 130 at once and writes nothing.`,
+Interrupted (Ctrl-C), simulate exits 130 at once and writes nothing.`
+
+func newSimulateCmd() *cobra.Command {
+	var f simulateFlags
+	c := &cobra.Command{
+		Use:   "simulate SCENARIO... | --cross-validate RESULTS...",
+		Short: "Predict scenarios in virtual time, calibrated from real runs",
+		Long:  simulateHelp,
 		Example: `  provebench simulate scenarios/cuzk-phase12.yaml -o out/cuzk
   provebench simulate scenarios/backpressure.yaml --calibration out/cal/results.json -o out/sim --explain
   provebench simulate scenarios/cuzk-phase12.yaml --search --memory-cap 480GiB
@@ -165,36 +168,12 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 	if err != nil {
 		return err
 	}
-	var model *predict.Model
-	env := results.Environment{Hostname: "simulated", OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()}
-	if len(f.calibration) > 0 {
-		if model, err = predict.Calibrate(ctx, f.calibration, predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits}); err != nil {
-			return usageError{err}
-		}
-		printNotes(errw, model.Notes)
-		env = model.Environment
+	model, env, err := simulationModel(ctx, errw, f)
+	if err != nil {
+		return err
 	}
-	if f.explain {
-		if model == nil {
-			return usagef("--explain needs --calibration")
-		}
-		if err := model.Explain(w, int64(env.MemoryBytes)); err != nil {
-			return err
-		}
-		fmt.Fprintln(w)
-	}
-	for _, file := range f.check {
-		if model == nil {
-			return usagef("--check needs --calibration")
-		}
-		checks, notes, err := model.CheckDocument(ctx, file, int64(env.MemoryBytes))
-		if err != nil {
-			return usageError{err}
-		}
-		printNotes(errw, notes)
-		fmt.Fprintf(w, "predictions for %s:\n\n", file)
-		predict.PrintChecks(w, checks)
-		fmt.Fprintln(w)
+	if err := explainModel(ctx, w, errw, model, env, f); err != nil {
+		return err
 	}
 	if f.search {
 		return runSearch(ctx, w, specs, model, env, searchFlags{
@@ -224,6 +203,59 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 	if err != nil {
 		return err
 	}
+	printSimulatedSummary(w, doc, written)
+	return nil
+}
+
+// simulationModel is the model --calibration fits, and the environment the
+// simulation is of: the calibration's host, else a simulated one (nil
+// model: the model's defaults).
+func simulationModel(ctx context.Context, errw io.Writer, f simulateFlags) (*predict.Model, results.Environment, error) {
+	env := results.Environment{Hostname: "simulated", OS: runtime.GOOS, Arch: runtime.GOARCH, GoVersion: runtime.Version()}
+	if len(f.calibration) == 0 {
+		return nil, env, nil
+	}
+	model, err := predict.Calibrate(ctx, f.calibration, predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits})
+	if err != nil {
+		return nil, env, usageError{err}
+	}
+	printNotes(errw, model.Notes)
+	return model, model.Environment, nil
+}
+
+// explainModel prints what --explain and --check ask of the calibrated
+// model: the fitted model and its error, and its predictions beside other
+// real runs.
+func explainModel(ctx context.Context, w, errw io.Writer, model *predict.Model, env results.Environment, f simulateFlags) error {
+	if f.explain {
+		if model == nil {
+			return usagef("--explain needs --calibration")
+		}
+		if err := model.Explain(w, int64(env.MemoryBytes)); err != nil {
+			return err
+		}
+		fmt.Fprintln(w)
+	}
+	for _, file := range f.check {
+		if model == nil {
+			return usagef("--check needs --calibration")
+		}
+		checks, notes, err := model.CheckDocument(ctx, file, int64(env.MemoryBytes))
+		if err != nil {
+			return usageError{err}
+		}
+		printNotes(errw, notes)
+		fmt.Fprintf(w, "predictions for %s:\n\n", file)
+		predict.PrintChecks(w, checks)
+		fmt.Fprintln(w)
+	}
+	return nil
+}
+
+// printSimulatedSummary prints run's summary of the simulated document,
+// and says why a configuration has no timeline or was predicted to pass
+// its memory limit.
+func printSimulatedSummary(w io.Writer, doc *results.Run, written []string) {
 	printRunSummary(w, doc, written)
 	if n := len(doc.Scenarios); n > predict.MaxSeriesConfigurations {
 		fmt.Fprintf(w, "note: %d configurations: no timelines (series are kept up to %d; --filter picks a few to see over time)\n", n, predict.MaxSeriesConfigurations)
@@ -235,7 +267,6 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 			}
 		}
 	}
-	return nil
 }
 
 // writeSimulated writes the output folder's results files (the document,
