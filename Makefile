@@ -2,7 +2,8 @@
 #
 #   make run     build, run the quickstart scenarios on the CPU backend, and
 #                write results, report and plots into $(OUT)
-#   make test    vet and test everything (the engine under the race detector;
+#   make test    vet and test everything (functions' complexity by gocyclo;
+#                the engine under the race detector;
 #                the CUDA backend and the gnark peer where their prerequisites
 #                are built, else skipped and said so: mk/test.mk), then fuzz
 #                the scenario loader, results reader and key files for a few
@@ -21,7 +22,7 @@ GOBUILD := $(GO) build -buildvcs=auto
 # that say nothing about provebench. (-O2 -g is Go's default.)
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: all build run test test-short vet fmt fuzz bench bench-cpu check-snarkjs gate-check docs-results clean
+.PHONY: all build run test test-short vet funcs fmt fuzz bench bench-cpu check-snarkjs gate-check docs-results clean
 
 all: build
 
@@ -36,7 +37,22 @@ vet:
 	$(GO) vet ./...
 	@test -z "$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go'))" || { echo "gofmt would change:"; gofmt -l .; exit 1; }
 
-test: vet test-prepare
+# Functions a reader can hold (issue 31): cyclomatic complexity at most 20
+# outside tests, by gocyclo from the module proxy, pinned; their length (80
+# lines) is docs/architecture_test.go's TestFunctionsFitInMind.
+GOCYCLO := bin/tools/gocyclo
+GOCYCLO_VERSION := v0.6.0
+$(GOCYCLO):
+	GOBIN=$(abspath bin/tools) $(GO) install github.com/fzipp/gocyclo/cmd/gocyclo@$(GOCYCLO_VERSION)
+
+funcs: $(GOCYCLO)
+	@files=$$(git ls-files '*.go' 2>/dev/null | grep -v '_test\.go$$' | grep -v '/testdata/'); \
+	[ -n "$$files" ] || files=$$(find . -name '*.go' ! -name '*_test.go' ! -path '*/testdata/*' ! -path './.*' ! -path './out/*'); \
+	over=$$($(GOCYCLO) -over 20 $$files); \
+	if [ -n "$$over" ]; then echo "cyclomatic complexity over 20 (split into named steps):"; echo "$$over"; exit 1; fi; \
+	echo "gocyclo: no function over 20"
+
+test: vet funcs test-prepare
 	$(call gotest,unit,./...)
 	$(call gotest,race,-race ./pipeline/... ./run/... ./results/... ./compare/... ./predict/... ./history/store/)
 	$(MAKE) --no-print-directory test-cuda-suite test-peer-suite

@@ -37,6 +37,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
+	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/results"
 )
@@ -455,7 +456,7 @@ func onHostClock(def results.Metric, backend string) bool {
 	case results.WallClock:
 		return true
 	case results.DeviceClock:
-		return backend == "cpu"
+		return backends.OnHost(backend)
 	}
 	return false
 }

@@ -81,8 +81,10 @@ func TestNoTestingOutsideTests(t *testing.T) {
 }
 
 // TestLayers checks the direction of the arrows in architecture.md:
-// scenarios -> run -> spec -> pipeline -> gpu, results read by all and
-// reading none, reports reading results only.
+// scenarios -> spec -> pipeline -> gpu and run -> spec, the loader linking
+// no runner, run, predict, compare and history never importing each other,
+// results read by all and reading only internal/, reports reading results
+// only, internal/ holding leaves.
 func TestLayers(t *testing.T) {
 	// forbidden lists, for packages under a folder, the folders of this
 	// module they must not import.
@@ -263,6 +265,111 @@ func TestOneMetricTable(t *testing.T) {
 	for name := range names {
 		if !inTable[name] {
 			t.Errorf("metric %s: its name not found in results/metrics*.go: the walk missed the table", name)
+		}
+	}
+}
+
+// sources lists the repository's tracked-or-not Go files outside tests,
+// testdata, hidden folders (ICICLE's build, the carried backend) and out/,
+// peers/gnark's module included: what a reader of this repository reads.
+func sources(t *testing.T) []string {
+	t.Helper()
+	var files []string
+	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() && path != ".." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "out" || d.Name() == "node_modules") {
+			return filepath.SkipDir
+		}
+		if !d.IsDir() && strings.HasSuffix(path, ".go") && !strings.HasSuffix(path, "_test.go") {
+			files = append(files, path)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) < 100 {
+		t.Fatalf("%d Go files found from ..: not the repository", len(files))
+	}
+	return files
+}
+
+// maxFuncLines is the longest function a reader is asked to hold, from its
+// func line to its closing brace (issue 31). Its twin, cyclomatic
+// complexity at most 20, is gocyclo's to check (make funcs).
+const maxFuncLines = 80
+
+// TestFunctionsFitInMind: no function or method outside tests is longer
+// than maxFuncLines; a longer one is split into named steps.
+func TestFunctionsFitInMind(t *testing.T) {
+	fset := token.NewFileSet()
+	funcs := 0
+	for _, path := range sources(t) {
+		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, decl := range f.Decls {
+			fn, ok := decl.(*ast.FuncDecl)
+			if !ok || fn.Body == nil {
+				continue
+			}
+			funcs++
+			if n := fset.Position(fn.End()).Line - fset.Position(fn.Pos()).Line + 1; n > maxFuncLines {
+				t.Errorf("%s: func %s is %d lines, more than %d: split it into named steps", fset.Position(fn.Pos()), fn.Name.Name, n, maxFuncLines)
+			}
+		}
+	}
+	if funcs < 1000 {
+		t.Fatalf("%d functions looked at: not the repository", funcs)
+	}
+}
+
+// TestNoFolderHoldsTheHouse: no top-level folder holds more than a quarter
+// of the non-test Go lines (issue 31): past that, one name stands for
+// several jobs, as bench/ did at 36%.
+func TestNoFolderHoldsTheHouse(t *testing.T) {
+	lines := map[string]int{}
+	total := 0
+	for _, path := range sources(t) {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		rel, err := filepath.Rel("..", path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		top, _, _ := strings.Cut(filepath.ToSlash(rel), "/")
+		n := strings.Count(string(b), "\n")
+		lines[top] += n
+		total += n
+	}
+	if total == 0 || len(lines) < 5 {
+		t.Fatalf("%d lines in %d folders: not the repository", total, len(lines))
+	}
+	for top, n := range lines {
+		if share := float64(n) / float64(total); share > 0.25 {
+			t.Errorf("%s/ holds %d of %d non-test Go lines (%.0f%%), more than 25%%: give its jobs folders of their own", top, n, total, 100*share)
+		}
+	}
+}
+
+// TestNoSharedNameStems: no package folder's name begins another's (issue
+// 31): sim/ beside bench/simulate read as two simulations, and run/ beside
+// a runner/ or report/ beside reports/ would again.
+func TestNoSharedNameStems(t *testing.T) {
+	names := map[string]string{} // folder name -> a package folder of that name
+	for pkg := range imports(t) {
+		names[filepath.Base(pkg)] = pkg
+	}
+	for a, pa := range names {
+		for b, pb := range names {
+			if a != b && len(a) >= 3 && strings.HasPrefix(b, a) {
+				t.Errorf("%s and %s: the name %q begins %q; name each folder for its own job", pa, pb, a, b)
+			}
 		}
 	}
 }

@@ -5,6 +5,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/gpu/nvml"
 	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/pipeline"
@@ -118,7 +119,7 @@ type energyMeter struct {
 
 func openEnergyMeter(be prover.Backend) *energyMeter {
 	m := &energyMeter{}
-	if be.Name() != "cuda" {
+	if !backends.OnGPU(be.Name()) {
 		return m
 	}
 	nv, err := nvml.Open()

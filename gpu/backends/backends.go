@@ -26,6 +26,17 @@ const (
 	Automatic = "auto"
 )
 
+// OnHost reports whether the backend of that name proves on the host's
+// CPUs: its "device" time is the host's CPU time and its "device" memory
+// host memory, so neighbours on the host slow it and its memory counts
+// against the host's. Readers that judge or place a figure ask here, not
+// by the name.
+func OnHost(name string) bool { return name == CPU }
+
+// OnGPU reports whether the backend of that name proves on GPUs (NVML's
+// figures, energy and GPU-seconds apply).
+func OnGPU(name string) bool { return name == CUDA }
+
 // Names lists the backend names Open accepts, in the order help texts
 // give them.
 func Names() []string { return []string{CPU, CUDA, Automatic} }
