@@ -56,7 +56,7 @@ func TestLoadMeterTellsOwnFromOthers(t *testing.T) {
 		t.Fatal("no neighbours' share measured")
 	}
 	m, b := *hm.OthersCPUFraction, *hb.OthersCPUFraction
-	if m < 0 || m > 1 || b < 0 || b > 1 {
+	if !(m >= 0 && m <= 1 && b >= 0 && b <= 1) { // a NaN share fails too
 		t.Fatalf("shares out of [0,1]: %v, %v", m, b)
 	}
 	if !(b > m) {
