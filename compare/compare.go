@@ -475,52 +475,61 @@ func gatesStored(def results.Metric, backend string) bool {
 func (c *comparer) timed(m *MetricResult, def results.Metric, bm, nm []*results.Repetition, backend string) {
 	def = def.Alike(bm, nm)
 	if c.opts.Paired {
-		bp, np := pairs(bm, nm)
-		if len(bp) == 0 && len(bm) > 0 && len(nm) > 0 {
-			noData(m, nil, nil, "no pair with both repetitions measured", "no pair with both repetitions measured")
-			return
-		}
-		quiet := quietOnly{}
-		if onHostClock(def, backend) {
-			quiet = quietPairs(bp, np)
-		}
-		if quiet.measured && len(quiet.base) < MinPairs && m.Gated() {
-			bv, bwhy := sampleOf(def, bp)
-			nv, nwhy := sampleOf(def, np)
-			if bwhy != "" || nwhy != "" {
-				noData(m, bv, nv, bwhy, nwhy)
-				return
-			}
+		c.paired(m, def, bm, nm, backend)
+		return
+	}
+	c.stored(m, def, bm, nm, backend)
+}
+
+// paired judges a metric of an ab run by its pairs' ratios: on the host's
+// clock only the pairs measured while the host was quiet, where that was
+// measured, and not at all on an oversubscribed host where it was not.
+func (c *comparer) paired(m *MetricResult, def results.Metric, bm, nm []*results.Repetition, backend string) {
+	bp, np := pairs(bm, nm)
+	if len(bp) == 0 && len(bm) > 0 && len(nm) > 0 {
+		noData(m, nil, nil, "no pair with both repetitions measured", "no pair with both repetitions measured")
+		return
+	}
+	hostClock := onHostClock(def, backend)
+	quiet := quietOnly{}
+	if hostClock {
+		quiet = quietPairs(bp, np)
+	}
+	if quiet.measured && len(quiet.base) < MinPairs && m.Gated() {
+		// Too few quiet pairs to judge: every pair's figures are shown,
+		// and the metric is not judged.
+		if bv, nv, ok := samplesOf(m, def, bp, np); ok {
 			m.Base, m.New = rangeSummary(bv), rangeSummary(nv)
 			notQuiet(m, quiet)
-			return
-		}
-		if quiet.measured {
-			bp, np = quiet.base, quiet.cur
-		}
-		bv, bwhy := sampleOf(def, bp)
-		nv, nwhy := sampleOf(def, np)
-		if bwhy != "" || nwhy != "" {
-			noData(m, bv, nv, bwhy, nwhy)
-			return
-		}
-		pairedVerdict(m, bv, nv)
-		if quiet.measured && quiet.of > len(bp) {
-			m.Note = strings.TrimPrefix(m.Note+"; "+quiet.note(), "; ")
-		}
-		if onHostClock(def, backend) && !quiet.measured && c.oversubscribed != "" && m.Gated() {
-			// Whatever the interval says, it measured the scheduler's
-			// share of the CPUs, not the code: not judged.
-			m.Verdict, m.MorePairs, m.Unjudged = Inconclusive, 0, "host oversubscribed"
-			m.Note = "not judged: host oversubscribed, so this clock measured the scheduler; rerun where the load average stays under " +
-				fmt.Sprintf("%g per CPU", OversubscribedLoad)
 		}
 		return
 	}
-	bv, bwhy := sampleOf(def, bm)
-	nv, nwhy := sampleOf(def, nm)
-	if bwhy != "" || nwhy != "" {
-		noData(m, bv, nv, bwhy, nwhy)
+	if quiet.measured {
+		bp, np = quiet.base, quiet.cur
+	}
+	bv, nv, ok := samplesOf(m, def, bp, np)
+	if !ok {
+		return
+	}
+	pairedVerdict(m, bv, nv)
+	if quiet.measured && quiet.of > len(bp) {
+		m.Note = strings.TrimPrefix(m.Note+"; "+quiet.note(), "; ")
+	}
+	if hostClock && !quiet.measured && c.oversubscribed != "" && m.Gated() {
+		// Whatever the interval says, it measured the scheduler's
+		// share of the CPUs, not the code: not judged.
+		m.Verdict, m.MorePairs, m.Unjudged = Inconclusive, 0, "host oversubscribed"
+		m.Note = "not judged: host oversubscribed, so this clock measured the scheduler; rerun where the load average stays under " +
+			fmt.Sprintf("%g per CPU", OversubscribedLoad)
+	}
+}
+
+// stored judges a metric of two stored runs by the U test; one that does
+// not gate between stored runs by default (gatesStored) is reported, not
+// gated, unless GateTimed asks.
+func (c *comparer) stored(m *MetricResult, def results.Metric, bm, nm []*results.Repetition, backend string) {
+	bv, nv, ok := samplesOf(m, def, bm, nm)
+	if !ok {
 		return
 	}
 	if !c.opts.GateTimed && m.Gated() && !gatesStored(def, backend) {
@@ -531,6 +540,18 @@ func (c *comparer) timed(m *MetricResult, def results.Metric, bm, nm []*results.
 		}
 	}
 	sampledVerdict(m, bv, nv, c.bt)
+}
+
+// samplesOf reads a metric's figures on both sides; where a side lacks
+// them, it says why in m (no data) and returns false.
+func samplesOf(m *MetricResult, def results.Metric, base, cur []*results.Repetition) (bv, nv []float64, ok bool) {
+	bv, bwhy := sampleOf(def, base)
+	nv, nwhy := sampleOf(def, cur)
+	if bwhy != "" || nwhy != "" {
+		noData(m, bv, nv, bwhy, nwhy)
+		return nil, nil, false
+	}
+	return bv, nv, true
 }
 
 // tooFewIsInconclusive turns a gated metric the test could not judge
