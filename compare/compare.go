@@ -266,16 +266,9 @@ func Compare(base, cur *results.Run, opts Options) (*Report, error) {
 	if opts.Paired && opts.FirstPairs > 0 {
 		base, cur = firstPairs(base, opts.FirstPairs), firstPairs(cur, opts.FirstPairs)
 	}
-	th := opts.Thresholds
-	if th == nil {
-		th = DefaultThresholds()
-	}
-	alpha := opts.Alpha
-	if alpha == 0 {
-		alpha = DefaultAlpha
-	}
-	if !(alpha > 0 && alpha < 1) {
-		return nil, fmt.Errorf("compare: alpha %v: want a level between 0 and 1, such as 0.05", alpha)
+	th, alpha, err := thresholdsAndAlpha(opts)
+	if err != nil {
+		return nil, err
 	}
 	key := matchKey(base, cur, opts.Paired)
 	baseIdx, err := index(base, "base", key)
@@ -289,7 +282,39 @@ func Compare(base, cur *results.Run, opts Options) (*Report, error) {
 	if err := checkComparable(base, cur, curIdx, key, opts); err != nil {
 		return nil, err
 	}
+	rep := newReport(base, cur, th, alpha, opts)
+	c := &comparer{th: th, bt: &benchmath.Thresholds{CompareAlpha: alpha}, opts: opts}
+	if opts.Paired {
+		if c.oversubscribed = hostOversubscribed(base, cur); c.oversubscribed != "" {
+			rep.Warnings = append(rep.Warnings, c.oversubscribed+": wall time (seconds_per_proof, partitions_per_second), and the CPU backend's device time, "+
+				"are not judged (inconclusive); cpu_seconds, a GPU's device time and the exact figures still gate")
+		}
+	}
+	rep.Scenarios = c.scenarios(base, cur, baseIdx, curIdx, key)
+	return rep, nil
+}
 
+// thresholdsAndAlpha are the thresholds and the test's level opts ask for,
+// the defaults where they leave them out.
+func thresholdsAndAlpha(opts Options) (Thresholds, float64, error) {
+	th := opts.Thresholds
+	if th == nil {
+		th = DefaultThresholds()
+	}
+	alpha := opts.Alpha
+	if alpha == 0 {
+		alpha = DefaultAlpha
+	}
+	if !(alpha > 0 && alpha < 1) {
+		return nil, 0, fmt.Errorf("compare: alpha %v: want a level between 0 and 1, such as 0.05", alpha)
+	}
+	return th, alpha, nil
+}
+
+// newReport is the report of the two runs before any scenario is
+// compared: the sides, the rule, and the warnings about the comparison
+// as a whole.
+func newReport(base, cur *results.Run, th Thresholds, alpha float64, opts Options) *Report {
 	rep := &Report{
 		Base: runInfo(base), New: runInfo(cur),
 		Alpha: alpha, Thresholds: th, Paired: opts.Paired, GateTimed: opts.GateTimed && !opts.Paired,
@@ -300,36 +325,46 @@ func Compare(base, cur *results.Run, opts Options) (*Report, error) {
 	}
 	rep.Warnings = append(rep.Warnings, loadWarnings("base", base)...)
 	rep.Warnings = append(rep.Warnings, loadWarnings("new", cur)...)
-	c := &comparer{th: th, bt: &benchmath.Thresholds{CompareAlpha: alpha}, opts: opts}
-	if opts.Paired {
-		if why := oversubscription(base, cur); why != "" && !quietMeasured(base, cur) {
-			c.oversubscribed = why
-			rep.Warnings = append(rep.Warnings, why+": wall time (seconds_per_proof, partitions_per_second), and the CPU backend's device time, "+
-				"are not judged (inconclusive); cpu_seconds, a GPU's device time and the exact figures still gate")
-		}
+	return rep
+}
+
+// hostOversubscribed says why the host's clock of an ab run cannot be
+// judged: the host was oversubscribed and the pairs do not say which were
+// measured while it was quiet. It is empty when the clock can be judged.
+func hostOversubscribed(base, cur *results.Run) string {
+	if why := oversubscription(base, cur); why != "" && !quietMeasured(base, cur) {
+		return why
 	}
+	return ""
+}
+
+// scenarios compares the scenarios the runs have in common, in the
+// baseline's order, with the baseline's alone among them as missing; the
+// new run's alone follow, as new.
+func (c *comparer) scenarios(base, cur *results.Run, baseIdx, curIdx map[string]*results.Scenario, key func(*results.Scenario) string) []ScenarioResult {
+	var out []ScenarioResult
 	for i := range base.Scenarios {
 		bsc := &base.Scenarios[i]
 		nsc, ok := curIdx[key(bsc)]
 		if !ok {
-			rep.Scenarios = append(rep.Scenarios, ScenarioResult{
+			out = append(out, ScenarioResult{
 				Name: bsc.Name, Strategy: bsc.Strategy, Backend: bsc.Backend, Verdict: Missing,
 				BaseStatus: statusCounts(bsc),
 			})
 			continue
 		}
-		rep.Scenarios = append(rep.Scenarios, c.scenario(bsc, nsc))
+		out = append(out, c.scenario(bsc, nsc))
 	}
 	for i := range cur.Scenarios {
 		nsc := &cur.Scenarios[i]
 		if _, ok := baseIdx[key(nsc)]; !ok {
-			rep.Scenarios = append(rep.Scenarios, ScenarioResult{
+			out = append(out, ScenarioResult{
 				Name: nsc.Name, Strategy: nsc.Strategy, Backend: nsc.Backend, Verdict: Added,
 				NewStatus: statusCounts(nsc),
 			})
 		}
 	}
-	return rep, nil
+	return out
 }
 
 // gateTimedRisk is printed whenever stored runs' timed figures gate.
