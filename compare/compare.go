@@ -267,16 +267,9 @@ func Compare(base, cur *results.Run, opts Options) (*Report, error) {
 	if opts.Paired && opts.FirstPairs > 0 {
 		base, cur = firstPairs(base, opts.FirstPairs), firstPairs(cur, opts.FirstPairs)
 	}
-	th := opts.Thresholds
-	if th == nil {
-		th = DefaultThresholds()
-	}
-	alpha := opts.Alpha
-	if alpha == 0 {
-		alpha = DefaultAlpha
-	}
-	if !(alpha > 0 && alpha < 1) {
-		return nil, fmt.Errorf("compare: alpha %v: want a level between 0 and 1, such as 0.05", alpha)
+	th, alpha, err := thresholdsAndAlpha(opts)
+	if err != nil {
+		return nil, err
 	}
 	key := matchKey(base, cur, opts.Paired)
 	baseIdx, err := index(base, "base", key)
@@ -290,7 +283,39 @@ func Compare(base, cur *results.Run, opts Options) (*Report, error) {
 	if err := checkComparable(base, cur, curIdx, key, opts); err != nil {
 		return nil, err
 	}
+	rep := newReport(base, cur, th, alpha, opts)
+	c := &comparer{th: th, bt: &benchmath.Thresholds{CompareAlpha: alpha}, opts: opts}
+	if opts.Paired {
+		if c.oversubscribed = hostOversubscribed(base, cur); c.oversubscribed != "" {
+			rep.Warnings = append(rep.Warnings, c.oversubscribed+": wall time (seconds_per_proof, partitions_per_second), and the CPU backend's device time, "+
+				"are not judged (inconclusive); cpu_seconds, a GPU's device time and the exact figures still gate")
+		}
+	}
+	rep.Scenarios = c.scenarios(base, cur, baseIdx, curIdx, key)
+	return rep, nil
+}
 
+// thresholdsAndAlpha are the thresholds and the test's level opts ask for,
+// the defaults where they leave them out.
+func thresholdsAndAlpha(opts Options) (Thresholds, float64, error) {
+	th := opts.Thresholds
+	if th == nil {
+		th = DefaultThresholds()
+	}
+	alpha := opts.Alpha
+	if alpha == 0 {
+		alpha = DefaultAlpha
+	}
+	if !(alpha > 0 && alpha < 1) {
+		return nil, 0, fmt.Errorf("compare: alpha %v: want a level between 0 and 1, such as 0.05", alpha)
+	}
+	return th, alpha, nil
+}
+
+// newReport is the report of the two runs before any scenario is
+// compared: the sides, the rule, and the warnings about the comparison
+// as a whole.
+func newReport(base, cur *results.Run, th Thresholds, alpha float64, opts Options) *Report {
 	rep := &Report{
 		Base: runInfo(base), New: runInfo(cur),
 		Alpha: alpha, Thresholds: th, Paired: opts.Paired, GateTimed: opts.GateTimed && !opts.Paired,
@@ -301,36 +326,46 @@ func Compare(base, cur *results.Run, opts Options) (*Report, error) {
 	}
 	rep.Warnings = append(rep.Warnings, loadWarnings("base", base)...)
 	rep.Warnings = append(rep.Warnings, loadWarnings("new", cur)...)
-	c := &comparer{th: th, bt: &benchmath.Thresholds{CompareAlpha: alpha}, opts: opts}
-	if opts.Paired {
-		if why := oversubscription(base, cur); why != "" && !quietMeasured(base, cur) {
-			c.oversubscribed = why
-			rep.Warnings = append(rep.Warnings, why+": wall time (seconds_per_proof, partitions_per_second), and the CPU backend's device time, "+
-				"are not judged (inconclusive); cpu_seconds, a GPU's device time and the exact figures still gate")
-		}
+	return rep
+}
+
+// hostOversubscribed says why the host's clock of an ab run cannot be
+// judged: the host was oversubscribed and the pairs do not say which were
+// measured while it was quiet. It is empty when the clock can be judged.
+func hostOversubscribed(base, cur *results.Run) string {
+	if why := oversubscription(base, cur); why != "" && !quietMeasured(base, cur) {
+		return why
 	}
+	return ""
+}
+
+// scenarios compares the scenarios the runs have in common, in the
+// baseline's order, with the baseline's alone among them as missing; the
+// new run's alone follow, as new.
+func (c *comparer) scenarios(base, cur *results.Run, baseIdx, curIdx map[string]*results.Scenario, key func(*results.Scenario) string) []ScenarioResult {
+	var out []ScenarioResult
 	for i := range base.Scenarios {
 		bsc := &base.Scenarios[i]
 		nsc, ok := curIdx[key(bsc)]
 		if !ok {
-			rep.Scenarios = append(rep.Scenarios, ScenarioResult{
+			out = append(out, ScenarioResult{
 				Name: bsc.Name, Strategy: bsc.Strategy, Backend: bsc.Backend, Verdict: Missing,
 				BaseStatus: statusCounts(bsc),
 			})
 			continue
 		}
-		rep.Scenarios = append(rep.Scenarios, c.scenario(bsc, nsc))
+		out = append(out, c.scenario(bsc, nsc))
 	}
 	for i := range cur.Scenarios {
 		nsc := &cur.Scenarios[i]
 		if _, ok := baseIdx[key(nsc)]; !ok {
-			rep.Scenarios = append(rep.Scenarios, ScenarioResult{
+			out = append(out, ScenarioResult{
 				Name: nsc.Name, Strategy: nsc.Strategy, Backend: nsc.Backend, Verdict: Added,
 				NewStatus: statusCounts(nsc),
 			})
 		}
 	}
-	return rep, nil
+	return out
 }
 
 // gateTimedRisk is printed whenever stored runs' timed figures gate.
@@ -476,52 +511,61 @@ func gatesStored(def results.Metric, backend string) bool {
 func (c *comparer) timed(m *MetricResult, def results.Metric, bm, nm []*results.Repetition, backend string) {
 	def = def.Alike(bm, nm)
 	if c.opts.Paired {
-		bp, np := pairs(bm, nm)
-		if len(bp) == 0 && len(bm) > 0 && len(nm) > 0 {
-			noData(m, nil, nil, "no pair with both repetitions measured", "no pair with both repetitions measured")
-			return
-		}
-		quiet := quietOnly{}
-		if onHostClock(def, backend) {
-			quiet = quietPairs(bp, np)
-		}
-		if quiet.measured && len(quiet.base) < MinPairs && m.Gated() {
-			bv, bwhy := sampleOf(def, bp)
-			nv, nwhy := sampleOf(def, np)
-			if bwhy != "" || nwhy != "" {
-				noData(m, bv, nv, bwhy, nwhy)
-				return
-			}
+		c.paired(m, def, bm, nm, backend)
+		return
+	}
+	c.stored(m, def, bm, nm, backend)
+}
+
+// paired judges a metric of an ab run by its pairs' ratios: on the host's
+// clock only the pairs measured while the host was quiet, where that was
+// measured, and not at all on an oversubscribed host where it was not.
+func (c *comparer) paired(m *MetricResult, def results.Metric, bm, nm []*results.Repetition, backend string) {
+	bp, np := pairs(bm, nm)
+	if len(bp) == 0 && len(bm) > 0 && len(nm) > 0 {
+		noData(m, nil, nil, "no pair with both repetitions measured", "no pair with both repetitions measured")
+		return
+	}
+	hostClock := onHostClock(def, backend)
+	quiet := quietOnly{}
+	if hostClock {
+		quiet = quietPairs(bp, np)
+	}
+	if quiet.measured && len(quiet.base) < MinPairs && m.Gated() {
+		// Too few quiet pairs to judge: every pair's figures are shown,
+		// and the metric is not judged.
+		if bv, nv, ok := samplesOf(m, def, bp, np); ok {
 			m.Base, m.New = rangeSummary(bv), rangeSummary(nv)
 			notQuiet(m, quiet)
-			return
-		}
-		if quiet.measured {
-			bp, np = quiet.base, quiet.cur
-		}
-		bv, bwhy := sampleOf(def, bp)
-		nv, nwhy := sampleOf(def, np)
-		if bwhy != "" || nwhy != "" {
-			noData(m, bv, nv, bwhy, nwhy)
-			return
-		}
-		pairedVerdict(m, bv, nv)
-		if quiet.measured && quiet.of > len(bp) {
-			m.Note = strings.TrimPrefix(m.Note+"; "+quiet.note(), "; ")
-		}
-		if onHostClock(def, backend) && !quiet.measured && c.oversubscribed != "" && m.Gated() {
-			// Whatever the interval says, it measured the scheduler's
-			// share of the CPUs, not the code: not judged.
-			m.Verdict, m.MorePairs, m.Unjudged = Inconclusive, 0, "host oversubscribed"
-			m.Note = "not judged: host oversubscribed, so this clock measured the scheduler; rerun where the load average stays under " +
-				fmt.Sprintf("%g per CPU", OversubscribedLoad)
 		}
 		return
 	}
-	bv, bwhy := sampleOf(def, bm)
-	nv, nwhy := sampleOf(def, nm)
-	if bwhy != "" || nwhy != "" {
-		noData(m, bv, nv, bwhy, nwhy)
+	if quiet.measured {
+		bp, np = quiet.base, quiet.cur
+	}
+	bv, nv, ok := samplesOf(m, def, bp, np)
+	if !ok {
+		return
+	}
+	pairedVerdict(m, bv, nv)
+	if quiet.measured && quiet.of > len(bp) {
+		m.Note = strings.TrimPrefix(m.Note+"; "+quiet.note(), "; ")
+	}
+	if hostClock && !quiet.measured && c.oversubscribed != "" && m.Gated() {
+		// Whatever the interval says, it measured the scheduler's
+		// share of the CPUs, not the code: not judged.
+		m.Verdict, m.MorePairs, m.Unjudged = Inconclusive, 0, "host oversubscribed"
+		m.Note = "not judged: host oversubscribed, so this clock measured the scheduler; rerun where the load average stays under " +
+			fmt.Sprintf("%g per CPU", OversubscribedLoad)
+	}
+}
+
+// stored judges a metric of two stored runs by the U test; one that does
+// not gate between stored runs by default (gatesStored) is reported, not
+// gated, unless GateTimed asks.
+func (c *comparer) stored(m *MetricResult, def results.Metric, bm, nm []*results.Repetition, backend string) {
+	bv, nv, ok := samplesOf(m, def, bm, nm)
+	if !ok {
 		return
 	}
 	if !c.opts.GateTimed && m.Gated() && !gatesStored(def, backend) {
@@ -532,6 +576,18 @@ func (c *comparer) timed(m *MetricResult, def results.Metric, bm, nm []*results.
 		}
 	}
 	sampledVerdict(m, bv, nv, c.bt)
+}
+
+// samplesOf reads a metric's figures on both sides; where a side lacks
+// them, it says why in m (no data) and returns false.
+func samplesOf(m *MetricResult, def results.Metric, base, cur []*results.Repetition) (bv, nv []float64, ok bool) {
+	bv, bwhy := sampleOf(def, base)
+	nv, nwhy := sampleOf(def, cur)
+	if bwhy != "" || nwhy != "" {
+		noData(m, bv, nv, bwhy, nwhy)
+		return nil, nil, false
+	}
+	return bv, nv, true
 }
 
 // tooFewIsInconclusive turns a gated metric the test could not judge

@@ -107,45 +107,76 @@ func (o Outcome) mark() string {
 func (r *Report) WriteMarkdown(w io.Writer) error {
 	var b bytes.Buffer
 	out, label, head := r.headline()
-	fmt.Fprintf(&b, "### %s: %s %s: %s\n\n", r.command(), out.mark(), label, markdown.Escape(head))
-	for _, c := range r.Cost {
-		fmt.Fprintf(&b, "- **Cost**: %s\n", markdown.Escape(c))
+	r.markdownHead(&b, out, label, head)
+	if out == Regressed {
+		r.markdownRegressions(&b)
 	}
-	fmt.Fprintf(&b, "- **Base**: %s\n- **New**: %s\n", markdown.Escape(r.Base.describe()), markdown.Escape(r.New.describe()))
-	fmt.Fprintf(&b, "- **Rule**: %s Thresholds: %s\n", markdown.Escape(r.rule()), markdown.Escape(r.thresholdList()))
+	r.markdownUnjudged(&b)
+	r.markdownOverview(&b)
+	b.WriteString("#### Details\n\n")
+	for i := range r.Scenarios {
+		if s := &r.Scenarios[i]; s.Verdict != Missing && s.Verdict != Added {
+			markdownDetails(&b, s)
+		}
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// markdownHead writes the headline, what the verdict cost, the two sides,
+// the rule and the warnings.
+func (r *Report) markdownHead(b *bytes.Buffer, out Outcome, label, head string) {
+	fmt.Fprintf(b, "### %s: %s %s: %s\n\n", r.command(), out.mark(), label, markdown.Escape(head))
+	for _, c := range r.Cost {
+		fmt.Fprintf(b, "- **Cost**: %s\n", markdown.Escape(c))
+	}
+	fmt.Fprintf(b, "- **Base**: %s\n- **New**: %s\n", markdown.Escape(r.Base.describe()), markdown.Escape(r.New.describe()))
+	fmt.Fprintf(b, "- **Rule**: %s Thresholds: %s\n", markdown.Escape(r.rule()), markdown.Escape(r.thresholdList()))
 	if d := r.detectable(); d != "" {
-		fmt.Fprintf(&b, "- **Resolution**: %s\n", markdown.Escape(d))
+		fmt.Fprintf(b, "- **Resolution**: %s\n", markdown.Escape(d))
 	}
 	b.WriteString("\n")
 	for _, w := range r.Warnings {
-		fmt.Fprintf(&b, "> ⚠️ %s\n>\n", markdown.Escape(w))
+		fmt.Fprintf(b, "> ⚠️ %s\n>\n", markdown.Escape(w))
 	}
 	if len(r.Warnings) > 0 {
 		b.WriteString("\n")
 	}
+}
 
-	if out == Regressed {
-		b.WriteString("#### Regressions\n\n")
-		for i := range r.Scenarios {
-			s := &r.Scenarios[i]
-			for _, m := range s.Regressions() {
-				fmt.Fprintf(&b, "- **%s** `%s`: %s\n", markdown.Escape(s.Name), m.Metric, markdown.Escape(m.explain()))
-			}
+// markdownRegressions lists every regressed metric, each explained.
+func (r *Report) markdownRegressions(b *bytes.Buffer) {
+	b.WriteString("#### Regressions\n\n")
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		for _, m := range s.Regressions() {
+			fmt.Fprintf(b, "- **%s** `%s`: %s\n", markdown.Escape(s.Name), m.Metric, markdown.Escape(m.explain()))
 		}
-		b.WriteString("\n")
 	}
-	if unjudged := r.Unjudged(); len(unjudged) > 0 {
-		b.WriteString("#### Not judged\n\n")
-		for _, u := range unjudged {
-			fmt.Fprintf(&b, "- **%s** `%s`: %s\n", markdown.Escape(u.Scenario), u.Metric, markdown.Escape(u.explainUnjudged()))
-		}
-		b.WriteString("\n")
-	}
+	b.WriteString("\n")
+}
 
+// markdownUnjudged lists the gated metrics that could not be judged, and
+// why, when there are any.
+func (r *Report) markdownUnjudged(b *bytes.Buffer) {
+	unjudged := r.Unjudged()
+	if len(unjudged) == 0 {
+		return
+	}
+	b.WriteString("#### Not judged\n\n")
+	for _, u := range unjudged {
+		fmt.Fprintf(b, "- **%s** `%s`: %s\n", markdown.Escape(u.Scenario), u.Metric, markdown.Escape(u.explainUnjudged()))
+	}
+	b.WriteString("\n")
+}
+
+// markdownOverview writes one row per scenario with its verdict and the
+// overview's metrics, and how to read the cells.
+func (r *Report) markdownOverview(b *bytes.Buffer) {
 	b.WriteString("#### Scenarios\n\n| Scenario | Strategy | Verdict |")
 	columns := overview()
 	for _, c := range columns {
-		fmt.Fprintf(&b, " %s |", c.Heading)
+		fmt.Fprintf(b, " %s |", c.Heading)
 	}
 	b.WriteString(" Repetitions (base → new) |\n|---|---|---|")
 	for range columns {
@@ -154,11 +185,11 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 	b.WriteString("---|\n")
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
-		fmt.Fprintf(&b, "| %s | %s | %s |", markdown.Escape(s.Name), markdown.Escape(s.Strategy), mdVerdict(s.Verdict))
+		fmt.Fprintf(b, "| %s | %s | %s |", markdown.Escape(s.Name), markdown.Escape(s.Strategy), mdVerdict(s.Verdict))
 		for _, c := range columns {
-			fmt.Fprintf(&b, " %s |", markdown.Escape(s.Metric(c.Name).cell()))
+			fmt.Fprintf(b, " %s |", markdown.Escape(s.Metric(c.Name).cell()))
 		}
-		fmt.Fprintf(&b, " %s → %s |\n", markdown.Escape(orDash(s.BaseStatus)), markdown.Escape(orDash(s.NewStatus)))
+		fmt.Fprintf(b, " %s → %s |\n", markdown.Escape(orDash(s.BaseStatus)), markdown.Escape(orDash(s.NewStatus)))
 	}
 	if r.Paired {
 		b.WriteString("\nCells read base → new medians (change: the pairs' median ratio, shown when its 95% interval excludes no change); " +
@@ -167,35 +198,30 @@ func (r *Report) WriteMarkdown(w io.Writer) error {
 		b.WriteString("\nCells read base → new (change) of the medians; ~ is no significant change, ? too few repetitions to tell, ? ⚠️ not judged (see above). " +
 			"Details show the median ± its 95% confidence interval, or [min, max] of the repetitions when they are too few for one.\n\n")
 	}
+}
 
-	b.WriteString("#### Details\n\n")
-	for i := range r.Scenarios {
-		s := &r.Scenarios[i]
-		if s.Verdict == Missing || s.Verdict == Added {
-			continue
-		}
-		open := ""
-		if s.Verdict == Regression || s.Verdict == Inconclusive {
-			open = " open"
-		}
-		fmt.Fprintf(&b, "<details%s><summary>%s: %s</summary>\n\n", open, html.EscapeString(s.Name), html.EscapeString(string(s.Verdict)))
-		b.WriteString("| Metric | Base | New | Change | p | Threshold | Verdict |\n|---|---|---|---|---|---|---|\n")
-		shown, zeros := splitZeros(s.Metrics)
-		for _, m := range shown {
-			fmt.Fprintf(&b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", m.Metric,
-				markdown.Escape(m.Base.describe(m)), markdown.Escape(m.New.describe(m)), markdown.Escape(m.changeText()),
-				m.pText(), formatThreshold(m.Threshold), markdown.Escape(m.verdictText()))
-		}
-		if len(zeros) > 0 {
-			fmt.Fprintf(&b, "\nZero in both runs: %s.\n", markdown.Escape(strings.Join(zeros, ", ")))
-		}
-		for _, n := range s.Notes {
-			fmt.Fprintf(&b, "\n> ⚠️ %s\n", markdown.Escape(n))
-		}
-		b.WriteString("\n</details>\n\n")
+// markdownDetails writes a scenario's metrics in a collapsed section, open
+// when the scenario regressed or could not be judged.
+func markdownDetails(b *bytes.Buffer, s *ScenarioResult) {
+	open := ""
+	if s.Verdict == Regression || s.Verdict == Inconclusive {
+		open = " open"
 	}
-	_, err := w.Write(b.Bytes())
-	return err
+	fmt.Fprintf(b, "<details%s><summary>%s: %s</summary>\n\n", open, html.EscapeString(s.Name), html.EscapeString(string(s.Verdict)))
+	b.WriteString("| Metric | Base | New | Change | p | Threshold | Verdict |\n|---|---|---|---|---|---|---|\n")
+	shown, zeros := splitZeros(s.Metrics)
+	for _, m := range shown {
+		fmt.Fprintf(b, "| `%s` | %s | %s | %s | %s | %s | %s |\n", m.Metric,
+			markdown.Escape(m.Base.describe(m)), markdown.Escape(m.New.describe(m)), markdown.Escape(m.changeText()),
+			m.pText(), formatThreshold(m.Threshold), markdown.Escape(m.verdictText()))
+	}
+	if len(zeros) > 0 {
+		fmt.Fprintf(b, "\nZero in both runs: %s.\n", markdown.Escape(strings.Join(zeros, ", ")))
+	}
+	for _, n := range s.Notes {
+		fmt.Fprintf(b, "\n> ⚠️ %s\n", markdown.Escape(n))
+	}
+	b.WriteString("\n</details>\n\n")
 }
 
 // WriteText writes the report for a terminal: the outcome, warnings and

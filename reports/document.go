@@ -47,14 +47,33 @@ type table struct {
 var pipelineStages = []string{"admission", "synthesis", "queue_wait", "gpu_start", "free_abc", "finalize", "dealloc"}
 
 func buildDocument(run *results.Run, title string, sums []*scenarioSummary, rendered map[string]bool, timelineFiles map[string]string) *document {
-	d := &document{Title: title, Meta: runMeta(run)}
+	d := &document{Title: title, Meta: runMeta(run), Warnings: documentWarnings(run, sums)}
+	d.Sections = append(d.Sections, summarySection(run, sums))
+	d.Sections = append(d.Sections, plotSections(rendered)...)
+	d.Sections = append(d.Sections, counterSection(sums))
+	if s, ok := stageSection(sums); ok {
+		d.Sections = append(d.Sections, s)
+	}
+	d.Sections = append(d.Sections, timelineSections(sums, rendered, timelineFiles)...)
+	if s, ok := failureSection(sums); ok {
+		d.Sections = append(d.Sections, s)
+	}
+	d.Sections = append(d.Sections, glossarySection(run))
+	return d
+}
+
+// documentWarnings are what a reader must know before trusting the
+// figures: a run that did not finish, a simulated one, GPU figures not
+// measured, kernel peaks that are only bounds, configurations not plotted.
+func documentWarnings(run *results.Run, sums []*scenarioSummary) []string {
+	var warnings []string
 	if !run.Complete {
-		d.Warnings = append(d.Warnings, "The run is incomplete (interrupted or still running): only the repetitions that finished are shown.")
+		warnings = append(warnings, "The run is incomplete (interrupted or still running): only the repetitions that finished are shown.")
 	}
 	if sim := run.Simulated; sim != nil {
-		d.Warnings = append(d.Warnings, "Simulated: every figure is predicted by provebench simulate (one deterministic repetition per configuration; peak RSS is the model's, not the kernel's), calibrated on "+calibrationText(sim.Calibration)+".")
+		warnings = append(warnings, "Simulated: every figure is predicted by provebench simulate (one deterministic repetition per configuration; peak RSS is the model's, not the kernel's), calibrated on "+calibrationText(sim.Calibration)+".")
 	} else if !run.Environment.NVML {
-		d.Warnings = append(d.Warnings, "NVML was absent: GPU memory figures were not measured and read n/a.")
+		warnings = append(warnings, "NVML was absent: GPU memory figures were not measured and read n/a.")
 	}
 	var unplotted []string
 	for _, s := range sums {
@@ -64,54 +83,55 @@ func buildDocument(run *results.Run, title string, sums []*scenarioSummary, rend
 	}
 	for _, s := range sums {
 		if s.rssBounds > 0 {
-			d.Warnings = append(d.Warnings, fmt.Sprintf("%s: the kernel peak RSS of %d measured %s is wait4's ru_maxrss, an upper bound (it includes the parent's peak), not the child's VmHWM.",
+			warnings = append(warnings, fmt.Sprintf("%s: the kernel peak RSS of %d measured %s is wait4's ru_maxrss, an upper bound (it includes the parent's peak), not the child's VmHWM.",
 				s.sc.Name, s.rssBounds, plural(s.rssBounds, "repetition")))
 		}
 	}
 	if len(unplotted) > 0 {
-		d.Warnings = append(d.Warnings, fmt.Sprintf("No measured repetition, so not plotted: %s.", strings.Join(unplotted, ", ")))
+		warnings = append(warnings, fmt.Sprintf("No measured repetition, so not plotted: %s.", strings.Join(unplotted, ", ")))
 	}
+	return warnings
+}
 
-	d.Sections = append(d.Sections, summarySection(run, sums))
-	if rendered[rssAxis.file] {
-		d.Sections = append(d.Sections, section{
-			Heading: "Throughput against peak memory", Level: 2,
-			Text: []string{"One point per configuration at its medians; bars span the minimum to the maximum over the measured repetitions. " +
-				"Colour and marker give the strategy. Ringed points, joined by the dashed line, are the Pareto set: no other configuration beats them beyond the noise, " +
-				"that is, none is at least as good on both axes (its range reaches theirs) and clearly better on one (its range clears theirs). " +
-				"Configurations whose ranges overlap are not told apart, however their medians fall (with one repetition a range is a point, and this is plain Pareto dominance). " +
-				"An axis that does not start at zero says where it starts."},
-			Figure: &figureRef{Name: rssAxis.file, Alt: "throughput against peak RSS"},
-		})
+// runPlots are the whole run's plots as the report shows them, in its
+// order: each becomes a section where its figure was drawn.
+var runPlots = []struct{ file, heading, text, alt string }{
+	{rssAxis.file, "Throughput against peak memory",
+		"One point per configuration at its medians; bars span the minimum to the maximum over the measured repetitions. " +
+			"Colour and marker give the strategy. Ringed points, joined by the dashed line, are the Pareto set: no other configuration beats them beyond the noise, " +
+			"that is, none is at least as good on both axes (its range reaches theirs) and clearly better on one (its range clears theirs). " +
+			"Configurations whose ranges overlap are not told apart, however their medians fall (with one repetition a range is a point, and this is plain Pareto dominance). " +
+			"An axis that does not start at zero says where it starts.",
+		"throughput against peak RSS"},
+	{datasetAxis.file, "Throughput against peak dataset bytes",
+		"As above, against the peak of the pipeline's live dataset bytes (the dataset_bytes counter's own peak, exact and free of the process's noise): " +
+			"the memory the strategies actually trade for throughput.",
+		"throughput against peak dataset bytes"},
+	{gpuAxis.file, "Throughput against peak GPU memory",
+		"As above, against the process's peak GPU memory sampled through NVML.",
+		"throughput against peak GPU memory"},
+	{"strategies", "Strategies side by side",
+		"Each row is a configuration, grouped and coloured by strategy: throughput and peak memory side by side. " +
+			"The bar is the median; each dot one measured repetition, so the spread and any outlier show.",
+		"strategies compared: throughput and peak memory, each repetition a dot"},
+}
+
+// plotSections are the sections of runPlots whose figure was drawn.
+func plotSections(rendered map[string]bool) []section {
+	var out []section
+	for _, p := range runPlots {
+		if rendered[p.file] {
+			out = append(out, section{Heading: p.heading, Level: 2, Text: []string{p.text}, Figure: &figureRef{Name: p.file, Alt: p.alt}})
+		}
 	}
-	if rendered[datasetAxis.file] {
-		d.Sections = append(d.Sections, section{
-			Heading: "Throughput against peak dataset bytes", Level: 2,
-			Text: []string{"As above, against the peak of the pipeline's live dataset bytes (the dataset_bytes counter's own peak, exact and free of the process's noise): " +
-				"the memory the strategies actually trade for throughput."},
-			Figure: &figureRef{Name: datasetAxis.file, Alt: "throughput against peak dataset bytes"},
-		})
-	}
-	if rendered[gpuAxis.file] {
-		d.Sections = append(d.Sections, section{
-			Heading: "Throughput against peak GPU memory", Level: 2,
-			Text:   []string{"As above, against the process's peak GPU memory sampled through NVML."},
-			Figure: &figureRef{Name: gpuAxis.file, Alt: "throughput against peak GPU memory"},
-		})
-	}
-	if rendered["strategies"] {
-		d.Sections = append(d.Sections, section{
-			Heading: "Strategies side by side", Level: 2,
-			Text: []string{"Each row is a configuration, grouped and coloured by strategy: throughput and peak memory side by side. " +
-				"The bar is the median; each dot one measured repetition, so the spread and any outlier show."},
-			Figure: &figureRef{Name: "strategies", Alt: "strategies compared: throughput and peak memory, each repetition a dot"},
-		})
-	}
-	d.Sections = append(d.Sections, counterSection(sums))
-	if s, ok := stageSection(sums); ok {
-		d.Sections = append(d.Sections, s)
-	}
-	d.Sections = append(d.Sections, section{Heading: "Timelines", Level: 2, Text: []string{
+	return out
+}
+
+// timelineSections are the Timelines section and, under it, each
+// configuration's timeline (or why it has none) and its first failed
+// repetition's.
+func timelineSections(sums []*scenarioSummary, rendered map[string]bool, timelineFiles map[string]string) []section {
+	out := []section{{Heading: "Timelines", Level: 2, Text: []string{
 		"Per configuration, one repetition's samples on one time axis: memory, the pipeline's byte counters and its count counters. " +
 			"Time is seconds since the pipeline started; before 0 the child process was loading its proving key. " +
 			"The timelines of the run share their memory axes and, for finished repetitions, their time axis, so they can be compared side by side " +
@@ -119,37 +139,40 @@ func buildDocument(run *results.Run, title string, sums []*scenarioSummary, rend
 		"The memory panel accounts for RSS: the bands, bottom up, are the proving key's resident bytes, the pipeline's live datasets (and, on the CPU backend, its working buffers), " +
 			"the Go runtime's memory (heap, stacks and metadata not returned to the kernel) and the rest of RSS " +
 			"(the binary, C allocations, memory the Go runtime keeps but has not touched). " +
-			"A repetition that did not finish shows the moment it was stopped (red line) and, when a memory limit stopped it, the limit."}})
+			"A repetition that did not finish shows the moment it was stopped (red line) and, when a memory limit stopped it, the limit."}}}
 	for _, s := range sums {
-		sec := section{Heading: s.sc.Name, Level: 3}
 		name := timelineFiles[s.sc.Name]
-		if s.timeline != nil && rendered[name] {
-			text := "Drawn: " + s.timelineWhy + "."
-			if iv := s.timeline.Series.IntervalSeconds; iv > 0 {
-				text += fmt.Sprintf(" Sampled every %s.", formatSeconds(iv))
-			}
-			if hp := heapProfiles(s); hp != "" {
-				text += " Heap profiles at the Go heap's peak (go tool pprof FILE): " + hp + "."
-			}
-			sec.Text = []string{text}
-			sec.Figure = &figureRef{Name: name, Alt: "timeline of " + s.sc.Name}
-		} else {
-			sec.Text = []string{"No timeline: " + s.timelineWhy + "."}
-		}
-		d.Sections = append(d.Sections, sec)
+		out = append(out, timelineSection(s, rendered[name], name))
 		if r := s.failedTimeline; r != nil && rendered[name+"-failed"] {
-			d.Sections = append(d.Sections, section{
+			out = append(out, section{
 				Heading: fmt.Sprintf("%s: repetition %d (%s)", s.sc.Name, r.Index, r.Status), Level: 3,
 				Text:   []string{"The first repetition of this configuration that did not finish: " + strings.Join(strings.Fields(r.Error), " ") + "."},
 				Figure: &figureRef{Name: name + "-failed", Alt: fmt.Sprintf("timeline of %s, repetition %d (%s)", s.sc.Name, r.Index, r.Status)},
 			})
 		}
 	}
-	if s, ok := failureSection(sums); ok {
-		d.Sections = append(d.Sections, s)
+	return out
+}
+
+// timelineSection is one configuration's timeline, named file, with which
+// repetition it draws and how it was sampled; or, where none was drawn,
+// why.
+func timelineSection(s *scenarioSummary, drawn bool, file string) section {
+	sec := section{Heading: s.sc.Name, Level: 3}
+	if s.timeline == nil || !drawn {
+		sec.Text = []string{"No timeline: " + s.timelineWhy + "."}
+		return sec
 	}
-	d.Sections = append(d.Sections, glossarySection(run))
-	return d
+	text := "Drawn: " + s.timelineWhy + "."
+	if iv := s.timeline.Series.IntervalSeconds; iv > 0 {
+		text += fmt.Sprintf(" Sampled every %s.", formatSeconds(iv))
+	}
+	if hp := heapProfiles(s); hp != "" {
+		text += " Heap profiles at the Go heap's peak (go tool pprof FILE): " + hp + "."
+	}
+	sec.Text = []string{text}
+	sec.Figure = &figureRef{Name: file, Alt: "timeline of " + s.sc.Name}
+	return sec
 }
 
 // heapProfiles lists a configuration's heap profile files, with when each

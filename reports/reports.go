@@ -62,11 +62,8 @@ func Generate(run *results.Run, dir string, opts Options) ([]string, error) {
 // figures it renders, and before it writes anything, so that an interrupt
 // leaves dir as it was. It returns ctx's error then.
 func GenerateContext(ctx context.Context, run *results.Run, dir string, opts Options) ([]string, error) {
-	if run == nil {
-		return nil, errors.New("report: nil results")
-	}
-	if len(run.Scenarios) == 0 {
-		return nil, errors.New("report: the results have no scenarios: nothing to report")
+	if err := checkRun(run); err != nil {
+		return nil, err
 	}
 	formats, err := checkFormats(opts.Formats)
 	if err != nil {
@@ -76,34 +73,68 @@ func GenerateContext(ctx context.Context, run *results.Run, dir string, opts Opt
 	if title == "" {
 		title = "provebench report"
 	}
-
 	sums := make([]*scenarioSummary, len(run.Scenarios))
 	for i := range run.Scenarios {
 		sums[i] = summarize(&run.Scenarios[i])
 	}
-	plotTitle := title
-	if b := backends(run); b != "" {
-		plotTitle += " (" + b + " backend)"
-	}
-
-	// Figures, each rendered in every format asked for, and in SVG for a
-	// self-contained HTML page.
-	var figs []figure
-	order := strategyOrder(sums, opts.StrategyColours)
-	if f, ok := throughputFigure(plotTitle, sums, order, rssAxis); ok {
-		figs = append(figs, f)
-	}
-	if f, ok := throughputFigure(plotTitle, sums, order, gpuAxis); ok {
-		figs = append(figs, f)
-	}
-	if f, ok := throughputFigure(plotTitle, sums, order, datasetAxis); ok {
-		figs = append(figs, f)
-	}
-	if f, ok := strategiesFigure(plotTitle, sums, order); ok {
-		figs = append(figs, f)
-	}
 	timelineFiles := timelineNames(sums)
-	// The timelines share their axes: one time range, one memory scale.
+	figs := runFigures(plotTitle(run, title), sums, strategyOrder(sums, opts.StrategyColours))
+	timelines, err := timelineFigures(ctx, sums, timelineFiles)
+	if err != nil {
+		return nil, err
+	}
+	pics, err := renderFigures(ctx, append(figs, timelines...), formats, opts.SelfContained)
+	if err != nil {
+		return nil, err
+	}
+	doc := buildDocument(run, title, sums, pics.rendered, timelineFiles)
+	if err := pics.addDocument(doc, formats, opts.SelfContained); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err // nothing written yet; from here on the writes run to the end
+	}
+	return writeAll(dir, pics.files)
+}
+
+// checkRun refuses a document with nothing to report.
+func checkRun(run *results.Run) error {
+	if run == nil {
+		return errors.New("report: nil results")
+	}
+	if len(run.Scenarios) == 0 {
+		return errors.New("report: the results have no scenarios: nothing to report")
+	}
+	return nil
+}
+
+// plotTitle is the plots' title: the report's, with the run's backends.
+func plotTitle(run *results.Run, title string) string {
+	if b := backends(run); b != "" {
+		title += " (" + b + " backend)"
+	}
+	return title
+}
+
+// runFigures are the figures of the whole run, those it has data for:
+// throughput against each memory axis, and the strategies side by side.
+func runFigures(title string, sums []*scenarioSummary, order []string) []figure {
+	var figs []figure
+	for _, axis := range []memoryAxis{rssAxis, gpuAxis, datasetAxis} {
+		if f, ok := throughputFigure(title, sums, order, axis); ok {
+			figs = append(figs, f)
+		}
+	}
+	if f, ok := strategiesFigure(title, sums, order); ok {
+		figs = append(figs, f)
+	}
+	return figs
+}
+
+// timelineFigures are each configuration's timeline, and its first failed
+// repetition's beside it. They share their axes (one time range, one
+// memory scale), so they compare side by side.
+func timelineFigures(ctx context.Context, sums []*scenarioSummary, timelineFiles map[string]string) ([]figure, error) {
 	var drawn []timelineSubject
 	live := map[string]bool{}
 	for _, s := range sums {
@@ -115,6 +146,7 @@ func GenerateContext(ctx context.Context, run *results.Run, dir string, opts Opt
 		maps.Copy(live, s.live)
 	}
 	axes := sharedAxes(drawn, live)
+	var figs []figure
 	for _, s := range sums {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -122,14 +154,7 @@ func GenerateContext(ctx context.Context, run *results.Run, dir string, opts Opt
 		if s.timeline == nil {
 			continue
 		}
-		t := fmt.Sprintf("%s: repetition %d", s.sc.Name, s.timeline.Index)
-		switch {
-		case s.timeline.Status != results.StatusOK:
-			t += " (" + string(s.timeline.Status) + ")"
-		case len(s.measured) > 1:
-			t += fmt.Sprintf(" (median throughput of %d)", len(s.measured))
-		}
-		if f, ok := timelineFigure(timelineFiles[s.sc.Name], t, subjectOf(s.sc, s.timeline), live, axes); ok {
+		if f, ok := timelineFigure(timelineFiles[s.sc.Name], timelineTitle(s), subjectOf(s.sc, s.timeline), live, axes); ok {
 			figs = append(figs, f)
 		}
 		if r := s.failedTimeline; r != nil {
@@ -139,46 +164,73 @@ func GenerateContext(ctx context.Context, run *results.Run, dir string, opts Opt
 			}
 		}
 	}
-	files := map[string][]byte{}
-	svgs := map[string][]byte{}
-	rendered := map[string]bool{}
+	return figs, nil
+}
+
+// timelineTitle names a configuration's drawn repetition, and why it is
+// the one drawn where that is not plain.
+func timelineTitle(s *scenarioSummary) string {
+	t := fmt.Sprintf("%s: repetition %d", s.sc.Name, s.timeline.Index)
+	switch {
+	case s.timeline.Status != results.StatusOK:
+		t += " (" + string(s.timeline.Status) + ")"
+	case len(s.measured) > 1:
+		t += fmt.Sprintf(" (median throughput of %d)", len(s.measured))
+	}
+	return t
+}
+
+// renderedFigures are the report's files by name, before any is written,
+// the figures' SVGs for a self-contained page, and the figures drawn.
+type renderedFigures struct {
+	files    map[string][]byte
+	svgs     map[string][]byte
+	rendered map[string]bool
+}
+
+// renderFigures draws each figure in every format asked for, and in SVG
+// for a self-contained HTML page.
+func renderFigures(ctx context.Context, figs []figure, formats []string, selfContained bool) (renderedFigures, error) {
+	out := renderedFigures{files: map[string][]byte{}, svgs: map[string][]byte{}, rendered: map[string]bool{}}
 	for _, f := range figs {
 		if err := ctx.Err(); err != nil {
-			return nil, err
+			return renderedFigures{}, err
 		}
-		for _, format := range renderFormats(formats, opts.SelfContained) {
+		for _, format := range renderFormats(formats, selfContained) {
 			data, err := render(f, format)
 			if err != nil {
-				return nil, fmt.Errorf("report: %w", err)
+				return renderedFigures{}, fmt.Errorf("report: %w", err)
 			}
 			if format == "svg" {
-				svgs[f.name] = data
+				out.svgs[f.name] = data
 			}
 			if slices.Contains(formats, format) {
-				files[f.name+"."+format] = data
+				out.files[f.name+"."+format] = data
 			}
 		}
-		rendered[f.name] = true
+		out.rendered[f.name] = true
 	}
+	return out, nil
+}
 
-	doc := buildDocument(run, title, sums, rendered, timelineFiles)
+// addDocument renders the document as report.md and report.html beside
+// the figures, the page embedding their SVGs when self-contained.
+func (p *renderedFigures) addDocument(doc *document, formats []string, selfContained bool) error {
 	md, err := doc.markdown(formats)
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return fmt.Errorf("report: %w", err)
 	}
-	if !opts.SelfContained {
+	svgs := p.svgs
+	if !selfContained {
 		svgs = nil
 	}
 	page, err := doc.html(svgs, pictureExt(formats))
 	if err != nil {
-		return nil, fmt.Errorf("report: %w", err)
+		return fmt.Errorf("report: %w", err)
 	}
-	files[MarkdownFile] = md
-	files[HTMLFile] = page
-	if err := ctx.Err(); err != nil {
-		return nil, err // nothing written yet; from here on the writes run to the end
-	}
-	return writeAll(dir, files)
+	p.files[MarkdownFile] = md
+	p.files[HTMLFile] = page
+	return nil
 }
 
 func checkFormats(formats []string) ([]string, error) {

@@ -85,9 +85,34 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 			s.live[k] = true
 		}
 	}
+	s.sortRepetitions()
+	s.spreads()
+	s.tally()
+	s.pickTimelines()
+	return s
+}
+
+// pickTimelines chooses the repetition whose timeline is drawn and, when
+// that one finished, the first failure with a series to draw beside it.
+func (s *scenarioSummary) pickTimelines() {
+	s.timeline, s.timelineWhy = representative(s.sc, s.measured)
+	if s.timeline == nil || !s.timeline.Measured() {
+		return
+	}
+	for _, r := range s.failures {
+		if hasSeries(r) {
+			s.failedTimeline = r
+			return
+		}
+	}
+}
+
+// sortRepetitions counts the warm-ups and parts the other repetitions
+// into measured ones and failures, and says how many of each status.
+func (s *scenarioSummary) sortRepetitions() {
 	counts := map[results.Status]int{}
-	for i := range sc.Repetitions {
-		r := &sc.Repetitions[i]
+	for i := range s.sc.Repetitions {
+		r := &s.sc.Repetitions[i]
 		if r.Warmup {
 			s.warmups++
 			continue
@@ -100,32 +125,35 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 		}
 	}
 	s.statuses = statusText(counts, s.warmups)
+}
 
-	collect := func(name string) spread {
-		m := results.MetricOf(name)
-		var vals []float64
-		for _, r := range s.measured {
-			v, ok := m.Value(r)
-			if !ok {
-				return spread{}
-			}
-			vals = append(vals, v)
-		}
-		return spreadOf(vals)
+// spreads takes each figure's spread over the measured repetitions.
+func (s *scenarioSummary) spreads() {
+	for _, f := range []struct {
+		metric string
+		into   *spread
+	}{
+		{results.PartitionsPerSecond, &s.pps},
+		{results.SecondsPerProof, &s.spp},
+		{results.PeakRSSBytes, &s.rss},
+		{results.PeakRSSSampledBytes, &s.rssSampled},
+		{results.DeviceBusyFraction, &s.busy},
+		{results.DeviceSecondsPerPartition, &s.device},
+		{results.SetupSeconds, &s.setup},
+		{results.JoulesPerProof, &s.joules},
+		{results.PeakGPUMemoryBytes, &s.gpu},
+		{results.PeakGPUDeviceMemoryBytes, &s.gpuDevice},
+	} {
+		*f.into = spreadOfEvery(s.measured, results.MetricOf(f.metric))
 	}
-	s.pps = collect(results.PartitionsPerSecond)
-	s.spp = collect(results.SecondsPerProof)
-	s.rss = collect(results.PeakRSSBytes)
-	s.rssSampled = collect(results.PeakRSSSampledBytes)
-	s.busy = collect(results.DeviceBusyFraction)
 	s.steadyBusy = spreadOfSome(s.measured, results.MetricOf(results.SteadyDeviceBusyFraction))
 	s.dataset = spreadOfCounter(s.measured, "dataset_bytes")
-	s.device = collect(results.DeviceSecondsPerPartition)
-	s.setup = collect(results.SetupSeconds)
-	s.joules = collect(results.JoulesPerProof)
-	s.gpu = collect(results.PeakGPUMemoryBytes)
-	s.gpuDevice = collect(results.PeakGPUDeviceMemoryBytes)
+}
 
+// tally reads what the measured repetitions report beside their figures:
+// kernel peaks that are only bounds, proofs verified, the live counters'
+// peaks and final values, and the stages' times.
+func (s *scenarioSummary) tally() {
 	stageVals := map[string][]float64{}
 	finals := map[string]bool{}
 	for _, r := range s.measured {
@@ -136,14 +164,7 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 			s.verifiable += r.Proofs
 			s.verified += r.ProofsVerified
 		}
-		for k, v := range r.PeakCounters {
-			if len(s.live) > 0 && !s.live[k] {
-				continue
-			}
-			if cur, ok := s.peakCounters[k]; !ok || v > cur {
-				s.peakCounters[k] = v
-			}
-		}
+		s.keepPeaks(r.PeakCounters)
 		for k, v := range r.FinalCounters {
 			if v != 0 {
 				finals[k] = true
@@ -157,22 +178,39 @@ func summarize(sc *results.Scenario) *scenarioSummary {
 	for k, v := range stageVals {
 		s.stages[k] = spreadOf(v).Median
 	}
-	s.timeline, s.timelineWhy = representative(sc, s.measured)
-	if s.timeline != nil && s.timeline.Measured() {
-		for _, r := range s.failures {
-			if hasSeries(r) {
-				s.failedTimeline = r
-				break
-			}
+}
+
+// keepPeaks raises each live counter's peak to a repetition's where that
+// is higher (every counter's when the run reports no final values).
+func (s *scenarioSummary) keepPeaks(peaks map[string]int64) {
+	for k, v := range peaks {
+		if len(s.live) > 0 && !s.live[k] {
+			continue
+		}
+		if cur, ok := s.peakCounters[k]; !ok || v > cur {
+			s.peakCounters[k] = v
 		}
 	}
-	return s
+}
+
+// spreadOfEvery is the spread of a figure every repetition must have:
+// none unless every one has it.
+func spreadOfEvery(reps []*results.Repetition, m results.Metric) spread {
+	var vals []float64
+	for _, r := range reps {
+		v, ok := m.Value(r)
+		if !ok {
+			return spread{}
+		}
+		vals = append(vals, v)
+	}
+	return spreadOf(vals)
 }
 
 // spreadOfSome is the spread of a figure over the repetitions that have it
 // (its N says how many). Steady busy is absent from a repetition that was
 // too short or too coarsely sampled to tell: the others still measure the
-// configuration, where a figure every repetition must have (collect) would
+// configuration, where a figure every repetition must have (spreadOfEvery) would
 // be none at all.
 func spreadOfSome(reps []*results.Repetition, m results.Metric) spread {
 	var vals []float64
