@@ -293,12 +293,7 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 	}
 	p.SynthesisMode = synthesisMode(p.Spec.Workload.Synthesis)
 	abc, wires := pipeline.DatasetBytes(p.Spec.Workload)
-	one := float64(abc + wires)
-	var base, pool, conc []float64
-	var reps struct {
-		synthesis, gpuStart, upload, finalize, peakRSS, secondsPerProof []float64
-		deviceStart, deviceFinalize, pageable, started, spread          []float64
-	}
+	s := pointSamples{one: float64(abc + wires)}
 	for i := range sc.Repetitions {
 		r := &sc.Repetitions[i]
 		if !r.Measured() {
@@ -309,61 +304,94 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 		}
 		p.Measure = r.Measure
 		p.Reps++
-		if start, fin, ok := deviceClock(r); ok {
-			reps.deviceStart = append(reps.deviceStart, start)
-			reps.deviceFinalize = append(reps.deviceFinalize, fin)
-		}
-		reps.synthesis = append(reps.synthesis, r.Stages[pipeline.StageSynthesis].MeanSeconds)
-		reps.gpuStart = append(reps.gpuStart, perPartition(r.Stages, deviceStartStages))
-		reps.upload = append(reps.upload, perPartition(r.Stages, []string{prover.StageUpload}))
-		reps.finalize = append(reps.finalize, perPartition(r.Stages, deviceFinalizeStages))
-		reps.peakRSS = append(reps.peakRSS, float64(r.PeakRSSBytes))
-		if r.UnpooledBuffers != nil {
-			reps.pageable = append(reps.pageable, float64(*r.UnpooledBuffers)*one/4)
-			reps.started = append(reps.started, float64(r.Stages[pipeline.StageGPUStart].Count))
-		}
-		reps.secondsPerProof = append(reps.secondsPerProof, r.SecondsPerProof)
-		if st := r.Stages[pipeline.StageSynthesis]; st.Count >= 2 && st.MeanSeconds > 0 {
-			n := float64(st.Count)
-			reps.spread = append(reps.spread, (st.MaxSeconds-st.MeanSeconds)/st.MeanSeconds*(n+1)/(n-1))
-		}
-		p.Concurrent = max(p.Concurrent, int(r.PeakCounters[pipeline.CounterSynthesizing]))
-		if b, pooled, live, ok := seriesMemory(r.Series, one); ok {
-			base = append(base, b)
-			pool = append(pool, pooled)
-			p.LivePeak = max(p.LivePeak, live)
-		}
-		if k, ok := synthConcurrency(r.Series); ok {
-			conc = append(conc, k)
-		}
-		own := perPartition(r.Stages, []string{prover.StageUpload}) + perPartition(r.Stages, deviceStartStages)
-		if t, ok := firstStartStall(r.Series, own); ok && (p.DeviceReady == 0 || t < p.DeviceReady) {
-			p.DeviceReady = t
-		}
+		s.add(r)
 	}
 	if p.Reps == 0 {
 		return p, false, nil
 	}
+	s.summarise(&p)
+	return p, true, nil
+}
+
+// pointSamples gathers a point's figures over its measured repetitions:
+// one sample a repetition of each (where the repetition has it), and the
+// extremes over them.
+type pointSamples struct {
+	one float64 // one partition's dataset bytes
+
+	// Per repetition: stage seconds (per partition), peak RSS, seconds per
+	// proof, the device's own clock, pageable bytes and the partitions
+	// started beside them, synthesis's spread.
+	synthesis, gpuStart, upload, finalize, peakRSS, secondsPerProof []float64
+	deviceStart, deviceFinalize, pageable, started, spread          []float64
+	// From the series, where kept: baseline and pool bytes, the synthesis
+	// concurrency seen.
+	base, pool, conc []float64
+
+	// Over the repetitions: the most partitions synthesizing at once, the
+	// largest live dataset bytes, the earliest completion of a first Start.
+	concurrent            int
+	livePeak, deviceReady float64
+}
+
+// add takes one measured repetition's figures.
+func (s *pointSamples) add(r *results.Repetition) {
+	if start, fin, ok := deviceClock(r); ok {
+		s.deviceStart = append(s.deviceStart, start)
+		s.deviceFinalize = append(s.deviceFinalize, fin)
+	}
+	s.synthesis = append(s.synthesis, r.Stages[pipeline.StageSynthesis].MeanSeconds)
+	s.gpuStart = append(s.gpuStart, perPartition(r.Stages, deviceStartStages))
+	s.upload = append(s.upload, perPartition(r.Stages, []string{prover.StageUpload}))
+	s.finalize = append(s.finalize, perPartition(r.Stages, deviceFinalizeStages))
+	s.peakRSS = append(s.peakRSS, float64(r.PeakRSSBytes))
+	if r.UnpooledBuffers != nil {
+		s.pageable = append(s.pageable, float64(*r.UnpooledBuffers)*s.one/4)
+		s.started = append(s.started, float64(r.Stages[pipeline.StageGPUStart].Count))
+	}
+	s.secondsPerProof = append(s.secondsPerProof, r.SecondsPerProof)
+	if st := r.Stages[pipeline.StageSynthesis]; st.Count >= 2 && st.MeanSeconds > 0 {
+		n := float64(st.Count)
+		s.spread = append(s.spread, (st.MaxSeconds-st.MeanSeconds)/st.MeanSeconds*(n+1)/(n-1))
+	}
+	s.concurrent = max(s.concurrent, int(r.PeakCounters[pipeline.CounterSynthesizing]))
+	if b, pooled, live, ok := seriesMemory(r.Series, s.one); ok {
+		s.base = append(s.base, b)
+		s.pool = append(s.pool, pooled)
+		s.livePeak = max(s.livePeak, live)
+	}
+	if k, ok := synthConcurrency(r.Series); ok {
+		s.conc = append(s.conc, k)
+	}
+	own := perPartition(r.Stages, []string{prover.StageUpload}) + perPartition(r.Stages, deviceStartStages)
+	if t, ok := firstStartStall(r.Series, own); ok && (s.deviceReady == 0 || t < s.deviceReady) {
+		s.deviceReady = t
+	}
+}
+
+// summarise sets p's figures from the samples; a figure that no repetition
+// had stays as point set it (Baseline NaN, the others zero).
+func (s *pointSamples) summarise(p *Point) {
+	p.Concurrent, p.LivePeak, p.DeviceReady = s.concurrent, s.livePeak, s.deviceReady
 	// Medians: one repetition slowed by the host (a VM's stolen time
 	// reached 38% in one here) moves them least.
-	p.Synthesis, p.GPUStart, p.Upload = stats.Median(reps.synthesis), stats.Median(reps.gpuStart), stats.Median(reps.upload)
-	p.Finalize, p.PeakRSS, p.SecondsPerProof = stats.Median(reps.finalize), stats.Median(reps.peakRSS), stats.Median(reps.secondsPerProof)
-	if len(reps.deviceStart) > 0 {
-		p.DeviceGPUStart, p.DeviceFinalize = stats.Median(reps.deviceStart), stats.Median(reps.deviceFinalize)
+	p.Synthesis, p.GPUStart, p.Upload = stats.Median(s.synthesis), stats.Median(s.gpuStart), stats.Median(s.upload)
+	p.Finalize, p.PeakRSS, p.SecondsPerProof = stats.Median(s.finalize), stats.Median(s.peakRSS), stats.Median(s.secondsPerProof)
+	if len(s.deviceStart) > 0 {
+		p.DeviceGPUStart, p.DeviceFinalize = stats.Median(s.deviceStart), stats.Median(s.deviceFinalize)
 	}
-	if len(reps.pageable) > 0 {
-		p.PageableBytes, p.Started = stats.Median(reps.pageable), stats.Median(reps.started)
+	if len(s.pageable) > 0 {
+		p.PageableBytes, p.Started = stats.Median(s.pageable), stats.Median(s.started)
 	}
-	if len(base) > 0 {
-		p.Baseline, p.PoolBytes = mean(base), mean(pool)
+	if len(s.base) > 0 {
+		p.Baseline, p.PoolBytes = mean(s.base), mean(s.pool)
 	}
-	if len(conc) > 0 {
-		p.SynthConcurrency = mean(conc)
+	if len(s.conc) > 0 {
+		p.SynthConcurrency = mean(s.conc)
 	}
-	if len(reps.spread) > 0 {
-		p.SynthesisSpread = stats.Median(reps.spread)
+	if len(s.spread) > 0 {
+		p.SynthesisSpread = stats.Median(s.spread)
 	}
-	return p, true, nil
 }
 
 // deviceStartNames name the device stage of Start in device_stage_seconds.

@@ -130,104 +130,18 @@ var stageColumns = []struct {
 
 // WriteCSV writes the run as CSV, one row per repetition, with a header.
 func WriteCSV(w io.Writer, run *Run) error {
-	var labels, peaks, finals, stages, devStages, setupStages []string
-	{
-		l, p, f, s := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
-		ds, ss := map[string]bool{}, map[string]bool{}
-		for _, sc := range run.Scenarios {
-			for k := range sc.Labels {
-				l[k] = true
-			}
-			for _, r := range sc.Repetitions {
-				for k := range r.PeakCounters {
-					p[k] = true
-				}
-				for k := range r.FinalCounters {
-					f[k] = true
-				}
-				for k := range r.Stages {
-					s[k] = true
-				}
-				for k := range r.DeviceStageSeconds {
-					ds[k] = true
-				}
-				for k := range r.SetupStages {
-					ss[k] = true
-				}
-			}
-		}
-		devStages = slices.Sorted(maps.Keys(ds))
-		setupStages = slices.Sorted(maps.Keys(ss))
-		labels = slices.Sorted(maps.Keys(l))
-		peaks = slices.Sorted(maps.Keys(p))
-		finals = slices.Sorted(maps.Keys(f))
-		stages = slices.Sorted(maps.Keys(s))
-	}
-
-	var lead []string // the simulated column, in a simulated document
-	if run.Simulated != nil {
-		lead = []string{"true"}
-	}
-	header := []string{"scenario", "strategy", "backend", "key_kind", "constraints", "partitions_per_proof", "workload_proofs"}
-	if lead != nil {
-		header = append([]string{"simulated"}, header...)
-	}
-	for _, k := range labels {
-		header = append(header, "label."+k)
-	}
-	columns := repetitionColumns()
-	for _, c := range columns {
-		header = append(header, c.name)
-	}
-	for _, k := range peaks {
-		header = append(header, "peak."+k)
-	}
-	for _, k := range finals {
-		header = append(header, "final."+k)
-	}
-	for _, k := range stages {
-		for _, c := range stageColumns {
-			header = append(header, "stage."+k+"."+c.name)
-		}
-	}
-	for _, k := range devStages {
-		header = append(header, "device_stage."+k)
-	}
-	for _, k := range setupStages {
-		header = append(header, "setup_stage."+k)
-	}
-
+	layout := newCSVLayout(run)
+	header := layout.header()
 	cw := csv.NewWriter(w)
 	if err := cw.Write(header); err != nil {
 		return fmt.Errorf("write CSV header: %w", err)
 	}
 	row := make([]string, 0, len(header))
-	for _, sc := range run.Scenarios {
+	for j := range run.Scenarios {
+		sc := &run.Scenarios[j]
 		for i := range sc.Repetitions {
 			r := &sc.Repetitions[i]
-			row = append(row[:0], lead...)
-			row = append(row, sc.Name, sc.Strategy, sc.Backend, sc.KeyKind,
-				strconv.Itoa(sc.Constraints), strconv.Itoa(sc.Partitions), strconv.Itoa(sc.Proofs))
-			for _, k := range labels {
-				row = append(row, sc.Labels[k])
-			}
-			for _, c := range columns {
-				row = append(row, c.value(r))
-			}
-			row = appendCounters(row, peaks, r.PeakCounters)
-			row = appendCounters(row, finals, r.FinalCounters)
-			for _, k := range stages {
-				st, ok := r.Stages[k]
-				for _, c := range stageColumns {
-					if ok {
-						row = append(row, c.value(st))
-					} else {
-						row = append(row, "")
-					}
-				}
-			}
-			row = appendSeconds(row, devStages, r.DeviceStageSeconds)
-			row = appendSeconds(row, setupStages, r.SetupStages)
+			row = layout.appendRow(row[:0], sc, r)
 			if err := cw.Write(row); err != nil {
 				return fmt.Errorf("write CSV row for %s repetition %d: %w", sc.Name, r.Index, err)
 			}
@@ -238,6 +152,100 @@ func WriteCSV(w io.Writer, run *Run) error {
 		return fmt.Errorf("write CSV: %w", err)
 	}
 	return nil
+}
+
+// csvLayout is the CSV's columns for one run: the fixed ones, and the
+// union over the run's scenarios of the names that open a column each,
+// every group sorted so that the same scenarios give the same header.
+type csvLayout struct {
+	// lead is the simulated column, in a simulated document.
+	lead    []string
+	columns []column
+	// labels, peaks, finals, stages, devStages and setupStages are the
+	// names of the label, counter and stage columns, sorted.
+	labels, peaks, finals, stages, devStages, setupStages []string
+}
+
+func newCSVLayout(run *Run) *csvLayout {
+	l, p, f, s := map[string]bool{}, map[string]bool{}, map[string]bool{}, map[string]bool{}
+	ds, ss := map[string]bool{}, map[string]bool{}
+	for _, sc := range run.Scenarios {
+		addKeys(l, sc.Labels)
+		for _, r := range sc.Repetitions {
+			addKeys(p, r.PeakCounters)
+			addKeys(f, r.FinalCounters)
+			addKeys(s, r.Stages)
+			addKeys(ds, r.DeviceStageSeconds)
+			addKeys(ss, r.SetupStages)
+		}
+	}
+	layout := &csvLayout{
+		columns:     repetitionColumns(),
+		labels:      slices.Sorted(maps.Keys(l)),
+		peaks:       slices.Sorted(maps.Keys(p)),
+		finals:      slices.Sorted(maps.Keys(f)),
+		stages:      slices.Sorted(maps.Keys(s)),
+		devStages:   slices.Sorted(maps.Keys(ds)),
+		setupStages: slices.Sorted(maps.Keys(ss)),
+	}
+	if run.Simulated != nil {
+		layout.lead = []string{"true"}
+	}
+	return layout
+}
+
+// addKeys adds m's keys to set.
+func addKeys[V any](set map[string]bool, m map[string]V) {
+	for k := range m {
+		set[k] = true
+	}
+}
+
+func (l *csvLayout) header() []string {
+	header := []string{"scenario", "strategy", "backend", "key_kind", "constraints", "partitions_per_proof", "workload_proofs"}
+	if l.lead != nil {
+		header = append([]string{"simulated"}, header...)
+	}
+	header = appendPrefixed(header, "label.", l.labels)
+	for _, c := range l.columns {
+		header = append(header, c.name)
+	}
+	header = appendPrefixed(header, "peak.", l.peaks)
+	header = appendPrefixed(header, "final.", l.finals)
+	for _, k := range l.stages {
+		for _, c := range stageColumns {
+			header = append(header, "stage."+k+"."+c.name)
+		}
+	}
+	header = appendPrefixed(header, "device_stage.", l.devStages)
+	return appendPrefixed(header, "setup_stage.", l.setupStages)
+}
+
+// appendPrefixed appends each name with prefix before it.
+func appendPrefixed(header []string, prefix string, names []string) []string {
+	for _, k := range names {
+		header = append(header, prefix+k)
+	}
+	return header
+}
+
+// appendRow appends repetition r of scenario sc, one cell per column of
+// the header.
+func (l *csvLayout) appendRow(row []string, sc *Scenario, r *Repetition) []string {
+	row = append(row, l.lead...)
+	row = append(row, sc.Name, sc.Strategy, sc.Backend, sc.KeyKind,
+		strconv.Itoa(sc.Constraints), strconv.Itoa(sc.Partitions), strconv.Itoa(sc.Proofs))
+	for _, k := range l.labels {
+		row = append(row, sc.Labels[k])
+	}
+	for _, c := range l.columns {
+		row = append(row, c.value(r))
+	}
+	row = appendCounters(row, l.peaks, r.PeakCounters)
+	row = appendCounters(row, l.finals, r.FinalCounters)
+	row = appendStages(row, l.stages, r.Stages)
+	row = appendSeconds(row, l.devStages, r.DeviceStageSeconds)
+	return appendSeconds(row, l.setupStages, r.SetupStages)
 }
 
 // WriteCSVFile writes the run's CSV to path atomically.
@@ -255,6 +263,22 @@ func appendCounters(row, names []string, counters map[string]int64) []string {
 			row = append(row, strconv.FormatInt(v, 10))
 		} else {
 			row = append(row, "")
+		}
+	}
+	return row
+}
+
+// appendStages appends stageColumns' cells for each named stage, empty
+// where the repetition lacks the stage.
+func appendStages(row, names []string, stages map[string]StageSummary) []string {
+	for _, k := range names {
+		st, ok := stages[k]
+		for _, c := range stageColumns {
+			if ok {
+				row = append(row, c.value(st))
+			} else {
+				row = append(row, "")
+			}
 		}
 	}
 	return row

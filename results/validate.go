@@ -120,16 +120,35 @@ func fraction(path string, v float64, add func(path, format string, args ...any)
 	}
 }
 
+// validate checks one repetition: its status and measure known, every
+// figure finite and not negative (a fraction at most 1, give or take
+// fractionSlack), every count not negative, and its series.
 func (rep *Repetition) validate(path string, add func(path, format string, args ...any)) {
-	if !slices.Contains(Statuses, rep.Status) {
-		names := make([]string, len(Statuses))
-		for i, s := range Statuses {
-			names[i] = string(s)
-		}
-		add(path+".status", "%q is not one of %s", rep.Status, strings.Join(names, ", "))
+	rep.validateStatus(path, add)
+	rep.validateMetrics(path, add)
+	rep.validateOtherFigures(path, add)
+	rep.validateStages(path, add)
+	rep.validateMeasure(path, add)
+	rep.validateCounts(path, add)
+	if s := rep.Series; s != nil {
+		s.validate(path+".series", rep.ProcessSeconds, add)
 	}
-	// Every stored figure of the metric table: finite and not negative,
-	// a fraction at most 1 (give or take fractionSlack).
+}
+
+func (rep *Repetition) validateStatus(path string, add func(path, format string, args ...any)) {
+	if slices.Contains(Statuses, rep.Status) {
+		return
+	}
+	names := make([]string, len(Statuses))
+	for i, s := range Statuses {
+		names[i] = string(s)
+	}
+	add(path+".status", "%q is not one of %s", rep.Status, strings.Join(names, ", "))
+}
+
+// validateMetrics checks every stored figure of the metric table: a
+// fraction as a fraction, any other as a figure.
+func (rep *Repetition) validateMetrics(path string, add func(path, format string, args ...any)) {
 	for _, m := range metrics {
 		v, ok := m.Value(rep)
 		if !ok || m.Derived {
@@ -141,6 +160,12 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 			figure(path+"."+m.Name, v, add)
 		}
 	}
+}
+
+// validateOtherFigures checks the figures the metric table does not hold:
+// the optional timings, the per-stage device and setup seconds, the host's
+// load.
+func (rep *Repetition) validateOtherFigures(path string, add func(path, format string, args ...any)) {
 	for name, v := range map[string]*float64{"first_start_seconds": rep.FirstStartSeconds, "run_cpu_seconds": rep.RunCPUSeconds} {
 		if v != nil {
 			figure(path+"."+name, *v, add)
@@ -148,15 +173,16 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 	}
 	for field, m := range map[string]map[string]float64{"device_stage_seconds": rep.DeviceStageSeconds, "setup_stages": rep.SetupStages} {
 		for name, v := range m {
-			if v < 0 || math.IsInf(v, 0) || math.IsNaN(v) {
-				add(path+"."+field+"."+name, "%v is not a figure (negative or not finite)", v)
-			}
+			figure(path+"."+field+"."+name, v, add)
 		}
 	}
 	if h := rep.HostLoad; h != nil {
 		figure(path+".host_load.load1", h.Load1, add)
 		fraction(path+".host_load.steal_fraction", h.StealFraction, add)
 	}
+}
+
+func (rep *Repetition) validateStages(path string, add func(path, format string, args ...any)) {
 	for _, name := range sortedKeys(rep.Stages) {
 		st := rep.Stages[name]
 		at := path + ".stages." + name
@@ -167,16 +193,21 @@ func (rep *Repetition) validate(path string, add func(path, format string, args 
 			figure(at+"."+field, v, add)
 		}
 	}
+}
+
+// validateMeasure allows an absent measure: documents written before warm
+// and cold were told apart have none.
+func (rep *Repetition) validateMeasure(path string, add func(path, format string, args ...any)) {
 	if rep.Measure != "" && rep.Measure != MeasureWarm && rep.Measure != MeasureCold {
 		add(path+".measure", "%q is not %q or %q", rep.Measure, MeasureWarm, MeasureCold)
 	}
+}
+
+func (rep *Repetition) validateCounts(path string, add func(path, format string, args ...any)) {
 	for name, v := range map[string]int{"partitions": rep.Partitions, "proofs": rep.Proofs, "proofs_verified": rep.ProofsVerified} {
 		if v < 0 {
 			add(path+"."+name, "%d is negative", v)
 		}
-	}
-	if s := rep.Series; s != nil {
-		s.validate(path+".series", rep.ProcessSeconds, add)
 	}
 }
 

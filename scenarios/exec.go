@@ -91,45 +91,14 @@ func (p *parser) execBlock(n *yaml.Node, path string) *leaf {
 	}
 	hasCommand := false
 	for _, kv := range p.pairs(n, path, 0) {
-		k, v, at := kv.key.Value, kv.val, joinPath(path, kv.key.Value)
-		switch k {
-		case "command":
-			e.Command, hasCommand = p.argv(v, at), true
-		case "env":
-			e.Env = p.stringMap(v, at)
-		case "dir":
-			e.Dir = p.str(v, at)
-		case "files":
-			for i, item := range p.mappings(v, at) {
-				e.Files = append(e.Files, p.execFile(item, fmt.Sprintf("%s[%d]", at, i)))
-			}
-		case "setup":
-			for i, item := range p.seq(v, at) {
-				e.Setup = append(e.Setup, p.argv(item, fmt.Sprintf("%s[%d]", at, i)))
-			}
-		case "daemon":
-			e.Daemon = p.daemon(v, at)
-		case "stop_grace":
-			e.StopGrace = p.duration(v, at)
-		case "partitions":
-			e.Partitions = p.count(v, at)
-		case "proofs":
-			e.Proofs = p.count(v, at)
-		case "timeline":
-			e.Timeline = p.boolean(v, at)
-		case "rules":
-			for i, item := range p.mappings(v, at) {
-				e.Rules = append(e.Rules, p.rule(item, fmt.Sprintf("%s[%d]", at, i)))
-			}
-		case "status":
-			url, every, counters := p.endpoint(v, at)
-			e.Status = &spec.StatusSpec{URL: url, Interval: every, Counters: counters}
-		case "prometheus":
-			url, every, counters := p.endpoint(v, at)
-			e.Prometheus = &spec.PrometheusSpec{URL: url, Interval: every, Counters: counters}
-		default:
-			p.unknown(kv.key, at, k, []string{"command", "env", "dir", "files", "setup", "daemon", "stop_grace", "partitions", "proofs", "timeline", "rules", "status", "prometheus"})
+		k, at := kv.key.Value, joinPath(path, kv.key.Value)
+		read := execKeyReader(k)
+		if read == nil {
+			p.unknown(kv.key, at, k, execKeyNames())
+			continue
 		}
+		read(p, e, kv.val, at)
+		hasCommand = hasCommand || k == "command"
 	}
 	if !hasCommand {
 		p.errorf(n, path+".command", "missing: the command to run, as a list (argv)")
@@ -141,6 +110,68 @@ func (p *parser) execBlock(n *yaml.Node, path string) *leaf {
 		l.val = e
 	}
 	return l
+}
+
+// execReader reads the value v of one key of an exec block, written at
+// path at, into e.
+type execReader func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string)
+
+// execKeys are the keys of an exec block with their readers, in the order
+// an unknown key's message lists them.
+var execKeys = []struct {
+	name string
+	read execReader
+}{
+	{"command", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) { e.Command = p.argv(v, at) }},
+	{"env", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) { e.Env = p.stringMap(v, at) }},
+	{"dir", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) { e.Dir = p.str(v, at) }},
+	{"files", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) {
+		for i, item := range p.mappings(v, at) {
+			e.Files = append(e.Files, p.execFile(item, fmt.Sprintf("%s[%d]", at, i)))
+		}
+	}},
+	{"setup", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) {
+		for i, item := range p.seq(v, at) {
+			e.Setup = append(e.Setup, p.argv(item, fmt.Sprintf("%s[%d]", at, i)))
+		}
+	}},
+	{"daemon", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) { e.Daemon = p.daemon(v, at) }},
+	{"stop_grace", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) { e.StopGrace = p.duration(v, at) }},
+	{"partitions", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) { e.Partitions = p.count(v, at) }},
+	{"proofs", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) { e.Proofs = p.count(v, at) }},
+	{"timeline", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) { e.Timeline = p.boolean(v, at) }},
+	{"rules", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) {
+		for i, item := range p.mappings(v, at) {
+			e.Rules = append(e.Rules, p.rule(item, fmt.Sprintf("%s[%d]", at, i)))
+		}
+	}},
+	{"status", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) {
+		url, every, counters := p.endpoint(v, at)
+		e.Status = &spec.StatusSpec{URL: url, Interval: every, Counters: counters}
+	}},
+	{"prometheus", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) {
+		url, every, counters := p.endpoint(v, at)
+		e.Prometheus = &spec.PrometheusSpec{URL: url, Interval: every, Counters: counters}
+	}},
+}
+
+// execKeyReader returns the reader of an exec block's key, or nil.
+func execKeyReader(name string) execReader {
+	for _, k := range execKeys {
+		if k.name == name {
+			return k.read
+		}
+	}
+	return nil
+}
+
+// execKeyNames lists the keys an exec block may hold.
+func execKeyNames() []string {
+	names := make([]string, len(execKeys))
+	for i, k := range execKeys {
+		names[i] = k.name
+	}
+	return names
 }
 
 func (p *parser) seq(n *yaml.Node, path string) []*yaml.Node {

@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -404,72 +405,107 @@ func log2(n int) int { return circuit.Params{Constraints: n}.LogConstraints() }
 func (f *field) parse(text string) (any, error) {
 	switch f.kind {
 	case kindInt:
-		n, err := strconv.ParseInt(text, 10, 64)
-		if errors.Is(err, strconv.ErrRange) {
-			return nil, fmt.Errorf("%s is too large for an integer (at most %d)", text, int64(math.MaxInt64))
-		}
-		if err != nil {
-			return nil, fmt.Errorf("%q: want an integer", text)
-		}
-		return n, f.inBounds(float64(n), text)
+		return f.intValue(text)
 	case kindUint:
-		n, err := strconv.ParseUint(text, 10, 64)
-		if err != nil {
-			return nil, fmt.Errorf("%q: want an integer from 0 to 2^64-1", text)
-		}
-		return n, nil
+		return uintValue(text)
 	case kindConstraints:
-		if k, ok := pow2Exponent(text); ok && (k < circuit.MinLogConstraints || k > circuit.MaxLogConstraints) {
-			return nil, fmt.Errorf("%s: constraints must be a power of two from 2^%d to 2^%d", text, circuit.MinLogConstraints, circuit.MaxLogConstraints)
-		}
-		n, err := ParseCount(text)
-		if errors.Is(err, errTooLarge) {
-			return nil, fmt.Errorf("%s: constraints must be a power of two from 2^%d to 2^%d", text, circuit.MinLogConstraints, circuit.MaxLogConstraints)
-		}
-		if err != nil {
-			return nil, err
-		}
-		if err := (circuit.Params{Constraints: int(n)}).Validate(); err != nil {
-			return nil, err
-		}
-		return n, nil
+		return constraintsValue(text)
 	case kindSize:
-		n, err := ParseSize(text)
-		if err != nil {
-			return nil, err
-		}
-		return n, f.inBounds(float64(n), text)
+		return f.sizeValue(text)
 	case kindDuration:
-		d, err := time.ParseDuration(text)
-		if err != nil {
-			return nil, fmt.Errorf("%q: want a duration such as 500ms, 10s or 1m30s", text)
-		}
-		return d, f.inBounds(d.Seconds(), text)
+		return f.durationValue(text)
 	case kindBool:
-		switch text {
-		case "true", "True", "TRUE":
-			return true, nil
-		case "false", "False", "FALSE":
-			return false, nil
-		}
-		return nil, fmt.Errorf("%q: want true or false", text)
+		return boolValue(text)
 	case kindFloat:
-		x, err := parseFloat(text)
-		if err != nil {
-			return nil, err
-		}
-		return x, f.inBounds(x, text)
+		return f.floatValue(text)
 	case kindEnum:
-		for _, e := range f.enum {
-			if text == e {
-				return text, nil
-			}
-		}
-		return nil, fmt.Errorf("%q: want one of %s", text, strings.Join(f.enum, ", "))
+		return f.enumValue(text)
 	case kindString:
 		return text, nil
 	}
 	panic(fmt.Sprintf("scenarios: field %s has unknown kind %d", f.path, f.kind))
+}
+
+func (f *field) intValue(text string) (any, error) {
+	n, err := strconv.ParseInt(text, 10, 64)
+	if errors.Is(err, strconv.ErrRange) {
+		return nil, fmt.Errorf("%s is too large for an integer (at most %d)", text, int64(math.MaxInt64))
+	}
+	if err != nil {
+		return nil, fmt.Errorf("%q: want an integer", text)
+	}
+	return n, f.inBounds(float64(n), text)
+}
+
+func uintValue(text string) (any, error) {
+	n, err := strconv.ParseUint(text, 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("%q: want an integer from 0 to 2^64-1", text)
+	}
+	return n, nil
+}
+
+// constraintsValue reads a constraint count. A 2^k outside the circuit's
+// range is refused with the range before the count is parsed, so that it
+// gets this message rather than the circuit's.
+func constraintsValue(text string) (any, error) {
+	if k, ok := pow2Exponent(text); ok && (k < circuit.MinLogConstraints || k > circuit.MaxLogConstraints) {
+		return nil, fmt.Errorf("%s: constraints must be a power of two from 2^%d to 2^%d", text, circuit.MinLogConstraints, circuit.MaxLogConstraints)
+	}
+	n, err := ParseCount(text)
+	if errors.Is(err, errTooLarge) {
+		return nil, fmt.Errorf("%s: constraints must be a power of two from 2^%d to 2^%d", text, circuit.MinLogConstraints, circuit.MaxLogConstraints)
+	}
+	if err != nil {
+		return nil, err
+	}
+	if err := (circuit.Params{Constraints: int(n)}).Validate(); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+func (f *field) sizeValue(text string) (any, error) {
+	n, err := ParseSize(text)
+	if err != nil {
+		return nil, err
+	}
+	return n, f.inBounds(float64(n), text)
+}
+
+func (f *field) durationValue(text string) (any, error) {
+	d, err := time.ParseDuration(text)
+	if err != nil {
+		return nil, fmt.Errorf("%q: want a duration such as 500ms, 10s or 1m30s", text)
+	}
+	return d, f.inBounds(d.Seconds(), text)
+}
+
+// boolValue reads the spellings of YAML 1.2's core schema; YAML 1.1's yes,
+// no, on and off are refused rather than guessed at.
+func boolValue(text string) (any, error) {
+	switch text {
+	case "true", "True", "TRUE":
+		return true, nil
+	case "false", "False", "FALSE":
+		return false, nil
+	}
+	return nil, fmt.Errorf("%q: want true or false", text)
+}
+
+func (f *field) floatValue(text string) (any, error) {
+	x, err := parseFloat(text)
+	if err != nil {
+		return nil, err
+	}
+	return x, f.inBounds(x, text)
+}
+
+func (f *field) enumValue(text string) (any, error) {
+	if slices.Contains(f.enum, text) {
+		return text, nil
+	}
+	return nil, fmt.Errorf("%q: want one of %s", text, strings.Join(f.enum, ", "))
 }
 
 // inBounds checks x, written as text, against the field's limits.

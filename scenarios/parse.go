@@ -145,6 +145,21 @@ func (p *parser) syntaxError(data []byte, err error) {
 // parse reads a whole file. It returns nil when the file is not a scenario
 // document at all (the reason is reported).
 func (p *parser) parse(data []byte) *document {
+	top := p.decodeTop(data)
+	if top == nil {
+		return nil
+	}
+	kvs := p.pairs(top, "", 0)
+	if !p.checkVersion(top, kvs) {
+		return nil // the rest was written for another format; its errors would mislead
+	}
+	return p.body(top, kvs)
+}
+
+// decodeTop decodes the file's one YAML document and returns its top-level
+// mapping, or nil when there is none to read (the reason is reported). A
+// second document is reported but does not stop the first being read.
+func (p *parser) decodeTop(data []byte) *yaml.Node {
 	if line, col, msg, bad := encodingProblem(data); bad {
 		p.errs.add(&Error{File: p.file, Line: line, Column: col, Msg: "YAML syntax: " + msg})
 		return nil
@@ -170,8 +185,13 @@ func (p *parser) parse(data []byte) *document {
 		p.errorf(top, "", "want a mapping with version, defaults, scenarios and matrix; got %s", describe(top))
 		return nil
 	}
+	return top
+}
 
-	kvs := p.pairs(top, "", 0)
+// checkVersion reports a missing or unsupported version, and returns false
+// only for an unsupported one: a file without a version is still read, so
+// that its other problems are reported with it.
+func (p *parser) checkVersion(top *yaml.Node, kvs []pair) bool {
 	var version *yaml.Node
 	for _, kv := range kvs {
 		if kv.key.Value == "version" {
@@ -183,52 +203,75 @@ func (p *parser) parse(data []byte) *document {
 		p.errorf(top, "version", "missing: the first line of a scenario file is version: %d", Version)
 	case version.Kind != yaml.ScalarNode || version.Value != strconv.Itoa(Version):
 		p.errorf(version, "version", "unsupported version %s: this provebench reads version %d", describe(version), Version)
-		return nil // the rest was written for another format; its errors would mislead
+		return false
 	}
+	return true
+}
 
+// body reads the top-level keys into a document.
+func (p *parser) body(top *yaml.Node, kvs []pair) *document {
 	doc := &document{file: p.file, defaults: layer{}}
 	// nothing stays true unless a scenarios or matrix list has items, or
 	// one of them is malformed (and reported as such).
 	nothing := true
 	for _, kv := range kvs {
-		val := kv.val
 		switch kv.key.Value {
 		case "version":
 		case "defaults":
-			p.settingsBlock(val, "defaults", doc.defaults, nil)
+			p.settingsBlock(kv.val, "defaults", doc.defaults, nil)
 		case "scenarios":
-			items, ok := p.list(val, "scenarios")
-			nothing = nothing && ok && len(items) == 0
-			for i, item := range items {
-				path := fmt.Sprintf("scenarios[%d]", i)
-				if item != nil && p.countConfigs(item, path, 1) {
-					doc.scenarios = append(doc.scenarios, p.scenario(item, path))
-				}
-			}
+			nothing = p.scenarioList(kv.val, doc) && nothing
 		case "matrix":
-			items, ok := p.list(val, "matrix")
-			nothing = nothing && ok && len(items) == 0
-			for i, item := range items {
-				if item != nil {
-					doc.matrices = append(doc.matrices, p.matrix(item, fmt.Sprintf("matrix[%d]", i)))
-				}
-			}
+			nothing = p.matrixList(kv.val, doc) && nothing
 		default:
-			if fieldByPath(kv.key.Value) != nil || groupDocs[kv.key.Value] != "" {
-				p.errorf(kv.key, kv.key.Value, "%s belongs under defaults, a scenario, or a matrix's base", kv.key.Value)
-				continue
-			}
-			if where := belongsUnder("", kv.key.Value); where != "" {
-				p.errorf(kv.key, kv.key.Value, "%s belongs under %s in defaults, a scenario, or a matrix's base", kv.key.Value, where)
-				continue
-			}
-			p.unknown(kv.key, kv.key.Value, kv.key.Value, []string{"version", "defaults", "scenarios", "matrix"})
+			p.unknownTopKey(kv.key)
 		}
 	}
 	if nothing {
 		p.errorf(top, "", "no scenarios: add a scenarios list or a matrix")
 	}
 	return doc
+}
+
+// scenarioList reads the scenarios list into doc, as long as the load is
+// under its cap, and reports whether the list is well formed and empty.
+func (p *parser) scenarioList(n *yaml.Node, doc *document) (empty bool) {
+	items, ok := p.list(n, "scenarios")
+	for i, item := range items {
+		path := fmt.Sprintf("scenarios[%d]", i)
+		if item != nil && p.countConfigs(item, path, 1) {
+			doc.scenarios = append(doc.scenarios, p.scenario(item, path))
+		}
+	}
+	return ok && len(items) == 0
+}
+
+// matrixList reads the matrix list into doc, and reports whether the list
+// is well formed and empty.
+func (p *parser) matrixList(n *yaml.Node, doc *document) (empty bool) {
+	items, ok := p.list(n, "matrix")
+	for i, item := range items {
+		if item != nil {
+			doc.matrices = append(doc.matrices, p.matrix(item, fmt.Sprintf("matrix[%d]", i)))
+		}
+	}
+	return ok && len(items) == 0
+}
+
+// unknownTopKey reports a top-level key that is not one of the document's
+// own: a setting written at the top instead of under defaults, a scenario
+// or a matrix's base is said to be so, anything else is unknown.
+func (p *parser) unknownTopKey(key *yaml.Node) {
+	name := key.Value
+	if fieldByPath(name) != nil || groupDocs[name] != "" {
+		p.errorf(key, name, "%s belongs under defaults, a scenario, or a matrix's base", name)
+		return
+	}
+	if where := belongsUnder("", name); where != "" {
+		p.errorf(key, name, "%s belongs under %s in defaults, a scenario, or a matrix's base", name, where)
+		return
+	}
+	p.unknown(key, name, name, []string{"version", "defaults", "scenarios", "matrix"})
 }
 
 // scenario reads one item of the scenarios list.

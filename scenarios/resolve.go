@@ -174,67 +174,104 @@ func (p *parser) spec(pt *point) spec.Spec {
 // runs last, so the loader never accepts a configuration the engine would
 // refuse; its findings on fields this loader already reported are dropped.
 func (p *parser) check(pt *point, s *spec.Spec) {
+	c := p.newPointCheck(pt)
+	c.sampleInterval(s)
+	if c.valid("workload.constraints") {
+		c.datasetFits(s)
+	}
+	c.engineRules(s)
+}
+
+// pointCheck is one point's cross-field check under way: it remembers the
+// fields it has reported, so that the engine's findings on the same fields
+// are not said twice.
+type pointCheck struct {
+	p        *parser
+	pt       *point
+	complete bool // every value of the point parsed
+	reported map[string]bool
+}
+
+func (p *parser) newPointCheck(pt *point) *pointCheck {
 	complete := true
 	for _, l := range pt.values {
 		complete = complete && l.val != nil
 	}
-	valid := func(paths ...string) bool {
-		for _, path := range paths {
-			if pt.values[path].val == nil {
-				return false
-			}
+	return &pointCheck{p: p, pt: pt, complete: complete, reported: make(map[string]bool)}
+}
+
+// valid reports whether the values at paths all parsed.
+func (c *pointCheck) valid(paths ...string) bool {
+	for _, path := range paths {
+		if c.pt.values[path].val == nil {
+			return false
 		}
-		return true
 	}
-	reported := make(map[string]bool)
-	report := func(path, format string, args ...any) {
-		reported[path] = true
-		p.pointError(pt, path, fmt.Sprintf(format, args...))
+	return true
+}
+
+// report reports a problem with the field at path, and remembers it.
+func (c *pointCheck) report(path, format string, args ...any) {
+	c.reported[path] = true
+	c.p.pointError(c.pt, path, fmt.Sprintf(format, args...))
+}
+
+// written is the value at path as it was written.
+func (c *pointCheck) written(path string) string { return c.pt.values[path].text }
+
+func (c *pointCheck) sampleInterval(s *spec.Spec) {
+	if c.valid("sample_interval", "timeout") && s.SampleInterval > s.Timeout {
+		c.report("sample_interval", "%s is longer than the timeout of %s: no sample would be taken before the repetition is stopped",
+			c.written("sample_interval"), c.written("timeout"))
 	}
-	w, c := s.Workload, s.Pipeline
+}
+
+// datasetFits checks the fields one partition's dataset must fit in (the
+// budget, the memory limit), and that a real setup of its size is one that
+// finishes.
+func (c *pointCheck) datasetFits(s *spec.Spec) {
+	w, pc := s.Workload, s.Pipeline
 	params := w.Circuit()
-
-	if valid("sample_interval", "timeout") && s.SampleInterval > s.Timeout {
-		report("sample_interval", "%s is longer than the timeout of %s: no sample would be taken before the repetition is stopped",
-			pt.values["sample_interval"].text, pt.values["timeout"].text)
+	abc, wires := params.DatasetBytes()
+	dataset := fmt.Sprintf("one partition's dataset at 2^%d constraints (%s: %s a/b/c + %s wires)",
+		params.LogConstraints(), formatBytes(abc+wires), formatBytes(abc), formatBytes(wires))
+	// The budget gate's own check, worded with the value as written.
+	if c.valid("pipeline.strategy", "pipeline.budget") && pc.Strategy.Has(pipeline.Budget) && pc.Budget < abc+wires {
+		c.report("pipeline.budget", "%s is less than %s; admission could never start one", c.written("pipeline.budget"), dataset)
 	}
-	if valid("workload.constraints") {
-		abc, wires := params.DatasetBytes()
-		dataset := fmt.Sprintf("one partition's dataset at 2^%d constraints (%s: %s a/b/c + %s wires)",
-			params.LogConstraints(), formatBytes(abc+wires), formatBytes(abc), formatBytes(wires))
-		// The budget gate's own check, worded with the value as written.
-		if valid("pipeline.strategy", "pipeline.budget") && c.Strategy.Has(pipeline.Budget) && c.Budget < abc+wires {
-			report("pipeline.budget", "%s is less than %s; admission could never start one", pt.values["pipeline.budget"].text, dataset)
-		}
-		if valid("memory_limit") && s.MemoryLimit > 0 && s.MemoryLimit < abc+wires {
-			report("memory_limit", "%s is less than %s; every repetition would be stopped", pt.values["memory_limit"].text, dataset)
-		}
-		if valid("key") && s.Key == groth16.KindSetup && w.Constraints > maxSetupConstraints {
-			report("key", "a real setup of 2^%d constraints takes hours; above 2^%d use key random (or auto)",
-				params.LogConstraints(), log2(maxSetupConstraints))
-		}
+	if c.valid("memory_limit") && s.MemoryLimit > 0 && s.MemoryLimit < abc+wires {
+		c.report("memory_limit", "%s is less than %s; every repetition would be stopped", c.written("memory_limit"), dataset)
 	}
+	if c.valid("key") && s.Key == groth16.KindSetup && w.Constraints > maxSetupConstraints {
+		c.report("key", "a real setup of 2^%d constraints takes hours; above 2^%d use key random (or auto)",
+			params.LogConstraints(), log2(maxSetupConstraints))
+	}
+}
 
-	// Each gate of the strategy checks its fields (pipeline.Registered).
-	// A field that did not parse is zero here: while there is one, only
-	// the problems of fields that parsed are reported.
-	for _, err := range flatten(errors.Join(w.Validate(), c.ValidateWritten(), c.Resolved().Validate(w))) {
+// engineRules reports what the engine's own validation finds: each gate of
+// the strategy checks its fields (pipeline.Registered). A field that did
+// not parse is zero here: while there is one, only the problems of fields
+// that parsed are reported.
+func (c *pointCheck) engineRules(s *spec.Spec) {
+	w, pc := s.Workload, s.Pipeline
+	pt := c.pt
+	for _, err := range flatten(errors.Join(w.Validate(), pc.ValidateWritten(), pc.Resolved().Validate(w))) {
 		var fe *pipeline.FieldError
 		if !errors.As(err, &fe) {
-			if complete {
-				p.pointError(pt, "", err.Error())
+			if c.complete {
+				c.p.pointError(pt, "", err.Error())
 			}
 			continue
 		}
 		path := fe.Field
-		if l := pt.values[path]; reported[path] || (!complete && (l == nil || l.val == nil)) {
+		if l := pt.values[path]; c.reported[path] || (!c.complete && (l == nil || l.val == nil)) {
 			continue
 		}
 		if pt.values[path] == nil {
-			p.pointError(pt, "", fe.Error())
+			c.p.pointError(pt, "", fe.Error())
 			continue
 		}
-		report(path, "%s", fe.Problem)
+		c.report(path, "%s", fe.Problem)
 	}
 }
 
