@@ -100,53 +100,160 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 // serveRepetition runs one repetition on a prepared prover and streams its
 // samples and result. served numbers the repetitions this process has run
 // (1 for the first); a serving child (serve) resets its kernel peak first,
-// so that the peak it reports is the repetition's own.
+// so that the peak it reports is the repetition's own. The steps keep
+// their order: the window opens (peak reset, counters, clock), the run is
+// measured, and then the result is read, verification and the kernel's
+// peak last.
 func serveRepetition(ctx context.Context, pr *preparedProver, spec *Spec, req childRequest, served int, serve bool,
 	proofs *proofLog, energy *energyMeter, out *msgWriter) error {
-	be, engine := pr.be, pr.engine
-	tr := engine.Tracker()
+	cols := planColumns(pr, req.HeapProfile != "")
+	w := openWindow(pr.be, serve, energy)
+	out.send(childMsg{Kind: msgReady, Names: cols.names})
+	m, err := runMeasured(ctx, pr, spec.SampleInterval, cols, w.start, energy, out)
+	if err != nil {
+		return err
+	}
+
+	res := newChildResult(pr, spec, m, w.busySince(pr.be))
+	describeServing(res, pr, spec, served, serve, w.peakReset)
+	res.UnpooledBuffers = w.unpooledSince(cols.pool != nil)
+	summarizeRun(res, pr.engine.Tracker(), m)
+	res.ProofsVerified, res.VerifyFailed = verifyProofs(pr.vk, proofs.taken(), spec.Workload.Partitions)
+	if req.HeapProfile != "" && cols.gomem.heap.Len() > 0 {
+		if err := results.WriteFile(req.HeapProfile, cols.gomem.heap.Bytes()); err != nil {
+			return fmt.Errorf("child: heap profile: %w", err)
+		}
+		res.HeapProfileSecs = &cols.gomem.profileAt
+	}
+	res.VmHWM = kernelPeakRSS()
+	if serve {
+		// A served repetition's process lives on: its CPU time over the
+		// repetition is this difference, not what wait4 reports at exit.
+		res.WindowUserSecs, res.WindowSystemSecs = w.cpuSince()
+	}
+	out.send(childMsg{Kind: msgDone, T: time.Since(w.start).Seconds(), Result: res})
+	return out.err
+}
+
+// sampleColumns are a repetition's sample series and what reads them: the
+// tracker's counters, the devices' four, the Go runtime's and, where the
+// backend reserved a page-locked pool, the pool's two, in the order
+// streamSamples fills them.
+type sampleColumns struct {
+	names []string
+	gomem *goMemory
+	pool  prover.HostReserver // nil: no pool reserved
+}
+
+func planColumns(pr *preparedProver, heapProfile bool) sampleColumns {
 	keyAddr, _ := pr.pk.MappingAddr()
-	gomem := newGoMemory(keyAddr, req.HeapProfile != "")
-	names := append(tr.Names(), seriesDeviceMemory, seriesDeviceQueued, seriesDeviceBusy, seriesDeviceSpan)
+	gomem := newGoMemory(keyAddr, heapProfile)
+	names := append(pr.engine.Tracker().Names(), seriesDeviceMemory, seriesDeviceQueued, seriesDeviceBusy, seriesDeviceSpan)
 	names = append(names, gomem.names()...)
-	pool, _ := be.(prover.HostReserver)
+	pool, _ := pr.be.(prover.HostReserver)
 	if pool != nil && pool.HostPool().Bytes == 0 {
 		pool = nil // nothing reserved: no columns rather than zeros
 	}
 	if pool != nil {
 		names = append(names, seriesPinnedPool, seriesPinnedIdle)
 	}
-	peakReset := false
+	return sampleColumns{names: names, gomem: gomem, pool: pool}
+}
+
+// repWindow holds what a repetition's figures are differences from: the
+// readings taken just before its clock starts.
+type repWindow struct {
+	peakReset bool // the kernel's peak RSS was reset for this repetition
+
+	// unpooled is the backend's count of buffers its pool could not
+	// serve since it opened; nil where it keeps none.
+	unpooled       interface{ Unpooled() int64 }
+	unpooledBefore int64
+
+	cpu   sample.Times
+	cpuOK bool
+	busy  []time.Duration
+	start time.Time
+}
+
+// openWindow takes the readings a repetition is measured from, in this
+// order: a serving child's collection and peak reset first, so that
+// neither falls inside the window, then the counters, then the clock.
+func openWindow(be prover.Backend, serve bool, energy *energyMeter) *repWindow {
+	w := &repWindow{}
 	if serve {
 		// What the last repetition left for the collector is collected
 		// now, outside the clock, not in the middle of this one.
 		runtime.GC()
 		debug.FreeOSMemory()
-		peakReset = sample.ResetPeakRSS() == nil
+		w.peakReset = sample.ResetPeakRSS() == nil
 	}
 	// The backend counts buffers the pool could not serve since it
 	// opened: a served repetition's are the difference.
-	unpooled, hasUnpooled := be.(interface{ Unpooled() int64 })
-	var unpooledBefore int64
-	if hasUnpooled {
-		unpooledBefore = unpooled.Unpooled()
+	if u, ok := be.(interface{ Unpooled() int64 }); ok {
+		w.unpooled, w.unpooledBefore = u, u.Unpooled()
 	}
-	windowBefore, windowOK := sample.CPUTimes(sample.Self)
-	busyBefore := deviceBusy(be)
+	w.cpu, w.cpuOK = sample.CPUTimes(sample.Self)
+	w.busy = deviceBusy(be)
 	energy.begin()
-	start := time.Now()
-	out.send(childMsg{Kind: msgReady, Names: names})
+	w.start = time.Now()
+	return w
+}
 
+// busySince is each device's busy time since the window opened.
+func (w *repWindow) busySince(be prover.Backend) []time.Duration {
+	busy := deviceBusy(be)
+	for i := range busy {
+		busy[i] -= w.busy[i]
+	}
+	return busy
+}
+
+// unpooledSince is the buffers the pool could not serve since the window
+// opened; nil where the backend counts none or reserved no pool (pooled).
+func (w *repWindow) unpooledSince(pooled bool) *int64 {
+	if w.unpooled == nil || !pooled {
+		return nil
+	}
+	n := w.unpooled.Unpooled() - w.unpooledBefore
+	return &n
+}
+
+// cpuSince is this process's user and system time since the window
+// opened; nil, nil where either reading failed.
+func (w *repWindow) cpuSince() (user, system *float64) {
+	after, ok := sample.CPUTimes(sample.Self)
+	if !ok || !w.cpuOK {
+		return nil, nil
+	}
+	u, sy := after.User-w.cpu.User, after.System-w.cpu.System
+	return &u, &sy
+}
+
+// measuredRun is what was read around the engine's run.
+type measuredRun struct {
+	report       *pipeline.Report
+	joules       *float64
+	cpuSecs      *float64 // nil: rusage could not be read
+	minor, major *int64
+	cpuSplit     *results.CPUBreakdown
+}
+
+// runMeasured runs the engine while the sampler streams cols from start,
+// and reads the energy, CPU time and page faults right around the run, so
+// that they are the run's and nothing of the window's opening or closing.
+func runMeasured(ctx context.Context, pr *preparedProver, interval time.Duration, cols sampleColumns, start time.Time,
+	energy *energyMeter, out *msgWriter) (*measuredRun, error) {
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		streamSamples(tr, be, gomem, pool, len(names), spec.SampleInterval, start, out, stop)
+		streamSamples(pr.engine.Tracker(), pr.be, cols.gomem, cols.pool, len(cols.names), interval, start, out, stop)
 	}()
 	cpuBefore, cpuOK := cpuSeconds()
 	faultsBefore := pageFaults()
 	breakdown := startCPUMeter()
-	report, runErr := engine.Run(ctx)
+	report, runErr := pr.engine.Run(ctx)
 	joules := energy.end()
 	cpuAfter, cpuOK2 := cpuSeconds()
 	faultsAfter := pageFaults()
@@ -154,17 +261,25 @@ func serveRepetition(ctx context.Context, pr *preparedProver, spec *Spec, req ch
 	close(stop)
 	<-sampled
 	if runErr != nil {
-		return fmt.Errorf("child: pipeline: %w", runErr)
+		return nil, fmt.Errorf("child: pipeline: %w", runErr)
 	}
+	m := &measuredRun{report: report, joules: joules, cpuSplit: cpuSplit}
+	if cpuOK && cpuOK2 {
+		c := cpuAfter - cpuBefore
+		m.cpuSecs = &c
+	}
+	m.minor, m.major = faultsAfter.since(faultsBefore)
+	return m, nil
+}
 
-	busy := deviceBusy(be)
-	for i := range busy {
-		busy[i] -= busyBefore[i]
-	}
-	res := &childResult{
-		Backend:          be.Name(),
+// newChildResult is the repetition's result as the run's report and the
+// prover it ran on give it.
+func newChildResult(pr *preparedProver, spec *Spec, m *measuredRun, busy []time.Duration) *childResult {
+	report := m.report
+	return &childResult{
+		Backend:          pr.be.Name(),
 		WhyNotCUDA:       pr.whyNotCUDA,
-		Devices:          be.Devices(),
+		Devices:          pr.be.Devices(),
 		KeyKind:          string(pr.pk.Kind),
 		Verifiable:       pr.vk != nil && spec.Verify,
 		WallSecs:         report.Wall.Seconds(),
@@ -175,12 +290,17 @@ func serveRepetition(ctx context.Context, pr *preparedProver, spec *Spec, req ch
 		ProofsFailed:     report.ProofsFailed,
 		DeviceBusy:       busy,
 		PeakCounters:     map[string]int64{},
-		FinalCounters:    tr.Live(),
+		FinalCounters:    pr.engine.Tracker().Live(),
 		Stages:           map[string]results.StageSummary{},
 		Measure:          results.MeasureWarm,
-		EnergyJoules:     joules,
-		CPUBreakdown:     cpuSplit,
+		EnergyJoules:     m.joules,
+		CPUBreakdown:     m.cpuSplit,
 	}
+}
+
+// describeServing records how the repetition was served: the setup on the
+// first a process serves, the worker, the prover's settings and the clock.
+func describeServing(res *childResult, pr *preparedProver, spec *Spec, served int, serve, peakReset bool) {
 	if served == 1 {
 		// The setup was paid before this repetition alone.
 		setup := pr.setup.Seconds()
@@ -189,22 +309,22 @@ func serveRepetition(ctx context.Context, pr *preparedProver, spec *Spec, req ch
 	if serve {
 		res.Worker = &results.Worker{Served: served, PID: os.Getpid(), PeakReset: peakReset}
 	}
-	if d, ok := be.(prover.Describer); ok {
+	if d, ok := pr.be.(prover.Describer); ok {
 		res.ProverSettings = d.Settings()
 	}
 	if spec.Cold() {
 		res.Measure = results.MeasureCold
 	}
-	if hasUnpooled && pool != nil {
-		n := unpooled.Unpooled() - unpooledBefore
-		res.UnpooledBuffers = &n
-	}
+}
+
+// summarizeRun adds what the run's report and the tracker say: the first
+// start, the CPU time and faults, the first error, the counters' peaks and
+// the stages' and devices' times.
+func summarizeRun(res *childResult, tr *pipeline.Tracker, m *measuredRun) {
+	report := m.report
 	res.FirstStartSecs = firstStart(report.Partitions)
-	if cpuOK && cpuOK2 {
-		c := cpuAfter - cpuBefore
-		res.RunCPUSecs = &c
-	}
-	res.MinorFaults, res.MajorFaults = faultsAfter.since(faultsBefore)
+	res.RunCPUSecs = m.cpuSecs
+	res.MinorFaults, res.MajorFaults = m.minor, m.major
 	for i := range report.Partitions {
 		if err := report.Partitions[i].Err; err != nil {
 			res.FirstError = err.Error()
@@ -220,28 +340,21 @@ func serveRepetition(ctx context.Context, pr *preparedProver, spec *Spec, req ch
 		res.Stages[name] = StageSummary(st)
 	}
 	res.DeviceSecsPerPartition, res.DeviceStageSecs = deviceTimes(res.Stages)
-	res.ProofsVerified, res.VerifyFailed = verifyProofs(pr.vk, proofs.taken(), spec.Workload.Partitions)
-	if req.HeapProfile != "" && gomem.heap.Len() > 0 {
-		if err := results.WriteFile(req.HeapProfile, gomem.heap.Bytes()); err != nil {
-			return fmt.Errorf("child: heap profile: %w", err)
-		}
-		res.HeapProfileSecs = &gomem.profileAt
+}
+
+// kernelPeakRSS is this process's peak RSS as the kernel keeps it
+// (VmHWM); 0 where it cannot be read.
+func kernelPeakRSS() uint64 {
+	p, err := sample.NewProcess(os.Getpid())
+	if err != nil {
+		return 0
 	}
-	if p, err := sample.NewProcess(os.Getpid()); err == nil {
-		var s sample.ProcSample
-		if p.Sample(&s) == nil {
-			res.VmHWM = s.PeakRSSBytes
-		}
-		p.Close()
+	defer p.Close()
+	var s sample.ProcSample
+	if p.Sample(&s) != nil {
+		return 0
 	}
-	if windowAfter, ok := sample.CPUTimes(sample.Self); ok && windowOK && serve {
-		// A served repetition's process lives on: its CPU time over the
-		// repetition is this difference, not what wait4 reports at exit.
-		u, sy := windowAfter.User-windowBefore.User, windowAfter.System-windowBefore.System
-		res.WindowUserSecs, res.WindowSystemSecs = &u, &sy
-	}
-	out.send(childMsg{Kind: msgDone, T: time.Since(start).Seconds(), Result: res})
-	return out.err
+	return s.PeakRSSBytes
 }
 
 // proofLog collects the proofs of one repetition for verification after

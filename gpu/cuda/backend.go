@@ -237,12 +237,44 @@ func (b *Backend) Unpooled() int64 { return b.unpooled.Load() }
 
 // New loads ICICLE's device backend and starts the devices.
 func New(opts Options) (*Backend, error) {
-	typ := opts.DeviceType
-	if typ == "" {
-		typ = DeviceCUDA
+	opts, err := withDefaults(opts)
+	if err != nil {
+		return nil, err
 	}
+	typ := opts.DeviceType
+	b := &Backend{deviceType: typ, rand: opts.Rand, pinUploads: opts.PinUploads, precompute: opts.PrecomputeFactor, sync: opts.Sync}
+	if typ == DeviceCUDA {
+		if err := b.openCUDA(opts); err != nil {
+			return nil, err
+		}
+	}
+	ids, err := deviceIDs(typ, opts.Devices)
+	if err != nil {
+		b.drv.close()
+		return nil, fmt.Errorf("cuda backend: %w", err)
+	}
+	if err := b.startDevices(typ, ids, opts.QueueDepth); err != nil {
+		_ = b.Close()
+		return nil, err
+	}
+	if opts.PinDatasets {
+		if err := b.openPinner(); err != nil {
+			_ = b.Close()
+			return nil, err
+		}
+	}
+	return b, nil
+}
+
+// withDefaults checks opts and fills in the defaults: the CUDA device,
+// crypto/rand and a queue depth of 1.
+func withDefaults(opts Options) (Options, error) {
+	if opts.DeviceType == "" {
+		opts.DeviceType = DeviceCUDA
+	}
+	typ := opts.DeviceType
 	if typ != DeviceCUDA && typ != DeviceCPU {
-		return nil, fmt.Errorf("cuda backend: device type %q: want %s or %s", typ, DeviceCUDA, DeviceCPU)
+		return opts, fmt.Errorf("cuda backend: device type %q: want %s or %s", typ, DeviceCUDA, DeviceCPU)
 	}
 	if opts.Rand == nil {
 		opts.Rand = rand.Reader
@@ -251,65 +283,72 @@ func New(opts Options) (*Backend, error) {
 		opts.QueueDepth = 1
 	}
 	if opts.QueueDepth < 0 {
-		return nil, fmt.Errorf("cuda backend: queue depth %d", opts.QueueDepth)
+		return opts, fmt.Errorf("cuda backend: queue depth %d", opts.QueueDepth)
 	}
 	if (opts.PinUploads || opts.PinDatasets) && typ != DeviceCUDA {
-		return nil, fmt.Errorf("cuda backend: PinUploads and PinDatasets need the %s device", DeviceCUDA)
+		return opts, fmt.Errorf("cuda backend: PinUploads and PinDatasets need the %s device", DeviceCUDA)
 	}
 	if opts.PrecomputeFactor < 0 {
-		return nil, fmt.Errorf("cuda backend: precompute factor %d", opts.PrecomputeFactor)
+		return opts, fmt.Errorf("cuda backend: precompute factor %d", opts.PrecomputeFactor)
 	}
-	b := &Backend{deviceType: typ, rand: opts.Rand, pinUploads: opts.PinUploads, precompute: opts.PrecomputeFactor, sync: opts.Sync}
-	if typ == DeviceCUDA {
-		dir := opts.BackendDir
-		if dir == "" {
-			dir = backendDir()
-		}
-		// The driver first: how host threads wait for the devices is
-		// set before any context exists, and loading ICICLE's backend
-		// makes them.
-		err := b.timed("cuda_driver_init", func() (err error) { b.drv, err = openDriver(); return err })
-		if err != nil {
-			return nil, fmt.Errorf("cuda backend: %w", err)
-		}
-		if opts.Sync != "" {
-			if err := b.drv.setSyncAll(opts.Sync); err != nil {
-				b.drv.close()
-				return nil, fmt.Errorf("cuda backend: %w (PROVEBENCH_CUDA_SYNC=default leaves CUDA's own choice)", err)
-			}
-		}
-		if err := b.timed("icicle_load_backend", func() error { return loadBackend(dir) }); err != nil {
-			b.drv.close()
-			return nil, fmt.Errorf("cuda backend: %w", err)
-		}
+	return opts, nil
+}
+
+// openCUDA opens the CUDA driver and loads ICICLE's CUDA backend from
+// opts.BackendDir (else its default folder). On error the driver is
+// closed again.
+func (b *Backend) openCUDA(opts Options) error {
+	dir := opts.BackendDir
+	if dir == "" {
+		dir = backendDir()
 	}
-	ids, err := deviceIDs(typ, opts.Devices)
+	// The driver first: how host threads wait for the devices is
+	// set before any context exists, and loading ICICLE's backend
+	// makes them.
+	err := b.timed("cuda_driver_init", func() (err error) { b.drv, err = openDriver(); return err })
 	if err != nil {
-		b.drv.close()
-		return nil, fmt.Errorf("cuda backend: %w", err)
+		return fmt.Errorf("cuda backend: %w", err)
 	}
+	if opts.Sync != "" {
+		if err := b.drv.setSyncAll(opts.Sync); err != nil {
+			b.drv.close()
+			return fmt.Errorf("cuda backend: %w (PROVEBENCH_CUDA_SYNC=default leaves CUDA's own choice)", err)
+		}
+	}
+	if err := b.timed("icicle_load_backend", func() error { return loadBackend(dir) }); err != nil {
+		b.drv.close()
+		return fmt.Errorf("cuda backend: %w", err)
+	}
+	return nil
+}
+
+// startDevices starts the devices ids of type typ, one after another,
+// each timed as a setup stage; the caller closes the backend on error.
+func (b *Backend) startDevices(typ string, ids []int, queueDepth int) error {
 	for _, id := range ids {
 		var d *device
 		err := b.timed(fmt.Sprintf("device%d_start", id), func() (err error) {
-			d, err = startDevice(typ, id, clock{drv: b.drv}, opts.QueueDepth)
+			d, err = startDevice(typ, id, clock{drv: b.drv}, queueDepth)
 			return err
 		})
 		if err != nil {
-			_ = b.Close()
-			return nil, fmt.Errorf("cuda backend: %s device %d: %w", typ, id, err)
+			return fmt.Errorf("cuda backend: %s device %d: %w", typ, id, err)
 		}
 		b.devs = append(b.devs, d)
 	}
-	if opts.PinDatasets {
-		var ctx cuContext
-		err := b.devs[0].launch.do(func() (err error) { ctx, err = b.drv.currentContext(); return err })
-		if err != nil {
-			_ = b.Close()
-			return nil, fmt.Errorf("cuda backend: context for page-locking: %w", err)
-		}
-		b.pinner = &pinner{drv: b.drv, ctx: ctx}
+	return nil
+}
+
+// openPinner makes the page-locking pinner, on the first device's
+// context; the caller closes the backend on error.
+func (b *Backend) openPinner() error {
+	var ctx cuContext
+	err := b.devs[0].launch.do(func() (err error) { ctx, err = b.drv.currentContext(); return err })
+	if err != nil {
+		return fmt.Errorf("cuda backend: context for page-locking: %w", err)
 	}
-	return b, nil
+	b.pinner = &pinner{drv: b.drv, ctx: ctx}
+	return nil
 }
 
 // HostPinner implements prover.HostPinner: with Options.PinDatasets, the

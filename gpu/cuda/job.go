@@ -71,38 +71,15 @@ func (b *Backend) Start(ctx context.Context, dev int, ds *dataset.Dataset) (prov
 	if err != nil {
 		return nil, err
 	}
-	pk := key.pk
-	switch {
-	case dev < 0 || dev >= len(b.devs):
-		return nil, fmt.Errorf("cuda backend: device %d of %d", dev, len(b.devs))
-	case ds.N != pk.Domain:
-		return nil, fmt.Errorf("cuda backend: dataset of %d constraints, key for %d", ds.N, pk.Domain)
-	case ds.NumPublic != pk.NumPublic:
-		return nil, fmt.Errorf("cuda backend: dataset has %d public inputs, key %d", ds.NumPublic, pk.NumPublic)
-	}
-	a, bv, c, err := ds.ABC()
+	in, err := b.startInput(ctx, key.pk, dev, ds)
 	if err != nil {
-		return nil, fmt.Errorf("cuda backend: start: %w", err)
+		return nil, err
 	}
-	wires, err := ds.Wires()
-	if err != nil {
-		return nil, fmt.Errorf("cuda backend: start: %w", err)
-	}
-	if len(wires) != pk.NumWires {
-		return nil, fmt.Errorf("cuda backend: dataset has %d wires, key %d", len(wires), pk.NumWires)
-	}
-	if err := ctx.Err(); err != nil {
-		return nil, fmt.Errorf("cuda backend: start: %w", err)
-	}
-
 	d := b.devs[dev]
-	queued := time.Now()
-	select {
-	case d.slots <- struct{}{}:
-	case <-ctx.Done():
-		return nil, fmt.Errorf("cuda backend: waiting for device %d: %w", d.id, ctx.Err())
+	slotWait, err := d.waitForSlot(ctx)
+	if err != nil {
+		return nil, err
 	}
-	slotWait := time.Since(queued)
 	handedOff := false
 	defer func() {
 		if !handedOff {
@@ -125,32 +102,94 @@ func (b *Backend) Start(ctx context.Context, dev int, ds *dataset.Dataset) (prov
 	j := &job{
 		b: b, d: d, key: key, ctx: ctx,
 		queueWait:  slotWait,
-		part:       partition{n: ds.N, numPublic: ds.NumPublic, full: pk.Params().BitWires()},
-		one:        wires[0],
+		part:       partition{n: ds.N, numPublic: ds.NumPublic, full: key.pk.Params().BitWires()},
+		one:        in.wires[0],
 		pinEach:    b.pinUploads && !ds.Pinned(),
 		wiresReady: make(chan struct{}),
 		done:       make(chan struct{}),
 	}
-	p := &j.part
-	if err := j.allocate(stream); err != nil {
-		err = errors.Join(err, j.freeAll(stream))
-		return nil, fmt.Errorf("cuda backend: %w", err)
-	}
-	abc, err := j.upload(stream, transfer{"a", a, p.a}, transfer{"b", bv, p.b}, transfer{"c", c, p.c})
-	if err != nil {
-		err = errors.Join(err, j.freeAll(stream))
-		return nil, fmt.Errorf("cuda backend: upload: %w", err)
-	}
-	j.uploaded = abc.host
-	if err := d.submit(j); err != nil {
-		err = errors.Join(err, j.freeAll(stream))
+	if err := j.submitABC(stream, in); err != nil {
 		return nil, err
 	}
 	handedOff = true // the launch thread frees the slot when it takes the job
+	if err := j.uploadWires(stream, in.wires); err != nil {
+		return nil, err
+	}
+	return j, nil
+}
 
-	// The launch thread owns the buffers now; it waits for wiresReady
-	// before it touches the wires or frees anything.
-	up, err := j.upload(stream, transfer{"wires", wires, p.wires})
+// startInput is the dataset's vectors Start uploads.
+type startInput struct {
+	a, b, c, wires []fr.Element
+}
+
+// startInput checks that ds fits the key pk and device dev exists, and
+// returns ds's vectors.
+func (b *Backend) startInput(ctx context.Context, pk *groth16.ProvingKey, dev int, ds *dataset.Dataset) (*startInput, error) {
+	switch {
+	case dev < 0 || dev >= len(b.devs):
+		return nil, fmt.Errorf("cuda backend: device %d of %d", dev, len(b.devs))
+	case ds.N != pk.Domain:
+		return nil, fmt.Errorf("cuda backend: dataset of %d constraints, key for %d", ds.N, pk.Domain)
+	case ds.NumPublic != pk.NumPublic:
+		return nil, fmt.Errorf("cuda backend: dataset has %d public inputs, key %d", ds.NumPublic, pk.NumPublic)
+	}
+	in := &startInput{}
+	var err error
+	if in.a, in.b, in.c, err = ds.ABC(); err != nil {
+		return nil, fmt.Errorf("cuda backend: start: %w", err)
+	}
+	if in.wires, err = ds.Wires(); err != nil {
+		return nil, fmt.Errorf("cuda backend: start: %w", err)
+	}
+	if len(in.wires) != pk.NumWires {
+		return nil, fmt.Errorf("cuda backend: dataset has %d wires, key %d", len(in.wires), pk.NumWires)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, fmt.Errorf("cuda backend: start: %w", err)
+	}
+	return in, nil
+}
+
+// waitForSlot takes one of the device's slots for a job, waiting while
+// they are all taken, and says how long it waited.
+func (d *device) waitForSlot(ctx context.Context) (time.Duration, error) {
+	queued := time.Now()
+	select {
+	case d.slots <- struct{}{}:
+	case <-ctx.Done():
+		return 0, fmt.Errorf("cuda backend: waiting for device %d: %w", d.id, ctx.Err())
+	}
+	return time.Since(queued), nil
+}
+
+// submitABC allocates the job's buffers, uploads a, b and c and hands the
+// job to the launch thread, which queues the NTT region. On error the
+// buffers are freed and the job was not handed over.
+func (j *job) submitABC(stream icicle.Stream, in *startInput) error {
+	p := &j.part
+	if err := j.allocate(stream); err != nil {
+		err = errors.Join(err, j.freeAll(stream))
+		return fmt.Errorf("cuda backend: %w", err)
+	}
+	abc, err := j.upload(stream, transfer{"a", in.a, p.a}, transfer{"b", in.b, p.b}, transfer{"c", in.c, p.c})
+	if err != nil {
+		err = errors.Join(err, j.freeAll(stream))
+		return fmt.Errorf("cuda backend: upload: %w", err)
+	}
+	j.uploaded = abc.host
+	if err := j.d.submit(j); err != nil {
+		return errors.Join(err, j.freeAll(stream))
+	}
+	return nil
+}
+
+// uploadWires uploads the wires of a submitted job while the device runs
+// its NTT region. The launch thread owns the buffers now; it waits for
+// wiresReady before it touches the wires or frees anything. On error it
+// returns once the job's device work is over and its buffers released.
+func (j *job) uploadWires(stream icicle.Stream, wires []fr.Element) error {
+	up, err := j.upload(stream, transfer{"wires", wires, j.part.wires})
 	if err != nil {
 		err = fmt.Errorf("cuda backend: upload: %w", err)
 	}
@@ -159,9 +198,9 @@ func (b *Backend) Start(ctx context.Context, dev int, ds *dataset.Dataset) (prov
 	close(j.wiresReady)
 	if err != nil {
 		<-j.done // the job's device work is over and its buffers released
-		return nil, err
+		return err
 	}
-	return j, nil
+	return nil
 }
 
 // allocate allocates the partition's device buffers and the host buffer

@@ -140,34 +140,62 @@ func LoadKey(path string) (*ProvingKey, *VerifyingKey, error) {
 	if err != nil {
 		return nil, nil, fmt.Errorf("load key: %w", err)
 	}
-	var h keyHeader
-	if err := binary.Read(f, binary.LittleEndian, &h); err != nil {
-		return nil, nil, fmt.Errorf("load key %s: header: %w (%w)", path, err, ErrKeyFormat)
+	h, err := readKeyHeader(f, path)
+	if err != nil {
+		return nil, nil, err
+	}
+	pk, err := mapKey(f, st.Size(), path, h)
+	if err != nil {
+		return nil, nil, err
+	}
+	if h.Kind != 1 {
+		return pk, nil, nil
+	}
+	pk.Kind = KindSetup
+	vk := &VerifyingKey{Alpha1: pk.Alpha1, Beta2: pk.Beta2, Delta2: pk.Delta2, Gamma2: g2From(&h.Gamma2)}
+	for i := 0; i < int(h.NumIC); i++ {
+		vk.IC = append(vk.IC, g1From(&h.IC[i]))
+	}
+	return pk, vk, nil
+}
+
+// readKeyHeader reads f's header and checks it describes a key this build
+// can map: its format, this build's memory layout and a consistent shape.
+func readKeyHeader(f *os.File, path string) (*keyHeader, error) {
+	h := &keyHeader{}
+	if err := binary.Read(f, binary.LittleEndian, h); err != nil {
+		return nil, fmt.Errorf("load key %s: header: %w (%w)", path, err, ErrKeyFormat)
 	}
 	_, _, g1, g2 := bls12381.Generators()
 	switch {
 	case string(h.Magic[:]) != keyMagic || h.Format != keyFormat:
-		return nil, nil, fmt.Errorf("load key %s: not a format-%d provebench key (%w)", path, keyFormat, ErrKeyFormat)
+		return nil, fmt.Errorf("load key %s: not a format-%d provebench key (%w)", path, keyFormat, ErrKeyFormat)
 	case h.G1Gen != g1Raw(&g1) || h.G2Gen != g2Raw(&g2):
-		return nil, nil, fmt.Errorf("load key %s: written with another memory layout (%w)", path, ErrKeyFormat)
+		return nil, fmt.Errorf("load key %s: written with another memory layout (%w)", path, ErrKeyFormat)
 	case h.NumIC > maxIC || h.NumWires <= h.NumPub+1 || h.Domain < 2:
-		return nil, nil, fmt.Errorf("load key %s: inconsistent header (%w)", path, ErrKeyFormat)
+		return nil, fmt.Errorf("load key %s: inconsistent header (%w)", path, ErrKeyFormat)
 	case h.BitsPerMille < circuit.MinBitsPerMille || h.BitsPerMille > circuit.MaxBitsPerMille:
-		return nil, nil, fmt.Errorf("load key %s: bit fraction %d/1000 (%w)", path, h.BitsPerMille, ErrKeyFormat)
+		return nil, fmt.Errorf("load key %s: bit fraction %d/1000 (%w)", path, h.BitsPerMille, ErrKeyFormat)
 	}
 	// The shape is checked before any offset is computed from it: sizes
 	// from a corrupt header would overflow the layout's arithmetic.
-	if err := checkHeaderShape(&h); err != nil {
-		return nil, nil, fmt.Errorf("load key %s: %w (%w)", path, err, ErrKeyFormat)
+	if err := checkHeaderShape(h); err != nil {
+		return nil, fmt.Errorf("load key %s: %w (%w)", path, err, ErrKeyFormat)
 	}
+	return h, nil
+}
+
+// mapKey maps f, of size bytes, as the random key h describes, once its
+// offsets and size are the layout's; the caller makes it a setup key.
+func mapKey(f *os.File, size int64, path string, h *keyHeader) (*ProvingKey, error) {
 	domain, wires, public := int(h.Domain), int(h.NumWires), int(h.NumPub)
 	l := layoutFor(domain, wires, public)
-	if uint64(l.offA) != h.OffA || uint64(l.offB2) != h.OffB2 || uint64(l.size) != h.FileSize || st.Size() != l.size {
-		return nil, nil, fmt.Errorf("load key %s: size %d, expected %d (%w)", path, st.Size(), l.size, ErrKeyFormat)
+	if uint64(l.offA) != h.OffA || uint64(l.offB2) != h.OffB2 || uint64(l.size) != h.FileSize || size != l.size {
+		return nil, fmt.Errorf("load key %s: size %d, expected %d (%w)", path, size, l.size, ErrKeyFormat)
 	}
 	buf, err := hostmem.MapFile(int(f.Fd()), 0, l.size)
 	if err != nil {
-		return nil, nil, fmt.Errorf("load key %s: %w", path, err)
+		return nil, fmt.Errorf("load key %s: %w", path, err)
 	}
 	pk := &ProvingKey{
 		Kind:   KindRandom,
@@ -179,17 +207,9 @@ func LoadKey(path string) (*ProvingKey, *VerifyingKey, error) {
 	vectorsIn(buf.Bytes(), l, domain, wires, public, pk)
 	if err := pk.CheckShape(); err != nil {
 		_ = pk.Close()
-		return nil, nil, fmt.Errorf("load key %s: %w (%w)", path, err, ErrKeyFormat)
+		return nil, fmt.Errorf("load key %s: %w (%w)", path, err, ErrKeyFormat)
 	}
-	if h.Kind != 1 {
-		return pk, nil, nil
-	}
-	pk.Kind = KindSetup
-	vk := &VerifyingKey{Alpha1: pk.Alpha1, Beta2: pk.Beta2, Delta2: pk.Delta2, Gamma2: g2From(&h.Gamma2)}
-	for i := 0; i < int(h.NumIC); i++ {
-		vk.IC = append(vk.IC, g1From(&h.IC[i]))
-	}
-	return pk, vk, nil
+	return pk, nil
 }
 
 // checkHeaderShape checks a header's sizes against the circuit of its

@@ -71,26 +71,70 @@ func SetupContext(ctx context.Context, p circuit.Params, rng io.Reader) (*Provin
 	if err := p.Validate(); err != nil {
 		return nil, nil, err
 	}
+	tw, err := drawToxicWaste(rng)
+	if err != nil {
+		return nil, nil, err
+	}
+	at, err := evaluateAtTau(p, &tw)
+	if err != nil {
+		return nil, nil, err
+	}
+	return encodeKeys(ctx, p, &tw, at)
+}
+
+// drawToxicWaste draws tau, alpha, beta, gamma and delta from rng, in
+// that order.
+func drawToxicWaste(rng io.Reader) (toxicWaste, error) {
 	var tw toxicWaste
 	for _, e := range []*fr.Element{&tw.tau, &tw.alpha, &tw.beta, &tw.gamma, &tw.delta} {
 		v, err := randomScalar(rng)
 		if err != nil {
-			return nil, nil, fmt.Errorf("setup: draw toxic waste: %w", err)
+			return toxicWaste{}, fmt.Errorf("setup: draw toxic waste: %w", err)
 		}
 		*e = v
 	}
-	n := p.Constraints
-	nWires := p.NumWires()
+	return tw, nil
+}
 
-	// Lagrange basis at tau: L_j(tau) = (tau^N - 1)/N * w^j / (tau - w^j).
+// atTau is what the keys hold in the exponent: the circuit's polynomials
+// evaluated at tau.
+type atTau struct {
+	u, v []fr.Element // the QAP's A and B columns, per wire
+	k    []fr.Element // (beta u_i + alpha v_i + w_i) / (gamma for public wires, delta for private)
+	h    []fr.Element // tau^i Z(tau) / delta, i < N-1
+}
+
+// evaluateAtTau evaluates the circuit of size p at tw's tau: through the
+// Lagrange basis, the QAP columns, then K and H.
+func evaluateAtTau(p circuit.Params, tw *toxicWaste) (*atTau, error) {
+	n := p.Constraints
+	lagrange, zTau, err := lagrangeAtTau(n, &tw.tau)
+	if err != nil {
+		return nil, err
+	}
+	u, v, w := qapColumns(p, lagrange)
+	var gammaInv, deltaInv fr.Element
+	gammaInv.Inverse(&tw.gamma)
+	deltaInv.Inverse(&tw.delta)
+	return &atTau{
+		u: u,
+		v: v,
+		k: wireKeys(tw, u, v, w, &gammaInv, &deltaInv),
+		h: hBasis(n, &zTau, &tw.tau, &deltaInv),
+	}, nil
+}
+
+// lagrangeAtTau is the Lagrange basis of the domain of size n at tau,
+// L_j(tau) = (tau^N - 1)/N * w^j / (tau - w^j), and Z(tau) = tau^N - 1.
+func lagrangeAtTau(n int, tau *fr.Element) ([]fr.Element, fr.Element, error) {
 	dom := fft.NewDomain(uint64(n))
 	var zTau fr.Element
-	zTau.Exp(tw.tau, big.NewInt(int64(n)))
+	zTau.Exp(*tau, big.NewInt(int64(n)))
 	var one fr.Element
 	one.SetOne()
 	zTau.Sub(&zTau, &one)
 	if zTau.IsZero() {
-		return nil, nil, fmt.Errorf("setup: tau is in the domain; draw again")
+		return nil, zTau, fmt.Errorf("setup: tau is in the domain; draw again")
 	}
 	omegas := make([]fr.Element, n)
 	den := make([]fr.Element, n)
@@ -99,7 +143,7 @@ func SetupContext(ctx context.Context, p circuit.Params, rng io.Reader) (*Provin
 		omegas[j].Mul(&omegas[j-1], &dom.Generator)
 	}
 	for j := range den {
-		den[j].Sub(&tw.tau, &omegas[j])
+		den[j].Sub(tau, &omegas[j])
 	}
 	den = fr.BatchInvert(den)
 	var scale fr.Element
@@ -108,62 +152,79 @@ func SetupContext(ctx context.Context, p circuit.Params, rng io.Reader) (*Provin
 	for j := range lagrange {
 		lagrange[j].Mul(&omegas[j], &den[j]).Mul(&lagrange[j], &scale)
 	}
+	return lagrange, zTau, nil
+}
 
-	// QAP columns at tau.
-	u := make([]fr.Element, nWires)
-	v := make([]fr.Element, nWires)
-	w := make([]fr.Element, nWires)
+// qapColumns are the QAP's columns at tau, one value per wire: each
+// matrix's terms weighted by their constraint's Lagrange value.
+func qapColumns(p circuit.Params, lagrange []fr.Element) (u, v, w []fr.Element) {
+	nWires := p.NumWires()
+	u = make([]fr.Element, nWires)
+	v = make([]fr.Element, nWires)
+	w = make([]fr.Element, nWires)
 	cols := [3][]fr.Element{u, v, w}
 	p.Terms(func(t circuit.Term) {
 		var x fr.Element
 		x.Mul(&t.Coeff, &lagrange[t.Constraint])
 		cols[t.Matrix][t.Wire].Add(&cols[t.Matrix][t.Wire], &x)
 	})
+	return u, v, w
+}
 
-	var gammaInv, deltaInv fr.Element
-	gammaInv.Inverse(&tw.gamma)
-	deltaInv.Inverse(&tw.delta)
-	// K_i = (beta u_i + alpha v_i + w_i) / (gamma for public, delta for private)
+// wireKeys is K_i = (beta u_i + alpha v_i + w_i) / (gamma for public
+// wires, delta for private) for every wire.
+func wireKeys(tw *toxicWaste, u, v, w []fr.Element, gammaInv, deltaInv *fr.Element) []fr.Element {
 	nPub := 1 + circuit.NumPublic
-	k := make([]fr.Element, nWires)
+	k := make([]fr.Element, len(u))
 	for i := range k {
 		var t fr.Element
 		k[i].Mul(&tw.beta, &u[i])
 		t.Mul(&tw.alpha, &v[i])
 		k[i].Add(&k[i], &t).Add(&k[i], &w[i])
 		if i < nPub {
-			k[i].Mul(&k[i], &gammaInv)
+			k[i].Mul(&k[i], gammaInv)
 		} else {
-			k[i].Mul(&k[i], &deltaInv)
+			k[i].Mul(&k[i], deltaInv)
 		}
 	}
-	// H_i = tau^i Z(tau) / delta, i < N-1
-	hs := make([]fr.Element, n-1)
-	hs[0].Mul(&zTau, &deltaInv)
-	for i := 1; i < len(hs); i++ {
-		hs[i].Mul(&hs[i-1], &tw.tau)
-	}
+	return k
+}
 
+// hBasis is H_i = tau^i Z(tau) / delta for i < N-1.
+func hBasis(n int, zTau, tau, deltaInv *fr.Element) []fr.Element {
+	hs := make([]fr.Element, n-1)
+	hs[0].Mul(zTau, deltaInv)
+	for i := 1; i < len(hs); i++ {
+		hs[i].Mul(&hs[i-1], tau)
+	}
+	return hs
+}
+
+// encodeKeys puts the evaluations in the exponent: the wire columns and
+// H in G1 (and B in G2) a chunk at a time, checking ctx between chunks,
+// then the fixed elements and the verifying key.
+func encodeKeys(ctx context.Context, p circuit.Params, tw *toxicWaste, at *atTau) (*ProvingKey, *VerifyingKey, error) {
+	nPub := 1 + circuit.NumPublic
 	_, _, g1, g2 := bls12381.Generators()
 	pk := &ProvingKey{
 		Kind:         KindSetup,
 		BitsPerMille: p.EffectiveBitsPerMille(),
-		Domain:       n,
-		NumWires:     nWires,
+		Domain:       p.Constraints,
+		NumWires:     p.NumWires(),
 		NumPublic:    circuit.NumPublic,
 	}
 	var err error
 	for _, m := range []struct {
 		dst     *[]bls12381.G1Affine
 		scalars []fr.Element
-	}{{&pk.A, u}, {&pk.B1, v}, {&pk.L, k[nPub:]}, {&pk.H, hs}} {
+	}{{&pk.A, at.u}, {&pk.B1, at.v}, {&pk.L, at.k[nPub:]}, {&pk.H, at.h}} {
 		if *m.dst, err = chunked(ctx, m.scalars, func(s []fr.Element) []bls12381.G1Affine {
 			return bls12381.BatchScalarMultiplicationG1(&g1, s)
 		}); err != nil {
 			return nil, nil, err
 		}
 	}
-	if pk.B2, err = chunked(ctx, v, func(s []fr.Element) []bls12381.G2Affine {
+	if pk.B2, err = chunked(ctx, at.v, func(s []fr.Element) []bls12381.G2Affine {
 		return bls12381.BatchScalarMultiplicationG2(&g2, s)
 	}); err != nil {
 		return nil, nil, err
@@ -177,7 +238,7 @@ func SetupContext(ctx context.Context, p circuit.Params, rng io.Reader) (*Provin
 		Beta2:  pk.Beta2,
 		Gamma2: fixed2[1],
 		Delta2: pk.Delta2,
-		IC:     bls12381.BatchScalarMultiplicationG1(&g1, k[:nPub]),
+		IC:     bls12381.BatchScalarMultiplicationG1(&g1, at.k[:nPub]),
 	}
 	return pk, vk, nil
 }

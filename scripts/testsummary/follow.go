@@ -21,27 +21,74 @@ import (
 // renamed into place when the command ends, failed tests or not: a run
 // that could not finish leaves no file behind.
 func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := flag.NewFlagSet("run", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
-	out := fs.String("json", "", "`file` the command's events are written to")
-	if err := fs.Parse(args); err != nil {
-		return 0, usageError("run: " + err.Error())
-	}
-	argv := fs.Args()
-	if *out == "" || len(argv) == 0 {
-		return 0, usageError("run: -json FILE and a command after -- are needed")
-	}
-
-	if err := os.MkdirAll(filepath.Dir(*out), 0o755); err != nil {
+	out, argv, err := parseRunArgs(args)
+	if err != nil {
 		return 0, err
 	}
-	tmp, err := os.CreateTemp(filepath.Dir(*out), "."+filepath.Base(*out)+".*")
+	if err := os.MkdirAll(filepath.Dir(out), 0o755); err != nil {
+		return 0, err
+	}
+	tmp, err := os.CreateTemp(filepath.Dir(out), "."+filepath.Base(out)+".*")
 	if err != nil {
 		return 0, err
 	}
 	defer os.Remove(tmp.Name()) // fails harmlessly once renamed
 	defer tmp.Close()
 
+	cmd, pipe, err := startCommand(ctx, argv, stderr)
+	if err != nil {
+		return 0, err
+	}
+	f := newFollower(stdout)
+	w := bufio.NewWriter(tmp)
+	readErr := followEvents(pipe, f, w, stdout)
+	if readErr != nil {
+		_ = cmd.Process.Kill() // nobody reads its output any more
+	}
+	waitErr := cmd.Wait()
+	f.finish()
+	if readErr != nil {
+		return 0, fmt.Errorf("run: reading %s's output: %w", argv[0], readErr)
+	}
+
+	code, err := exitStatus(waitErr)
+	if err != nil {
+		return 0, err
+	}
+	if f.events == 0 {
+		if code != exitOK {
+			return code, nil // the command failed before testing; it said why on stderr
+		}
+		return 0, fmt.Errorf("run: %s printed no test events (go test without -json?)", argv[0])
+	}
+	if code == exitOK && f.failed() {
+		code = exitFailed
+	}
+	if err := keepEvents(w, tmp, out); err != nil {
+		return 0, err
+	}
+	fmt.Fprintf(stdout, "testsummary: %s: %s\n", filepath.Base(out), f.tally)
+	return code, nil
+}
+
+// parseRunArgs reads run's arguments: the -json file and the command.
+func parseRunArgs(args []string) (out string, argv []string, err error) {
+	fs := flag.NewFlagSet("run", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	fs.StringVar(&out, "json", "", "`file` the command's events are written to")
+	if err := fs.Parse(args); err != nil {
+		return "", nil, usageError("run: " + err.Error())
+	}
+	argv = fs.Args()
+	if out == "" || len(argv) == 0 {
+		return "", nil, usageError("run: -json FILE and a command after -- are needed")
+	}
+	return out, argv, nil
+}
+
+// startCommand starts argv with its standard output on the returned pipe
+// and its standard error on stderr.
+func startCommand(ctx context.Context, argv []string, stderr io.Writer) (*exec.Cmd, io.ReadCloser, error) {
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Stderr = stderr
 	// go test stops its test binaries on an interrupt; a kill would orphan them.
@@ -49,14 +96,19 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 	cmd.WaitDelay = 30 * time.Second
 	pipe, err := cmd.StdoutPipe()
 	if err != nil {
-		return 0, err
+		return nil, nil, err
 	}
 	if err := cmd.Start(); err != nil {
-		return 0, fmt.Errorf("run: %w", err)
+		return nil, nil, fmt.Errorf("run: %w", err)
 	}
-	f := newFollower(stdout)
-	w := bufio.NewWriter(tmp)
-	readErr := readLines(pipe, func(line []byte) error {
+	return cmd, pipe, nil
+}
+
+// followEvents reads the command's output until it ends: each event goes
+// to f and, a line each, to w; a line that is not an event goes to stdout
+// as it was.
+func followEvents(pipe io.Reader, f *follower, w io.Writer, stdout io.Writer) error {
+	return readLines(pipe, func(line []byte) error {
 		e, ok, err := decodeEvent(line)
 		if err != nil || !ok {
 			_, werr := stdout.Write(line) // a line go test printed plainly
@@ -69,46 +121,35 @@ func runCommand(ctx context.Context, args []string, stdout, stderr io.Writer) (i
 		_, err = w.Write(line)
 		return err
 	})
-	if readErr != nil {
-		_ = cmd.Process.Kill() // nobody reads its output any more
-	}
-	waitErr := cmd.Wait()
-	f.finish()
-	if readErr != nil {
-		return 0, fmt.Errorf("run: reading %s's output: %w", argv[0], readErr)
-	}
+}
 
-	code := exitOK
+// exitStatus is the command's exit status from its wait error, a signal's
+// death counted as a failure; an error where it could not be waited for.
+func exitStatus(waitErr error) (int, error) {
 	var exit *exec.ExitError
 	switch {
 	case errors.As(waitErr, &exit):
-		code = exit.ExitCode()
+		code := exit.ExitCode()
 		if code <= 0 { // killed by a signal
 			code = exitFailed
 		}
+		return code, nil
 	case waitErr != nil:
 		return 0, fmt.Errorf("run: %w", waitErr)
 	}
-	if f.events == 0 {
-		if code != exitOK {
-			return code, nil // the command failed before testing; it said why on stderr
-		}
-		return 0, fmt.Errorf("run: %s printed no test events (go test without -json?)", argv[0])
-	}
-	if code == exitOK && f.failed() {
-		code = exitFailed
-	}
+	return exitOK, nil
+}
+
+// keepEvents writes out what w holds of tmp and renames tmp into place
+// as out.
+func keepEvents(w *bufio.Writer, tmp *os.File, out string) error {
 	if err := w.Flush(); err != nil {
-		return 0, err
+		return err
 	}
 	if err := tmp.Close(); err != nil {
-		return 0, err
+		return err
 	}
-	if err := os.Rename(tmp.Name(), *out); err != nil {
-		return 0, err
-	}
-	fmt.Fprintf(stdout, "testsummary: %s: %s\n", filepath.Base(*out), f.tally)
-	return code, nil
+	return os.Rename(tmp.Name(), out)
 }
 
 // follower prints a go test -json stream as go test without -json would:
