@@ -7,6 +7,7 @@
 #
 #   scripts/stress/flaky.sh                 # 20 rounds, 4 busy loops, into out/stress
 #   ROUNDS=5 LOOPS=8 OUT=/tmp/s scripts/stress/flaky.sh
+#   ONLY="run cmd" scripts/stress/flaky.sh  # some suites only
 #
 # Each suite is one go test -count=ROUNDS (a test runs ROUNDS times in one
 # test binary, one after the other). Exit status 1 when any test failed.
@@ -22,8 +23,8 @@ SUITES=(
 	"pipeline-race|-race|./pipeline/|."
 	"groth16||./gpu/groth16/|."
 	"sample||./run/sample/|."
-	"run||./run/|^(TestExec|TestRunRecordsEveryRepetition|TestWarmAndColdStart|TestFailuresFailTheirProofOnly|TestReuse|TestServe)"
-	"cmd||./cmd/provebench/|^(TestSimulateExitsAtSIGINT|TestSimulateInterrupted|TestPreflightRefusesPoRepSize|TestScenarioErrorsStartWithTheFile|TestInterleavedInterrupt|TestInterruptKeeps|TestSecondInterrupt|TestRunWithTimeout|TestRunRefusesExecPaths|TestExecProvebenchMatchesInProcess)"
+	"run||./run/|^(TestExec|TestRunRecordsEveryRepetition|TestWarmAndColdStart|TestFailuresFailTheirProofOnly|TestReuse|TestServe|TestInterleavedInterrupt|TestInterruptKeeps)"
+	"cmd||./cmd/provebench/|^(TestSimulateExitsAtSIGINT|TestSimulateInterrupted|TestPreflightRefusesPoRepSize|TestScenarioErrorsStartWithTheFile|TestSecondInterrupt|TestRunWithTimeout|TestRunRefusesExecPaths|TestExecProvebenchMatchesInProcess)"
 )
 
 busy=()
@@ -42,6 +43,9 @@ summary=$OUT/summary.txt
 failed=0
 for s in "${SUITES[@]}"; do
 	IFS='|' read -r name flags pkgs pattern <<<"$s"
+	if [ -n "${ONLY:-}" ] && [[ " $ONLY " != *" $name "* ]]; then
+		continue
+	fi
 	start=$(date +%s)
 	load0=$(cut -d' ' -f1 /proc/loadavg)
 	# shellcheck disable=SC2086
