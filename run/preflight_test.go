@@ -138,3 +138,23 @@ func cachedKey(t *testing.T, s *Spec) string {
 	}
 	return dir
 }
+
+// TestPreflightRefusesAKeyTheDiskCannotHold: a key to generate larger than
+// any disk (2^40 constraints, hundreds of TiB) is refused with the space it
+// needs and the folder, and the same key already in the cache is not
+// counted.
+func TestPreflightRefusesAKeyTheDiskCannotHold(t *testing.T) {
+	s := Spec{Name: "huge", Source: "f.yaml:1", Workload: pipeline.Workload{Constraints: 1 << 40, Partitions: 1, Proofs: 1, Concurrency: 1},
+		Pipeline: pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 1, ChannelCapacity: 1, GPUWorkers: 1}}
+	if need := EstimateSpec(&s).KeyBytes; need < 1<<48 {
+		t.Fatalf("a 2^40 key estimated at %d bytes: not beyond any disk, the test shows nothing", need)
+	}
+	dir := t.TempDir()
+	_, err := Preflight([]Spec{s}, 0, dir, nil)
+	if err == nil || !strings.Contains(err.Error(), "the proving keys to generate need") || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("a key larger than the disk: %v", err)
+	}
+	if _, err := Preflight([]Spec{s}, 0, cachedKey(t, &s), nil); err != nil {
+		t.Fatalf("the same key already cached: %v", err)
+	}
+}
