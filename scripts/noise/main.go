@@ -13,11 +13,13 @@ package main
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"os"
 	"slices"
-	"sort"
 	"text/tabwriter"
+
+	"gonum.org/v1/gonum/stat"
 
 	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/results"
@@ -106,7 +108,7 @@ func figuresOf(reps []*results.Repetition) []figure {
 			stages[name] = true
 		}
 	}
-	for _, name := range sortedKeys(stages) {
+	for _, name := range slices.Sorted(maps.Keys(stages)) {
 		fs = append(fs, figure{"stage " + name + " p50", func(r *results.Repetition) (float64, bool) {
 			st, ok := r.Stages[name]
 			return st.P50Seconds, ok && st.Count > 0
@@ -134,7 +136,7 @@ func figuresOf(reps []*results.Repetition) []figure {
 			}
 		}
 	}
-	for _, name := range sortedKeys(threads) {
+	for _, name := range slices.Sorted(maps.Keys(threads)) {
 		fs = append(fs, split("threads "+name, func(b *results.CPUBreakdown) float64 { return b.Threads[name] }))
 	}
 	return fs
@@ -160,49 +162,21 @@ func ptr(p *float64) (float64, bool) {
 	return *p, true
 }
 
-func sortedKeys(m map[string]bool) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-// cv is the coefficient of variation (standard deviation over mean).
+// cv is the coefficient of variation (the sample standard deviation over
+// the mean).
 func cv(v []float64) float64 {
-	m, s := meanStd(v)
+	m, sd := stat.MeanStdDev(v, nil)
 	if m == 0 {
 		return math.NaN()
 	}
-	return s / m
-}
-
-func meanStd(v []float64) (mean, std float64) {
-	for _, x := range v {
-		mean += x
-	}
-	mean /= float64(len(v))
-	for _, x := range v {
-		std += (x - mean) * (x - mean)
-	}
-	return mean, math.Sqrt(std / float64(max(len(v)-1, 1)))
+	return sd / m
 }
 
 // correlation is Pearson's r between two figures over the repetitions;
-// NaN when either is constant or absent.
+// NaN when either is constant or there are fewer than 3.
 func correlation(a, b []float64) float64 {
 	if len(a) != len(b) || len(a) < 3 {
 		return math.NaN()
 	}
-	ma, sa := meanStd(a)
-	mb, sb := meanStd(b)
-	if sa == 0 || sb == 0 {
-		return math.NaN()
-	}
-	var c float64
-	for i := range a {
-		c += (a[i] - ma) * (b[i] - mb)
-	}
-	return c / float64(len(a)-1) / (sa * sb)
+	return stat.Correlation(a, b, nil)
 }
