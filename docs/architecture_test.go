@@ -23,23 +23,14 @@ func imports(t *testing.T) map[string]map[string]bool {
 	t.Helper()
 	out := map[string]map[string]bool{}
 	fset := token.NewFileSet()
-	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != ".." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata" || d.Name() == "out") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") {
-			return nil
-		}
+	for _, path := range sources(t) {
 		f, err := parser.ParseFile(fset, path, nil, parser.ImportsOnly)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		rel, err := filepath.Rel("..", filepath.Dir(path))
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		pkg := filepath.ToSlash(rel)
 		if out[pkg] == nil {
@@ -48,14 +39,10 @@ func imports(t *testing.T) map[string]map[string]bool {
 		for _, im := range f.Imports {
 			p, err := strconv.Unquote(im.Path.Value)
 			if err != nil {
-				return err
+				t.Fatal(err)
 			}
 			out[pkg][p] = true
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	// Rules checked over no package would pass: the walk must have found
 	// the module's own.
@@ -163,20 +150,13 @@ func TestOneMedian(t *testing.T) {
 	copies := map[string]bool{"median": true, "mediansorted": true, "percentile": true, "nearestrank": true, "quantile": true}
 	fset := token.NewFileSet()
 	parsed := 0
-	err := filepath.WalkDir("..", func(path string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		if d.IsDir() && path != ".." && (strings.HasPrefix(d.Name(), ".") || d.Name() == "testdata") {
-			return filepath.SkipDir
-		}
-		if d.IsDir() || !strings.HasSuffix(path, ".go") || strings.HasSuffix(path, "_test.go") ||
-			filepath.ToSlash(filepath.Dir(path)) == "../internal/stats" {
-			return nil
+	for _, path := range sources(t) {
+		if filepath.ToSlash(filepath.Dir(path)) == "../internal/stats" {
+			continue
 		}
 		f, err := parser.ParseFile(fset, path, nil, parser.SkipObjectResolution)
 		if err != nil {
-			return err
+			t.Fatal(err)
 		}
 		parsed++
 		for _, decl := range f.Decls {
@@ -184,10 +164,6 @@ func TestOneMedian(t *testing.T) {
 				t.Errorf("%s: func %s: use internal/stats", fset.Position(fn.Pos()), fn.Name.Name)
 			}
 		}
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
 	}
 	if parsed < 100 {
 		t.Fatalf("%d Go files looked at from ..: not the module", parsed)
