@@ -308,3 +308,37 @@ func TestARegressionWantsNoMorePairs(t *testing.T) {
 		t.Errorf("MorePairs() = %v after a regression was established, want none", more)
 	}
 }
+
+// TestARegressionNamesWhatLooksRegressed: beside an established
+// regression (device time +25%), a metric still inconclusive whose
+// estimate is past its threshold (wall time +9% against 5%) is what
+// ToName offers pairs for, so that the verdict can name it too; one whose
+// estimate is within its threshold (+2%, TestARegressionWantsNoMorePairs'
+// sides) is not.
+func TestARegressionNamesWhatLooksRegressed(t *testing.T) {
+	p := pairedSides{pairs: 6, backend: "cuda", load1: 0.5, wallNoise: 0.06, wallShift: 1.09, deviceShift: 1.25}
+	rep := p.judge(t, 3)
+	if sc := rep.Scenario("s"); sc == nil || sc.Verdict != Regression {
+		t.Fatalf("scenario verdict %v, want a regression on device time", sc)
+	}
+	m := rep.Scenario("s").Metric(results.SecondsPerProof)
+	if m == nil || m.Verdict != Inconclusive || !(m.Change > m.Threshold) {
+		t.Fatalf("seconds_per_proof %+v: the test needs it inconclusive with its estimate past the threshold", m)
+	}
+	if more := rep.MorePairs(); len(more) != 0 {
+		t.Errorf("MorePairs() = %v: a settled scenario is not among the unresolved", more)
+	}
+	if got := rep.ToName(); got["s"] < m.MorePairs || m.MorePairs <= 0 {
+		t.Errorf("ToName() = %v, want s with at least seconds_per_proof's %d pairs", got, m.MorePairs)
+	}
+
+	within := pairedSides{pairs: 6, backend: "cuda", load1: 0.5, wallNoise: 0.12, wallShift: 1.02, deviceShift: 1.25}
+	rep = within.judge(t, 3)
+	w := rep.Scenario("s").Metric(results.SecondsPerProof)
+	if w == nil || w.Verdict != Inconclusive || w.Change > w.Threshold {
+		t.Fatalf("seconds_per_proof %+v: the test needs it inconclusive with its estimate within the threshold", w)
+	}
+	if got := rep.ToName(); len(got) != 0 {
+		t.Errorf("ToName() = %v for an estimate of %+.1f%% against %.0f%%, want none", got, 100*w.Change, 100*w.Threshold)
+	}
+}

@@ -79,6 +79,34 @@ func (r *Report) MorePairs() map[string]int {
 	return more
 }
 
+// ToName returns, for each scenario whose regression is established,
+// about how many more pairs would judge its other metrics that look
+// regressed too: inconclusive, with the estimate of the change already
+// past the threshold in the bad direction (a synthesis slowdown whose CPU
+// time was judged first while its seconds per proof, +9.5% against 5%,
+// still held the threshold). The verdict is in; these pairs only let it
+// name every metric that regressed, so a caller bounds what it spends on
+// them (ab --until-resolved: as many pairs again, at most). A metric
+// whose estimate is within its threshold wants none: more pairs would
+// most likely clear it, which the verdict does not need.
+func (r *Report) ToName() map[string]int {
+	more := map[string]int{}
+	for _, u := range r.Unjudged() {
+		s := r.Scenario(u.Scenario)
+		if s == nil || s.Verdict != Regression || u.MorePairs <= 0 || !u.looksRegressed() {
+			continue
+		}
+		more[u.Scenario] = max(more[u.Scenario], u.MorePairs)
+	}
+	return more
+}
+
+// looksRegressed reports whether the metric's estimate of the change is
+// past its threshold in the bad direction.
+func (m *MetricResult) looksRegressed() bool {
+	return m.Gated() && -float64(m.Better)*m.Change > m.Threshold
+}
+
 // describeUnjudged is the headline's list: each inconclusive metric once,
 // with why, and the scenarios where it happened when not all.
 func (r *Report) describeUnjudged(list []UnjudgedMetric) string {

@@ -44,11 +44,11 @@ type abFlags struct {
 }
 
 // defaultWorkerReps is how many repetitions one warm worker of a side
-// serves before a fresh process replaces it (--worker-reps): enough to pay
-// a GPU prover's setup over many windows, few enough that whatever a
-// process draws at its start (memory placement, a slow core) is sampled
-// several times in a verdict of 20 or more pairs instead of becoming a
-// side's fixed bias.
+// serves before a fresh process replaces it (--worker-reps): few enough
+// that whatever a process draws at its start (memory placement, a slow
+// core) is sampled several times in a verdict of 20 or more pairs instead
+// of becoming a side's fixed bias. A worker whose setup its windows have
+// not yet paid for serves on (compare/ab's retired).
 const defaultWorkerReps = 8
 
 // abHelp is ab's long help.
@@ -78,15 +78,19 @@ time), a host oversubscribed beyond 2 runnable threads per CPU.
 --until-resolved DURATION keeps adding pairs to unresolved configurations,
 interleaved as before, until every gated metric is judged or the time is up
 (the budget: on a GPU host, the time the GPUs are held), serving first the
-configurations nearest to a verdict. The report's first lines say what the
+configurations nearest to a verdict. A configuration with a regression
+established gets more pairs only for metrics that look regressed too (not
+judged, estimate past the threshold), at most as many again, so that the
+verdict names them. The report's first lines say what the
 verdict cost: wall time (and GPU-seconds held), pairs, the measured windows
 and the setups paid.
 
 Each side runs warm by default: one ` + "`provebench run --serve`" + ` of the side's binary
 per configuration, whose worker process sets the prover up once (key on the
-device, pool, warm-up partition) and serves up to --worker-reps repetitions
-(default 8) before a fresh one replaces it, so a pair costs its two measured
-windows and a share of a setup rather than two setups. Each repetition is
+device, pool, warm-up partition) and serves --worker-reps repetitions
+(default 8) before a fresh one replaces it, more (up to 4 times as many)
+while its windows add up to less than 4 times its setup, so a pair costs its
+two measured windows and a small share of a setup rather than two setups. Each repetition is
 still measured alone (its clock, counters, GPU peaks, CPU time, and its
 kernel peak RSS since its start). A side whose binary cannot serve (built
 before --serve) runs a process per repetition; --worker-reps 0 makes both
@@ -135,7 +139,7 @@ func newABCmd() *cobra.Command {
 	fl.StringVar(&f.cacheDir, "cache", groth16.DefaultCacheDir(), "proving key cache directory")
 	f.format.register(fl)
 	fl.BoolVar(&f.allowDifferentHardware, "allow-different-hardware", false, "compare sides whose configurations run on different backends")
-	fl.IntVar(&f.workerReps, "worker-reps", defaultWorkerReps, "repetitions each side's warm worker serves before a fresh process replaces it; 0: a process per repetition")
+	fl.IntVar(&f.workerReps, "worker-reps", defaultWorkerReps, "repetitions each side's warm worker serves before a fresh process replaces it (more, up to 4 times as many, while its windows add up to less than 4x its setup); 0: a process per repetition")
 	return c
 }
 
@@ -192,23 +196,30 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 // judgeAB is --until-resolved's judge: compare's own estimate, per
 // configuration, of the pairs that would resolve its inconclusive
 // metrics. A metric not judged for another reason (an oversubscribed
-// host) gets a round of 2 more pairs: the load may yet fall. Runs that
-// cannot be compared want nothing: the final comparison says why.
+// host) gets a round of 2 more pairs: the load may yet fall. A
+// configuration with a regression established is settled, and wants pairs
+// only for its metrics that look regressed too (compare's ToName; ab
+// bounds them). Runs that cannot be compared want nothing: the final
+// comparison says why.
 func judgeAB(opts compare.Options) ab.Judge {
-	return func(base, cur *results.Run) (map[string]int, error) {
+	return func(base, cur *results.Run) (map[string]ab.Want, error) {
 		rep, err := compare.Compare(base, cur, opts)
 		if err != nil {
 			// Nothing to resolve: the final comparison reports the
 			// same error as bad input.
 			return nil, nil
 		}
-		more := rep.MorePairs()
-		for name, n := range more {
+		wants := map[string]ab.Want{}
+		for name, n := range rep.MorePairs() {
 			if n == 0 {
-				more[name] = 2
+				n = 2
 			}
+			wants[name] = ab.Want{Pairs: n}
 		}
-		return more, nil
+		for name, n := range rep.ToName() {
+			wants[name] = ab.Want{Pairs: n, Settled: true}
+		}
+		return wants, nil
 	}
 }
 

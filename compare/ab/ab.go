@@ -111,9 +111,20 @@ type side struct {
 }
 
 // Judge looks at both sides' documents so far and returns, per
-// configuration, how many more pairs it wants (none: every gated metric
-// is resolved). RunUntil calls it after each round of pairs.
-type Judge func(base, cur *results.Run) (more map[string]int, err error)
+// configuration, what it wants of more pairs (none: every gated metric is
+// resolved). RunUntil calls it after each round of pairs.
+type Judge func(base, cur *results.Run) (more map[string]Want, err error)
+
+// Want is what a judge wants of more pairs of one configuration: about
+// how many, and whether its verdict is already in (Settled: a regression
+// established, the pairs only to judge the other metrics that look
+// regressed too). A settled configuration gets at most as many pairs
+// again as it had when it settled: naming every regressed metric is worth
+// doubling the verdict's cost, not the whole budget.
+type Want struct {
+	Pairs   int
+	Settled bool
+}
 
 // Run measures every configuration and returns both sides' documents,
 // which it also keeps on disk. A failed repetition is recorded and the run
@@ -194,11 +205,13 @@ func (r *Runner) RunUntil(ctx context.Context, configs []Config, deadline time.T
 // verdicts it can.
 func (r *Runner) resolve(ctx context.Context, sides [2]*side, configs []Config, done map[string]int, deadline time.Time, judge Judge) error {
 	current := ""
+	settledAt := map[string]int{} // pairs run when a configuration's verdict came in
 	for time.Now().Before(deadline) {
-		more, err := judge(sides[0].doc, sides[1].doc)
+		wants, err := judge(sides[0].doc, sides[1].doc)
 		if err != nil {
 			return err
 		}
+		more := r.affordable(wants, done, settledAt)
 		if more[current] <= 0 {
 			current = ""
 			for _, cfg := range configs {
@@ -221,6 +234,31 @@ func (r *Runner) resolve(ctx context.Context, sides [2]*side, configs []Config, 
 		done[current] = max(done[current], lastPair(sides[0].doc, current))
 	}
 	return nil
+}
+
+// affordable turns the judge's wants into pairs wanted per
+// configuration: a settled configuration's only while it has run fewer
+// than twice the pairs it had when it settled (noted in settledAt).
+func (r *Runner) affordable(wants map[string]Want, done, settledAt map[string]int) map[string]int {
+	more := make(map[string]int, len(wants))
+	for name, w := range wants {
+		if w.Pairs <= 0 {
+			continue
+		}
+		if w.Settled {
+			if settledAt[name] == 0 {
+				settledAt[name] = done[name]
+				if r.Log != nil {
+					fmt.Fprintf(r.Log, "%s: a regression is established after %d pairs; up to %d more to judge the metrics that look regressed too\n", name, done[name], done[name])
+				}
+			}
+			if done[name] >= 2*settledAt[name] {
+				continue
+			}
+		}
+		more[name] = w.Pairs
+	}
+	return more
 }
 
 // lastPair is the highest pair index of a configuration in a side's

@@ -82,10 +82,10 @@ func newFake(t *testing.T, base, cur func(i int) float64) (*Runner, *fakeSides) 
 func TestRunUntilAddsPairsTheJudgeAsksFor(t *testing.T) {
 	r, f := newFake(t, func(int) float64 { return 1 }, func(int) float64 { return 1 })
 	rounds := 0
-	judge := func(base, cur *results.Run) (map[string]int, error) {
+	judge := func(base, cur *results.Run) (map[string]Want, error) {
 		rounds++
 		if rounds <= 2 {
-			return map[string]int{"c": 3}, nil // pairs come a whole ABBA round at a time
+			return map[string]Want{"c": {Pairs: 3}}, nil // pairs come a whole ABBA round at a time
 		}
 		return nil, nil
 	}
@@ -109,7 +109,10 @@ func TestRunUntilAddsPairsTheJudgeAsksFor(t *testing.T) {
 func TestRunUntilStopsAtTheDeadline(t *testing.T) {
 	r, f := newFake(t, func(int) float64 { return 1 }, func(int) float64 { return 1 })
 	judged := 0
-	judge := func(base, cur *results.Run) (map[string]int, error) { judged++; return map[string]int{"c": 100}, nil }
+	judge := func(base, cur *results.Run) (map[string]Want, error) {
+		judged++
+		return map[string]Want{"c": {Pairs: 100}}, nil
+	}
 	// A deadline already past: the initial pairs run, nothing is added.
 	if _, _, err := r.RunUntil(context.Background(), []Config{{Name: "c", Pairs: 6}}, time.Now().Add(-time.Second), judge); err != nil {
 		t.Fatal(err)
@@ -131,7 +134,7 @@ func TestRunUntilResolvesAnInconclusiveGate(t *testing.T) {
 	r, _ := newFake(t, bn, func(i int) float64 { return 1.15 * nn(i) })
 	opts := compare.Options{Paired: true, Thresholds: compare.Thresholds{results.SecondsPerProof: 0.05}}
 	first := true
-	judge := func(base, cur *results.Run) (map[string]int, error) {
+	judge := func(base, cur *results.Run) (map[string]Want, error) {
 		rep, err := compare.Compare(base, cur, opts)
 		if err != nil {
 			return nil, err
@@ -141,7 +144,11 @@ func TestRunUntilResolvesAnInconclusiveGate(t *testing.T) {
 			t.Errorf("6 noisy pairs resolved at once: outcome %v; the test needs an inconclusive start", rep.Outcome())
 		}
 		first = false
-		return more, nil
+		wants := map[string]Want{}
+		for name, n := range more {
+			wants[name] = Want{Pairs: n}
+		}
+		return wants, nil
 	}
 	base, cur, err := r.RunUntil(context.Background(), []Config{{Name: "c", Pairs: 6}}, time.Now().Add(time.Minute), judge)
 	if err != nil {
@@ -163,12 +170,12 @@ func TestRunUntilResolvesAnInconclusiveGate(t *testing.T) {
 func TestResolveServesTheNearestConfigurationFirst(t *testing.T) {
 	r, f := newFake(t, func(int) float64 { return 1 }, func(int) float64 { return 1 })
 	judged := 0
-	judge := func(base, cur *results.Run) (map[string]int, error) {
+	judge := func(base, cur *results.Run) (map[string]Want, error) {
 		judged++
 		if judged > 1 {
 			return nil, nil
 		}
-		return map[string]int{"far": 40, "near": 4}, nil
+		return map[string]Want{"far": {Pairs: 40}, "near": {Pairs: 4}}, nil
 	}
 	base, _, err := r.RunUntil(context.Background(), []Config{{Name: "far", Pairs: 6}, {Name: "near", Pairs: 6}}, time.Now().Add(time.Hour), judge)
 	if err != nil {
@@ -184,6 +191,70 @@ func TestResolveServesTheNearestConfigurationFirst(t *testing.T) {
 		}
 		if len(sc.Repetitions) != want {
 			t.Errorf("%s: %d pairs, want %d", sc.Name, len(sc.Repetitions), want)
+		}
+	}
+}
+
+// TestASettledConfigurationGetsAsManyPairsAgain: a judge that keeps
+// wanting pairs of a configuration whose regression is established gets
+// as many pairs again as it had when the verdict came in, and no more,
+// however large the budget.
+func TestASettledConfigurationGetsAsManyPairsAgain(t *testing.T) {
+	r, f := newFake(t, func(int) float64 { return 1 }, func(int) float64 { return 1.2 })
+	judged := 0
+	judge := func(base, cur *results.Run) (map[string]Want, error) {
+		judged++
+		return map[string]Want{"c": {Pairs: 40, Settled: true}}, nil
+	}
+	base, _, err := r.RunUntil(context.Background(), []Config{{Name: "c", Pairs: 6}}, time.Now().Add(time.Hour), judge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := len(base.Scenarios[0].Repetitions); got != 12 || len(f.calls) != 24 {
+		t.Errorf("%d pairs (%d repetitions), want 12: the 6 it settled at and 6 more", got, len(f.calls))
+	}
+	if judged != 4 {
+		t.Errorf("judged %d times, want 4 (after pairs 6, 8, 10 and 12)", judged)
+	}
+}
+
+// TestAWorkerRetiresOnceItsSetupIsPaid: a warm worker is replaced after
+// WorkerReps repetitions when its windows have paid for its setup, serves
+// on while they have not, and never past maxStretch times WorkerReps.
+func TestAWorkerRetiresOnceItsSetupIsPaid(t *testing.T) {
+	serve := func(setup, window float64, n int) *server {
+		sv := &server{}
+		for i := 0; i < n; i++ {
+			rep := results.Repetition{WallSeconds: window}
+			if i == 0 {
+				rep.SetupSeconds = &setup
+			}
+			sv.account(&rep)
+		}
+		return sv
+	}
+	for _, tc := range []struct {
+		name          string
+		setup, window float64
+		served        int
+		want          bool
+	}{
+		{"short setup, WorkerReps served", 0.5, 1, 8, true},
+		{"short setup, fewer served", 0.5, 1, 7, false},
+		{"GPU-bound: 4 s setup, 1 s windows, 8 served", 4, 1, 8, false},
+		{"GPU-bound: windows reach 4x the setup", 4, 1, 16, true},
+		{"synthesis-bound: 7 s setup, 3 s windows, 9 served", 7, 3, 9, false},
+		{"synthesis-bound: 10 served", 7, 3, 10, true},
+		{"a setup no window pays: the cap", 100, 1, 31, false},
+		{"a setup no window pays: at the cap", 100, 1, 32, true},
+	} {
+		sv := serve(tc.setup, tc.window, tc.served)
+		if sv.served != tc.served || sv.setup != tc.setup {
+			t.Fatalf("%s: accounted %d repetitions, %.1f s of setup", tc.name, sv.served, sv.setup)
+		}
+		if got := sv.retired(8); got != tc.want {
+			t.Errorf("%s: retired(8) = %v after %d repetitions (%.0f s of windows, %.0f s of setup), want %v",
+				tc.name, got, tc.served, sv.windows, sv.setup, tc.want)
 		}
 	}
 }

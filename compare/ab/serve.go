@@ -18,9 +18,9 @@ import (
 
 // A warm side is a long-lived `provebench run --serve` of the side's own
 // binary for one configuration: it sets its prover up once, in a worker
-// that serves up to Runner.WorkerReps repetitions before a fresh one
-// replaces it, and runs one repetition per request (run's Serving
-// protocol). The side's binary still runs its own code and writes its own
+// that serves Runner.WorkerReps repetitions or more (retired) before a
+// fresh one replaces it, and runs one repetition per request (run's
+// Serving protocol). The side's binary still runs its own code and writes its own
 // document; ab only asks for repetitions in ABBA order and reads back each
 // reply's record. A binary too old to serve (its `run --help` has no
 // --serve) runs a `provebench run` per repetition as before.
@@ -56,6 +56,42 @@ type server struct {
 	// record is the document's run and scenario record, read once the
 	// first repetition is in (version, host, the scenario's spec).
 	record *results.Run
+	// served counts the repetitions it answered; setup and windows add up
+	// its setup and its repetitions' measured windows, in seconds.
+	served         int
+	setup, windows float64
+}
+
+// Replacing a worker every Runner.WorkerReps repetitions samples what a
+// process draws at its start several times in a verdict; but where the
+// setup is long against the window (a 1 s window after a 4 s setup, the
+// H200's GPU-bound gpu22: 1.67-1.78x its windows at 8 repetitions a
+// worker), that sampling costs more device time than the repetitions
+// themselves. A worker therefore serves on past WorkerReps until the
+// windows it served add up to setupWindows times its setup, up to
+// maxStretch times WorkerReps: the setups are then at most a fifth of
+// what a side's workers cost.
+const (
+	setupWindows = 4
+	maxStretch   = 4
+)
+
+// retired reports whether the server has served its share: reps
+// repetitions at least, and enough windows to have paid for its setup.
+func (sv *server) retired(reps int) bool {
+	if sv.served < reps {
+		return false
+	}
+	return sv.windows >= setupWindows*sv.setup || sv.served >= maxStretch*reps
+}
+
+// account adds an answered repetition to the server's counts.
+func (sv *server) account(rep *results.Repetition) {
+	sv.served++
+	sv.windows += rep.WallSeconds
+	if rep.SetupSeconds != nil {
+		sv.setup += *rep.SetupSeconds
+	}
 }
 
 // startServer starts the side's server for a configuration.
@@ -66,7 +102,7 @@ func (r *Runner) startServer(ctx context.Context, s *side, config string) (*serv
 	}
 	args := append([]string{"run"}, s.Files...)
 	args = append(args, "--filter", "^"+regexp.QuoteMeta(config)+"$", "--serve",
-		"--reuse-process", strconv.Itoa(r.WorkerReps), "--warmups", "0", "--repeat", "1",
+		"--reuse-process", strconv.Itoa(maxStretch*r.WorkerReps), "--warmups", "0", "--repeat", "1",
 		"--no-report", "--cache", r.CacheDir, "-o", dir)
 	cmd := exec.Command(s.Exe, args...)
 	cmd.Env = append(os.Environ(), NoCalibrationStoreEnv+"=1")
@@ -88,7 +124,8 @@ func (r *Runner) startServer(ctx context.Context, s *side, config string) (*serv
 	}()
 	sv.replies = json.NewDecoder(bufio.NewReader(out))
 	if r.Log != nil {
-		fmt.Fprintf(r.Log, "%s: %s side serves from one warm process (pid %d), up to %d repetitions per worker\n", config, s.Name, cmd.Process.Pid, r.WorkerReps)
+		fmt.Fprintf(r.Log, "%s: %s side serves from a warm process (pid %d): %d repetitions per worker, up to %d while their windows add up to less than %dx its setup\n",
+			config, s.Name, cmd.Process.Pid, r.WorkerReps, maxStretch*r.WorkerReps, setupWindows)
 	}
 	return sv, nil
 }
@@ -97,7 +134,7 @@ func (r *Runner) startServer(ctx context.Context, s *side, config string) (*serv
 // (for this configuration) first if need be. A server that dies is
 // recorded as a crashed repetition and replaced at the next request.
 func (r *Runner) serveOne(ctx context.Context, s *side, config string, index int, warm bool) (results.Repetition, *results.Run, error) {
-	if s.server != nil && s.server.config != config {
+	if s.server != nil && (s.server.config != config || s.server.retired(r.WorkerReps)) {
 		s.closeServer()
 	}
 	if s.server == nil {
@@ -131,6 +168,7 @@ func (r *Runner) serveOne(ctx context.Context, s *side, config string, index int
 		return results.Repetition{Status: results.StatusCrashed, StartedAt: time.Now().UTC(),
 			Error: why + ": " + tail(sv.output.Bytes())}, nil, nil
 	}
+	sv.account(reply.Repetition)
 	if sv.record == nil {
 		if doc, err := results.Read(mustFind(sv.dir)); err == nil && len(doc.Scenarios) == 1 {
 			doc.Scenarios[0].Repetitions = nil
