@@ -89,10 +89,11 @@ Each side runs warm by default: one ` + "`provebench run --serve`" + ` of the si
 per configuration, whose worker process sets the prover up once (key on the
 device, pool, warm-up partition) and serves --worker-reps repetitions
 (default 8) before a fresh one replaces it, more (up to 4 times as many)
-while its windows add up to less than 4 times its setup, so a pair costs its
-two measured windows and a small share of a setup rather than two setups. Each repetition is
-still measured alone (its clock, counters, GPU peaks, CPU time, and its
-kernel peak RSS since its start). A side whose binary cannot serve (built
+while its windows add up to less than 8 times its setup, so a pair costs its
+two measured windows and a small share of a setup rather than two setups;
+both sides' first warm-ups run at once, so that their setups overlap. Each
+repetition is still measured alone (its clock, counters, GPU peaks, CPU
+time, and its kernel peak RSS since its start). A side whose binary cannot serve (built
 before --serve) runs a process per repetition; --worker-reps 0 makes both
 do so. The report says which way each side ran.
 
@@ -139,7 +140,7 @@ func newABCmd() *cobra.Command {
 	fl.StringVar(&f.cacheDir, "cache", groth16.DefaultCacheDir(), "proving key cache directory")
 	f.format.register(fl)
 	fl.BoolVar(&f.allowDifferentHardware, "allow-different-hardware", false, "compare sides whose configurations run on different backends")
-	fl.IntVar(&f.workerReps, "worker-reps", defaultWorkerReps, "repetitions each side's warm worker serves before a fresh process replaces it (more, up to 4 times as many, while its windows add up to less than 4x its setup); 0: a process per repetition")
+	fl.IntVar(&f.workerReps, "worker-reps", defaultWorkerReps, "repetitions each side's warm worker serves before a fresh process replaces it (more, up to 4 times as many, while its windows add up to less than 8x its setup); 0: a process per repetition")
 	return c
 }
 

@@ -3,9 +3,12 @@ package ab
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/rand/v2"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -219,8 +222,9 @@ func TestASettledConfigurationGetsAsManyPairsAgain(t *testing.T) {
 }
 
 // TestAWorkerRetiresOnceItsSetupIsPaid: a warm worker is replaced after
-// WorkerReps repetitions when its windows have paid for its setup, serves
-// on while they have not, and never past maxStretch times WorkerReps.
+// WorkerReps repetitions when its windows have paid for its setup (8
+// times over), serves on while they have not, and never past maxStretch
+// times WorkerReps.
 func TestAWorkerRetiresOnceItsSetupIsPaid(t *testing.T) {
 	serve := func(setup, window float64, n int) *server {
 		sv := &server{}
@@ -241,11 +245,12 @@ func TestAWorkerRetiresOnceItsSetupIsPaid(t *testing.T) {
 	}{
 		{"short setup, WorkerReps served", 0.5, 1, 8, true},
 		{"short setup, fewer served", 0.5, 1, 7, false},
-		{"GPU-bound: 4 s setup, 1 s windows, 8 served", 4, 1, 8, false},
-		{"GPU-bound: windows reach 4x the setup", 4, 1, 16, true},
-		{"synthesis-bound: 7 s setup, 3 s windows, 9 served", 7, 3, 9, false},
-		{"synthesis-bound: 10 served", 7, 3, 10, true},
-		{"a setup no window pays: the cap", 100, 1, 31, false},
+		{"GPU-bound: 3 s setup, 1 s windows, 8 served", 3, 1, 8, false},
+		{"GPU-bound: windows short of 8x the setup", 3, 1, 23, false},
+		{"GPU-bound: windows reach 8x the setup", 3, 1, 24, true},
+		{"synthesis-bound: 7 s setup, 3 s windows, 18 served", 7, 3, 18, false},
+		{"synthesis-bound: 19 served", 7, 3, 19, true},
+		{"a setup no window pays: below the cap", 100, 1, 31, false},
 		{"a setup no window pays: at the cap", 100, 1, 32, true},
 	} {
 		sv := serve(tc.setup, tc.window, tc.served)
@@ -255,6 +260,50 @@ func TestAWorkerRetiresOnceItsSetupIsPaid(t *testing.T) {
 		if got := sv.retired(8); got != tc.want {
 			t.Errorf("%s: retired(8) = %v after %d repetitions (%.0f s of windows, %.0f s of setup), want %v",
 				tc.name, got, tc.served, sv.windows, sv.setup, tc.want)
+		}
+	}
+}
+
+// TestWarmSidesWarmUpTogether: with both sides warm, the first warm-up of
+// each runs at the same time (their servers' setups overlap); later
+// warm-ups alternate as pairs do. Each side's first warm-up waits until
+// the other's has begun, which only a concurrent start lets happen.
+func TestWarmSidesWarmUpTogether(t *testing.T) {
+	began := map[string]chan struct{}{"base": make(chan struct{}), "new": make(chan struct{})}
+	other := map[string]string{"base": "new", "new": "base"}
+	var mu sync.Mutex
+	var calls []string
+	runOne := func(ctx context.Context, s *side, config string, index int, warm bool) (results.Repetition, *results.Run, error) {
+		mu.Lock()
+		calls = append(calls, fmt.Sprintf("%s/%d", s.Name, index))
+		mu.Unlock()
+		if index == 1 {
+			close(began[s.Name])
+			select {
+			case <-began[other[s.Name]]:
+			case <-time.After(10 * time.Second):
+				return results.Repetition{}, nil, fmt.Errorf("%s's first warm-up: the other side's never began", s.Name)
+			}
+		}
+		return results.Repetition{Status: results.StatusOK, SecondsPerProof: 1}, nil, nil
+	}
+	r := &Runner{Base: Side{Name: "base"}, New: Side{Name: "new"}, OutDir: t.TempDir(), runOne: runOne}
+	sides := [2]*side{{Side: r.Base, serve: true, doc: &results.Run{}}, {Side: r.New, serve: true, doc: &results.Run{}}}
+	for _, s := range sides {
+		s.dir = filepath.Join(r.OutDir, s.Name)
+		if err := os.MkdirAll(s.dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := r.warmups(context.Background(), sides, Config{Name: "c", Warmups: 2}); err != nil {
+		t.Fatal(err)
+	}
+	if len(calls) != 4 || calls[2] != "new/2" || calls[3] != "base/2" {
+		t.Errorf("warm-ups ran as %v, want both first ones, then new/2 and base/2 (ABBA)", calls)
+	}
+	for _, s := range sides {
+		if reps := s.doc.Scenarios[0].Repetitions; len(reps) != 2 || !reps[0].Warmup {
+			t.Errorf("%s recorded %+v, want two warm-ups", s.Name, reps)
 		}
 	}
 }

@@ -69,10 +69,12 @@ type server struct {
 // worker), that sampling costs more device time than the repetitions
 // themselves. A worker therefore serves on past WorkerReps until the
 // windows it served add up to setupWindows times its setup, up to
-// maxStretch times WorkerReps: the setups are then at most a fifth of
-// what a side's workers cost.
+// maxStretch times WorkerReps. At 8, the replacements' setups are at most
+// a ninth of a side's time, which leaves room under the 1.5x a pair may
+// cost for the 10-25% each repetition's hand-over costs on the H200 (at 4,
+// gpu22's 20-pair verdict still cost 1.60x with two replacements).
 const (
-	setupWindows = 4
+	setupWindows = 8
 	maxStretch   = 4
 )
 
