@@ -282,7 +282,8 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 	sort.Strings(loaderFields)
 
 	// The exec block and vars are read by exec.go, not the field table;
-	// TestSchemaExec covers them.
+	// TestSchemaExec compares the exec block's keys (vars holds the user's
+	// own names).
 	builtin := func(paths []string) []string {
 		return slices.DeleteFunc(paths, func(p string) bool {
 			return strings.HasPrefix(p, execKey+".") || p == varsKey
@@ -355,6 +356,86 @@ func TestSchemaAgreesWithLoader(t *testing.T) {
 			t.Errorf("loader: %v", es)
 		}
 	}
+}
+
+// TestSchemaExec: the exec block's schema (execDefs) and its parser
+// (execKeys, and the readers of its nested blocks) know the same keys, at
+// the top of the block and in every nested block the schema describes:
+// files, daemon, rules, status and prometheus. The parser's keys are the
+// ones its message for an unknown key lists (at the top, execKeys' names),
+// and each key the schema names must be one the parser reads.
+func TestSchemaExec(t *testing.T) {
+	v := schemaOf(t)
+	const exec = "scenarios[0].exec"
+	blocks := []execKeyProbe{{path: exec, doc: "{%s: 1}", schema: v.def(execKey)}}
+	for _, name := range slices.Sorted(maps.Keys(v.def(execKey)["properties"].(map[string]any))) {
+		p := v.def(execKey)["properties"].(map[string]any)[name].(map[string]any)
+		if ref, ok := p["$ref"].(string); ok {
+			p = v.def(strings.TrimPrefix(ref, "#/$defs/"))
+		}
+		items, _ := p["items"].(map[string]any)
+		switch {
+		case p["type"] == "object" && p["properties"] != nil:
+			blocks = append(blocks, execKeyProbe{path: exec + "." + name, doc: "{command: [x], " + name + ": {%s: 1}}", schema: p})
+		case p["type"] == "array" && items["properties"] != nil:
+			blocks = append(blocks, execKeyProbe{path: exec + "." + name + "[0]", doc: "{command: [x], " + name + ": [{%s: 1}]}", schema: items})
+		}
+	}
+	var paths []string
+	for _, b := range blocks {
+		paths = append(paths, b.path)
+	}
+	for _, want := range []string{"files[0]", "daemon", "rules[0]", "status", "prometheus"} {
+		if !slices.Contains(paths, exec+"."+want) {
+			t.Errorf("the schema describes no keys of exec.%s (blocks found: %v)", want, paths)
+		}
+	}
+	for _, b := range blocks {
+		schemaKeys := slices.Sorted(maps.Keys(b.schema["properties"].(map[string]any)))
+		parserKeys := slices.Sorted(slices.Values(b.parserKeys(t)))
+		if len(schemaKeys) == 0 || !slices.Equal(schemaKeys, parserKeys) {
+			t.Errorf("%s: the schema's keys\n  %v\nthe parser's\n  %v", b.path, schemaKeys, parserKeys)
+		}
+		for _, key := range schemaKeys {
+			if b.unknown(key) {
+				t.Errorf("%s.%s: in the schema, but the parser refuses it as an unknown field", b.path, key)
+			}
+		}
+	}
+}
+
+// execKeyProbe loads documents with one key in one block of an exec block
+// and reads what the loader says of that key.
+type execKeyProbe struct {
+	path   string         // the block's path in the loader's messages
+	doc    string         // the exec block, %s where the key goes
+	schema map[string]any // the block's object schema
+}
+
+func (b execKeyProbe) load(key string) error {
+	_, err := LoadBytes("test.yaml", []byte(header+"scenarios: [{name: a, exec: "+fmt.Sprintf(b.doc, key)+"}]\n"))
+	return err
+}
+
+// parserKeys are the keys the parser lists for an unknown key of the
+// block: one no valid key is near, so that the message lists them all
+// instead of suggesting one.
+func (b execKeyProbe) parserKeys(t *testing.T) []string {
+	t.Helper()
+	const bogus = "qqqqqqqqqqqqqqqqqqqqqqqq"
+	err := b.load(bogus)
+	m := regexp.MustCompile(regexp.QuoteMeta(b.path+"."+bogus) + `: unknown field; valid here: (.+)`).FindStringSubmatch(fmt.Sprint(err))
+	if m == nil {
+		t.Fatalf("%s: the loader does not list the valid keys for an unknown one: %v", b.path, err)
+	}
+	return strings.Split(m[1], ", ")
+}
+
+// unknown reports whether the parser refuses key in the block as unknown
+// (the value 1 may be refused; that is not this test's concern).
+func (b execKeyProbe) unknown(key string) bool {
+	err := b.load(key)
+	return err != nil && strings.Contains(err.Error(), b.path+"."+key+": unknown field")
 }
 
 // TestSchemaAndLoaderAgreeOnValues runs values through both.

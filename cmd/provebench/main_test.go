@@ -303,7 +303,12 @@ func TestSnarkJSScenario(t *testing.T) {
 // (bin/peer-gnark, or $PROVEBENCH_PEER_GNARK) under the exec driver beside
 // provebench's pipeline, its TIMELINE lines rebuilding the counters and
 // stages and its own lines the peer_* counters. It needs the peer built
-// (make peer-gnark), which make test does not do: CI needs no gnark.
+// (make peer-gnark), which make test does not do: CI needs no gnark. It
+// cannot tell whether the peer proved provebench's statement: the peer
+// prints no public input or proof, and its proofs verify under its own key
+// whatever witness it derived. peers/gnark's TestPublicMatchesProvebench
+// (the peer suite) checks the peer's proofs of this scenario's workload
+// against provebench's public inputs.
 func TestPeerGnarkScenario(t *testing.T) {
 	peer := os.Getenv("PROVEBENCH_PEER_GNARK")
 	if peer == "" {

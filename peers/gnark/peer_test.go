@@ -3,17 +3,23 @@ package main
 import (
 	"bytes"
 	"context"
+	"encoding/binary"
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/consensys/gnark-crypto/ecc"
+	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
+	"github.com/consensys/gnark/backend/groth16"
 	"github.com/consensys/gnark/constraint"
 	"github.com/consensys/gnark/frontend"
 	"github.com/consensys/gnark/frontend/cs/r1cs"
@@ -230,9 +236,17 @@ func TestBadInput(t *testing.T) {
 	}
 }
 
-// TestPublicMatchesProvebench: the peer's statement is provebench's, for
-// the same seed (provebench prove's public.json), when bin/provebench is
-// built (make build); skipped otherwise.
+// TestPublicMatchesProvebench: the peer proves provebench's statements. It
+// proves partitions as the peer's run does (provePartition, gnark's real
+// setup) and checks each proof against the public inputs provebench derives
+// for the same seed, proof and partition. The first workload is
+// peer-gnark.yaml's (seed 1, bit fraction 0.5, no synthesis rounds), the one
+// TestPeerGnarkScenario in cmd/provebench runs the peer binary on: that test
+// sees the peer's timings only (the peer prints no public input or proof,
+// and its key is its own setup), so this is where a peer that proves another
+// statement fails. Partitions past the first, and a second proof's, bring
+// the proof and partition into the seed. Skipped when bin/provebench is not
+// built (make build).
 func TestPublicMatchesProvebench(t *testing.T) {
 	bin, err := filepath.Abs("../../bin/provebench")
 	if err != nil {
@@ -241,28 +255,150 @@ func TestPublicMatchesProvebench(t *testing.T) {
 	if _, err := os.Stat(bin); err != nil {
 		t.Skip("bin/provebench is not built (make build)")
 	}
+	for _, tc := range []provebenchWorkload{
+		{name: "peer-gnark", seed: 1, rounds: 0, fraction: "0.5", jobs: [][2]int{{0, 0}, {0, 3}, {1, 2}}},
+		// provebench prove takes the bit fraction export lacks, for
+		// proof 0's partition 0 only.
+		{name: "rounds-fraction", seed: 7, rounds: 3, fraction: "0.3", jobs: [][2]int{{0, 0}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			args := []string{"--constraints", "2^10", "--key", "setup", "--seed", strconv.FormatUint(tc.seed, 10),
+				"--synthesis-rounds", strconv.Itoa(tc.rounds), "--bit-fraction", tc.fraction}
+			o, err := parseOptions(args, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			r, err := newRunner(o, io.Discard, io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer r.p.close()
+			for _, job := range tc.jobs {
+				proof, index := job[0], job[1]
+				want := tc.public(t, bin, proof, index)
+				p, err := r.provePartition(context.Background(), proof, index, true)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, _ := p.pub.Vector().(fr.Vector); !slices.Equal(got, want) {
+					t.Errorf("proof %d partition %d: the peer's public inputs %v, provebench's %v", proof, index, got, want)
+					continue
+				}
+				pub, err := encodeWitness(want, numPublic)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if err := groth16.Verify(p.pr, r.vk, pub); err != nil {
+					t.Errorf("proof %d partition %d: the peer's proof does not verify against provebench's public inputs: %v", proof, index, err)
+				}
+			}
+		})
+	}
+}
+
+// provebenchWorkload is a workload at 2^10 constraints and the partitions
+// (proof, partition) of it to compare.
+type provebenchWorkload struct {
+	name     string
+	seed     uint64
+	rounds   int
+	fraction string
+	jobs     [][2]int
+}
+
+// public is provebench's public inputs (In, Out) of one partition: wires 1
+// and 2 of provebench export's witness at the default bit fraction (0.5),
+// provebench prove's public.json at another (prove proves proof 0's
+// partition 0 only).
+func (w provebenchWorkload) public(t *testing.T, bin string, proof, partition int) fr.Vector {
+	t.Helper()
 	dir := t.TempDir()
-	cmd := exec.Command(bin, "prove", "--constraints", "2^10", "--seed", "7", "--rounds", "3", "--bit-fraction", "0.3", "--out", dir, "--cache", dir)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("provebench prove: %v\n%s", err, out)
+	common := []string{"--constraints", "2^10", "--seed", strconv.FormatUint(w.seed, 10), "--rounds", strconv.Itoa(w.rounds), "--out", dir}
+	if w.fraction != "0.5" {
+		if proof != 0 || partition != 0 {
+			t.Fatalf("provebench prove proves proof 0 partition 0 only, not proof %d partition %d", proof, partition)
+		}
+		args := append([]string{"prove", "--bit-fraction", w.fraction, "--cache", dir}, common...)
+		if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+			t.Fatalf("provebench %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		data, err := os.ReadFile(filepath.Join(dir, "public.json"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		var decimal []string
+		if err := json.Unmarshal(data, &decimal); err != nil {
+			t.Fatalf("public.json: %v", err)
+		}
+		v := make(fr.Vector, len(decimal))
+		for i, s := range decimal {
+			if _, err := v[i].SetString(s); err != nil {
+				t.Fatalf("public.json[%d]: %v", i, err)
+			}
+		}
+		if len(v) != numPublic {
+			t.Fatalf("public.json: %d public inputs, want %d", len(v), numPublic)
+		}
+		return v
 	}
-	data, err := os.ReadFile(filepath.Join(dir, "public.json"))
+	args := append([]string{"export", "--proof", strconv.Itoa(proof), "--partition", strconv.Itoa(partition)}, common...)
+	if out, err := exec.Command(bin, args...).CombinedOutput(); err != nil {
+		t.Fatalf("provebench %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "witness.wtns"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	var public []string
-	if err := json.Unmarshal(data, &public); err != nil {
-		t.Fatal(err)
-	}
-	s, _ := newShape(1<<10, 300)
-	a, err := assign(context.Background(), s, partitionSeed(7, 0, 0), 3)
+	wires, err := wtnsValues(data)
 	if err != nil {
-		t.Fatal(err)
+		t.Fatalf("witness.wtns: %v", err)
 	}
-	got := []string{a.vec[0].String(), a.vec[1].String()}
-	if len(public) != 2 || public[0] != got[0] || public[1] != got[1] {
-		t.Errorf("public inputs %v, provebench's %v", got, public)
+	if len(wires) < 1+numPublic || !wires[0].IsOne() {
+		t.Fatalf("witness.wtns: %d wires, the first %v; want the one wire, then In and Out", len(wires), wires[:min(1, len(wires))])
 	}
+	return wires[1 : 1+numPublic]
+}
+
+// wtnsValues reads the values section of an iden3 .wtns file (gpu/iden3's
+// layout: "wtns", a uint32 version and section count, then sections of a
+// uint32 type, a uint64 size and the content; section 1 starts with the
+// element size n8, section 2 holds the values, little-endian, standard
+// form).
+func wtnsValues(data []byte) (fr.Vector, error) {
+	if len(data) < 12 || string(data[:4]) != "wtns" {
+		return nil, errors.New("not a .wtns file")
+	}
+	var n8 uint32
+	for rest := data[12:]; len(rest) > 0; {
+		if len(rest) < 12 {
+			return nil, fmt.Errorf("a section header of %d bytes", len(rest))
+		}
+		typ, size := binary.LittleEndian.Uint32(rest), binary.LittleEndian.Uint64(rest[4:])
+		rest = rest[12:]
+		if size > uint64(len(rest)) {
+			return nil, fmt.Errorf("section %d: %d bytes, %d left", typ, size, len(rest))
+		}
+		body := rest[:size]
+		rest = rest[size:]
+		switch {
+		case typ == 1 && len(body) >= 4:
+			n8 = binary.LittleEndian.Uint32(body)
+		case typ == 2:
+			if n8 != fr.Bytes || len(body)%fr.Bytes != 0 {
+				return nil, fmt.Errorf("values of %d bytes in elements of %d, want %d", len(body), n8, fr.Bytes)
+			}
+			v := make(fr.Vector, len(body)/fr.Bytes)
+			for i := range v {
+				e, err := fr.LittleEndian.Element((*[fr.Bytes]byte)(body[i*fr.Bytes:]))
+				if err != nil {
+					return nil, fmt.Errorf("value %d: %w", i, err)
+				}
+				v[i] = e
+			}
+			return v, nil
+		}
+	}
+	return nil, errors.New("no values section")
 }
 
 // TestBenchScript runs scripts/peer/bench.sh on bin/peer-gnark (make
