@@ -1,0 +1,128 @@
+package main
+
+import (
+	"bytes"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/provebench/provebench/results"
+)
+
+// The committed frozen prediction of docs/results/h200-porep and its runs:
+// the figures its README reports (partitions/s p90 8.0%, peak RSS p90
+// 6.9%, release's wall predicted right), within 10% and not within 5%.
+func TestPorepPrediction(t *testing.T) {
+	const dir = "../../docs/results/h200-porep/"
+	var out, errOut bytes.Buffer
+	if code := run([]string{"-target", "10%", dir + "prediction", dir + "runs"}, &out, &errOut); code != exitOK {
+		t.Fatalf("exit %d, want 0:\n%s%s", code, out.String(), errOut.String())
+	}
+	for _, want := range []string{
+		"| release-c1 | memory-limit | ok 0, memory-limit 3 |",
+		"| pacer | ok | ok 3 | 1.144 | 1.243 | -7.9% | 62.2 GiB | 58.2 GiB | +6.9% |",
+		"partitions/s |error| over 4 configurations: median 0.9%, p90 7.9% (within the target 10%)",
+		"peak RSS (kernel) |error| over 4 configurations: median 0.0%, p90 6.9% (within the target 10%)",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("output lacks %q:\n%s", want, out.String())
+		}
+	}
+	out.Reset()
+	if code := run([]string{"-target", "5%", dir + "prediction", dir + "runs"}, &out, &errOut); code != exitMissed {
+		t.Errorf("-target 5%%: exit %d, want %d:\n%s", code, exitMissed, out.String())
+	}
+}
+
+func TestRefusesBadInput(t *testing.T) {
+	const dir = "../../docs/results/h200-porep/"
+	for _, args := range [][]string{
+		{dir + "runs", dir + "prediction"}, // the wrong way round
+		{dir + "prediction"},
+		{"-target", "ten", dir + "prediction", dir + "runs"},
+		{dir + "prediction", dir + "no-such-folder"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := run(args, &out, &errOut); code != exitUsage || errOut.Len() == 0 {
+			t.Errorf("%v: exit %d, stderr %q: want 2 and a message", args, code, errOut.String())
+		}
+	}
+}
+
+// doc is a results document of one repetition per configuration.
+func doc(simulated bool, reps map[string][]results.Repetition, order ...string) *results.Run {
+	d := &results.Run{}
+	if simulated {
+		d.Simulated = &results.Simulation{}
+	}
+	for _, name := range order {
+		d.Scenarios = append(d.Scenarios, results.Scenario{Name: name, Repetitions: reps[name]})
+	}
+	return d
+}
+
+func ok(pps float64, rss uint64) results.Repetition {
+	return results.Repetition{Status: results.StatusOK, PartitionsPerSecond: pps, PeakRSSBytes: rss}
+}
+
+var stopped = results.Repetition{Status: results.StatusMemoryLimit, PeakRSSBytes: 9 << 30}
+
+func TestJudge(t *testing.T) {
+	pred := doc(true, map[string][]results.Repetition{
+		"a": {ok(1.0, 10<<30)}, "b": {ok(2.0, 10<<30)}, "wall": {stopped}, "cut": {ok(1, 1<<30)},
+	}, "a", "b", "wall", "cut")
+	runs := doc(false, map[string][]results.Repetition{
+		// a: the median of 0.8, 1.0, 1.25 is 1.0; a warm-up is not measured.
+		"a":    {{Warmup: true, Status: results.StatusOK, PartitionsPerSecond: 9, PeakRSSBytes: 1}, ok(0.8, 11<<30), ok(1.25, 11<<30), ok(1.0, 11<<30)},
+		"b":    {ok(2.5, 10<<30), ok(2.5, 10<<30)},
+		"wall": {stopped, stopped},
+		"cut":  {{Status: results.StatusCancelled}},
+	}, "a", "b", "wall", "cut")
+	j := judge(pred, runs)
+	if len(j.rows) != 4 {
+		t.Fatalf("%d rows, want 4", len(j.rows))
+	}
+	pps := j.spread(0)
+	if pps.n != 2 || math.IsNaN(pps.p90) {
+		t.Fatalf("partitions/s judged over %d configurations, p90 %v: want 2 and a figure", pps.n, pps.p90)
+	}
+	if math.Abs(pps.p90-0.2) > 1e-9 || math.Abs(pps.median-0.1) > 1e-9 { // a 0%, b -20%
+		t.Errorf("partitions/s p90 %v median %v, want 0.2 and 0.1", pps.p90, pps.median)
+	}
+	if rss := j.spread(1); rss.n != 2 || math.Abs(rss.max-1.0/11) > 1e-9 {
+		t.Errorf("peak RSS over %d, max %v: want 2 and 1/11", rss.n, rss.max)
+	}
+	if !j.rows[2].outcomeRight() || j.rows[3].ran() {
+		t.Errorf("the wall predicted and met must be right, the cancelled one not run: %+v %+v", j.rows[2], j.rows[3])
+	}
+	if code := j.status(0.25); code != exitOK {
+		t.Errorf("status at 25%%: %d, want 0", code)
+	}
+	if code := j.status(0.10); code != exitMissed {
+		t.Errorf("status at 10%%: %d, want 3", code)
+	}
+	var out bytes.Buffer
+	j.write(&out, "pred", "runs", 0.10)
+	if !strings.Contains(out.String(), "| cut | ok | **not run** |") {
+		t.Errorf("the configuration not run is not named:\n%s", out.String())
+	}
+}
+
+func TestJudgeOutcomes(t *testing.T) {
+	pred := doc(true, map[string][]results.Repetition{"a": {ok(1, 1<<30)}, "b": {stopped}}, "a", "b")
+	// a stopped where it was predicted to finish: wrong, whatever the errors.
+	wrong := judge(pred, doc(false, map[string][]results.Repetition{"a": {stopped}, "b": {stopped}}, "a", "b"))
+	if code := wrong.status(0.5); code != exitMissed {
+		t.Errorf("a wall not predicted: status %d, want 3", code)
+	}
+	// b finished where it was predicted to stop: wrong too.
+	wrong = judge(pred, doc(false, map[string][]results.Repetition{"a": {ok(1, 1<<30)}, "b": {ok(1, 1<<30)}}, "a", "b"))
+	if code := wrong.status(0.5); code != exitMissed {
+		t.Errorf("a wall predicted and not met: status %d, want 3", code)
+	}
+	// Nothing ran: nothing judged, which is no pass.
+	none := judge(pred, doc(false, map[string][]results.Repetition{"x": {ok(1, 1<<30)}}, "x"))
+	if code := none.status(0.5); code != exitInconclusive {
+		t.Errorf("nothing judged: status %d, want 4", code)
+	}
+}
