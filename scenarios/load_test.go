@@ -590,7 +590,7 @@ func TestLoadFiles(t *testing.T) {
 
 func TestEmbedded(t *testing.T) {
 	names := EmbeddedNames()
-	if want := []string{"backpressure", "ci", "cuzk-phase12", "exec-provebench", "gate-h200", "gate-h200-slow", "gpu", "peer-gnark", "porep-h200", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
+	if want := []string{"backpressure", "bias-h200", "bias-h200-cal", "ci", "cuzk-phase12", "exec-provebench", "gate-h200", "gate-h200-slow", "gpu", "peer-gnark", "porep-h200", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
 		t.Fatalf("EmbeddedNames() = %v, want %v", names, want)
 	}
 	for _, name := range names {
@@ -611,7 +611,7 @@ func TestEmbedded(t *testing.T) {
 	if _, err := LoadEmbedded("quickstart.yaml"); err != nil {
 		t.Errorf("LoadEmbedded with extension: %v", err)
 	}
-	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, ci, cuzk-phase12, exec-provebench, gate-h200, gate-h200-slow, gpu, peer-gnark, porep-h200, quickstart, snarkjs") {
+	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, bias-h200, bias-h200-cal, ci, cuzk-phase12, exec-provebench, gate-h200, gate-h200-slow, gpu, peer-gnark, porep-h200, quickstart, snarkjs") {
 		t.Errorf("LoadEmbedded(nope): %v", err)
 	}
 }
@@ -733,6 +733,50 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 		}
 		if n := budgetHolds(specs["budget"]); n != 7 {
 			t.Errorf("budget holds %d datasets, the file says 7", n)
+		}
+	})
+	t.Run("bias-h200", func(t *testing.T) {
+		cal, pred := byName("bias-h200-cal"), byName("bias-h200")
+		// The calibration: both sizes with rounds and without (the
+		// two-term synthesis law), 1, 3 and 6 synthesizing at once.
+		rounds, workers := map[int]map[int]bool{}, map[int]bool{}
+		for _, s := range cal {
+			w := s.Workload
+			if s.Backend != "cuda" || w.Cached() || w.Proofs != 1 || w.Partitions != 6 || s.Repeats < 6 {
+				t.Errorf("%s: want 6 repetitions of one computed proof of 6 partitions on cuda: %+v", s.Name, s)
+			}
+			if rounds[w.Constraints] == nil {
+				rounds[w.Constraints] = map[int]bool{}
+			}
+			rounds[w.Constraints][w.SynthesisRounds] = true
+			workers[s.Pipeline.PartitionWorkers] = true
+		}
+		if len(rounds) != 2 || len(rounds[1<<21]) != 2 || len(rounds[1<<22]) != 2 || !rounds[1<<22][0] || !rounds[1<<22][1] {
+			t.Errorf("calibration sizes and rounds %v: want 2^21 and 2^22, each with rounds 0 and 1", rounds)
+		}
+		if !workers[1] || !workers[3] || !workers[6] {
+			t.Errorf("calibration pw %v: want 1, 3 and 6", workers)
+		}
+		// The predicted configurations: one size the calibration never
+		// ran, above it; one computed proof of 6 with one round.
+		if len(pred) != 4 {
+			t.Errorf("%d configurations, want 4", len(pred))
+		}
+		for _, s := range pred {
+			w := s.Workload
+			if w.Constraints != 1<<24 || rounds[w.Constraints] != nil || w.Cached() || w.SynthesisRounds != 1 || w.Proofs != 1 || w.Partitions != 6 {
+				t.Errorf("%s: want one computed proof of 6 partitions of 2^24, one round: %+v", s.Name, s)
+			}
+			// Every partition alive beside the key stays under the limit.
+			if worst := groth16.KeyBytes(w.Circuit()) + int64(w.Partitions)*datasetBytes(s); worst > s.MemoryLimit*9/10 {
+				t.Errorf("%s: worst case %s, too near its limit %s", s.Name, formatBytes(worst), formatBytes(s.MemoryLimit))
+			}
+		}
+		if h := pred["hold-cpw"].Pipeline; h.ChannelCapacity != h.PartitionWorkers {
+			t.Errorf("hold-cpw: channel %d, pw %d: the file says C = pw", h.ChannelCapacity, h.PartitionWorkers)
+		}
+		if n := budgetHolds(pred["budget"]); n != 3 {
+			t.Errorf("budget holds %d datasets, the file says 3", n)
 		}
 	})
 	t.Run("gpu", func(t *testing.T) {
