@@ -1,0 +1,103 @@
+#!/usr/bin/env bash
+# scripts/bias/h200.sh: issue 33 item 4's runs on one GPU host
+# (docs/results/h200-porep/README.md, "The next run for item 4", has the
+# session's commands). Two steps, one a call, each into $RESULTS:
+#
+#   calibrate  call A: scenarios/bias-h200-cal.yaml's shapes at 2^21 and
+#              2^22, interleaved (repetition 1 of every shape, then 2, ...)
+#              -> $RESULTS/calibration
+#   validate   call B: scenarios/bias-h200.yaml's configurations at 2^24,
+#              a warm worker serving each configuration's 3 repetitions
+#              -> $RESULTS/runs
+#
+# Between them, on the machine with Go and git: scripts/bias/predict.sh
+# predict, and the prediction committed, before validate runs.
+#
+# Each step prints the run's last lines, one per configuration (finished
+# repetitions, partitions/s, s/proof, peak RSS), and $RESULTS is packed
+# into $PACK (a .tar.gz, under the lent machine's $OUT) after each step and
+# on exit. LIMIT: seconds of the script after which a run is interrupted
+# (SIGINT: the repetition in flight is recorded as cancelled, the finished
+# ones kept, the summary printed) and no step starts; 0: none.
+#
+# Needs bin/provebench-cuda and the CUDA libraries in place (scripts/device/
+# bundle.sh's archive, unpacked) and no Go. The same steps run anywhere on
+# the CPU backend for a rehearsal, the files given by CAL_FILE and FILE
+# (small copies: scripts/bias/rehearse.sh): BIN=bin/provebench BACKEND=cpu.
+set -uo pipefail
+cd "$(dirname "$0")/../.." || exit 2
+RESULTS=${RESULTS:-out/bias}
+PACK=${PACK:-}
+LIMIT=${LIMIT:-0}
+BIN=${BIN:-$PWD/bin/provebench-cuda}
+BACKEND=${BACKEND:-}
+CAL_FILE=${CAL_FILE:-scenarios/bias-h200-cal.yaml}
+FILE=${FILE:-scenarios/bias-h200.yaml}
+export ICICLE_BACKEND_INSTALL_DIR=$PWD/.device/icicle-cuda
+export LD_LIBRARY_PATH=$PWD/.device/icicle-cuda:$PWD/.icicle/install/lib${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+mkdir -p "$RESULTS" || exit 2
+[ -x "$BIN" ] || { echo "scripts/bias/h200.sh: no binary $BIN (unpack scripts/device/bundle.sh's archive, or set BIN)" >&2; exit 2; }
+
+pack() { [ -z "$PACK" ] || tar -czf "$PACK" -C "$(dirname "$RESULTS")" "$(basename "$RESULTS")"; }
+trap pack EXIT
+
+# left is the seconds the step may run before LIMIT; 0 without a LIMIT.
+left() { [ "$LIMIT" -gt 0 ] && echo $((LIMIT - SECONDS)) || echo 0; }
+
+# cuda_sync makes sure a CUDA prover opens: the host threads' blocking
+# wait for the device fails to apply where a context is already up (it
+# did on the H200 of h200-porep), and then CUDA's own wait is the one
+# that works. Both calls record the mode they ran with (and every
+# results document holds it under environment.settings).
+cuda_sync() {
+	[ "${BACKEND:-cuda}" = cuda ] || return 0
+	local log=$RESULTS/cuda-sync.log
+	if ! "$BIN" prove --backend cuda --constraints 2^12 --out "$RESULTS/cuda-sync" >"$log" 2>&1; then
+		grep -q 'PROVEBENCH_CUDA_SYNC=default' "$log" || { echo "a CUDA proof failed:"; tail -5 "$log"; exit 1; }
+		export PROVEBENCH_CUDA_SYNC=default
+		"$BIN" prove --backend cuda --constraints 2^12 --out "$RESULTS/cuda-sync" >>"$log" 2>&1 ||
+			{ echo "a CUDA proof failed with PROVEBENCH_CUDA_SYNC=default too:"; tail -5 "$log"; exit 1; }
+	fi
+	local mode=${PROVEBENCH_CUDA_SYNC:-block}
+	echo "PROVEBENCH_CUDA_SYNC=$mode" | tee "$RESULTS/cuda-sync.txt"
+}
+
+# step runs one scenario file into $RESULTS/NAME, stopped at LIMIT.
+step() { # name file run-flags...
+	local name=$1 file=$2 start=$SECONDS limit status
+	shift 2
+	limit=$(left)
+	if [ "$LIMIT" -gt 0 ] && [ "$limit" -le 0 ]; then
+		echo "LIMIT ${LIMIT}s reached: $name not started"
+		return
+	fi
+	local cmd=("$BIN" run "$file" ${BACKEND:+--backend "$BACKEND"} --no-calibration-cache --no-report -o "$RESULTS/$name" "$@")
+	echo "\$ ${cmd[*]}" >"$RESULTS/$name.log"
+	if [ "$LIMIT" -gt 0 ]; then
+		timeout --signal=INT --kill-after=30 "$limit" "${cmd[@]}" >>"$RESULTS/$name.log" 2>&1
+	else
+		"${cmd[@]}" >>"$RESULTS/$name.log" 2>&1
+	fi
+	status=$?
+	[ "$status" -eq 124 ] && echo "$name: interrupted at LIMIT ${LIMIT}s; the finished repetitions are kept"
+	echo "$name: exit $status in $((SECONDS - start))s"
+	# The run's summary: a line per configuration.
+	sed -n '/^configuration  *ok\/runs/,/^(medians/p' "$RESULTS/$name.log"
+	grep -E '^(generated random key|provebench: warning)' "$RESULTS/$name.log"
+	pack
+}
+
+"$BIN" --version >"$RESULTS/version.txt" 2>&1
+"$BIN" detect >"$RESULTS/env.txt" 2>&1
+head -2 "$RESULTS/version.txt"
+for s in "$@"; do
+	case $s in
+	calibrate)
+		cuda_sync
+		step calibration "$CAL_FILE" --interleave ;;
+	validate)
+		cuda_sync
+		step runs "$FILE" --reuse-process 3 ;;
+	*) echo "scripts/bias/h200.sh: unknown step $s (calibrate, validate)" >&2; exit 2 ;;
+	esac
+done
