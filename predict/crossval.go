@@ -265,10 +265,11 @@ type Distribution struct {
 	MedianSigned, Min float64 // the signed errors' median and least
 }
 
-// distribution of the errors, NaN marking a configuration not predicted.
-// P90 is the nearest rank: the least |error| that 90% of the
-// configurations stay within.
-func distribution(errs []float64) Distribution {
+// ErrorDistribution is the distribution of relative errors, NaN marking a
+// configuration not predicted (cross-validation's, a frozen prediction's
+// in scripts/frozen). P90 is the nearest rank: the least |error| that 90%
+// of the configurations stay within.
+func ErrorDistribution(errs []float64) Distribution {
 	var d Distribution
 	var abs, signed []float64
 	for _, e := range errs {
@@ -332,7 +333,7 @@ func (cv *CrossValidation) Summaries() []Summary {
 					errs = append(errs, errorOf(p, metric))
 				}
 			}
-			out = append(out, Summary{Metric: metric, Group: group, Distribution: distribution(errs)})
+			out = append(out, Summary{Metric: metric, Group: group, Distribution: ErrorDistribution(errs)})
 		}
 	}
 	return out

@@ -133,11 +133,11 @@ func TestDistributionNearestRank(t *testing.T) {
 		errs = append(errs, -float64(i)/100)
 	}
 	errs = append(errs, math.NaN())
-	d := distribution(errs)
+	d := ErrorDistribution(errs)
 	if d.N != 10 || d.Missing != 1 || d.Median != 0.055 || d.P90 != 0.09 || d.Max != 0.1 || d.Min != -0.1 || d.MedianSigned != -0.055 {
 		t.Errorf("%+v", d)
 	}
-	if d := distribution([]float64{0.2}); d.P90 != 0.2 || d.Max != 0.2 {
+	if d := ErrorDistribution([]float64{0.2}); d.P90 != 0.2 || d.Max != 0.2 {
 		t.Errorf("one: %+v", d)
 	}
 }

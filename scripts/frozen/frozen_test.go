@@ -83,14 +83,14 @@ func TestJudge(t *testing.T) {
 		t.Fatalf("%d rows, want 4", len(j.rows))
 	}
 	pps := j.spread(0)
-	if pps.n != 2 || math.IsNaN(pps.p90) {
-		t.Fatalf("partitions/s judged over %d configurations, p90 %v: want 2 and a figure", pps.n, pps.p90)
+	if pps.N != 2 || math.IsNaN(pps.P90) {
+		t.Fatalf("partitions/s judged over %d configurations, p90 %v: want 2 and a figure", pps.N, pps.P90)
 	}
-	if math.Abs(pps.p90-0.2) > 1e-9 || math.Abs(pps.median-0.1) > 1e-9 { // a 0%, b -20%
-		t.Errorf("partitions/s p90 %v median %v, want 0.2 and 0.1", pps.p90, pps.median)
+	if math.Abs(pps.P90-0.2) > 1e-9 || math.Abs(pps.Median-0.1) > 1e-9 { // a 0%, b -20%
+		t.Errorf("partitions/s p90 %v median %v, want 0.2 and 0.1", pps.P90, pps.Median)
 	}
-	if rss := j.spread(1); rss.n != 2 || math.Abs(rss.max-1.0/11) > 1e-9 {
-		t.Errorf("peak RSS over %d, max %v: want 2 and 1/11", rss.n, rss.max)
+	if rss := j.spread(1); rss.N != 2 || math.Abs(rss.Max-1.0/11) > 1e-9 {
+		t.Errorf("peak RSS over %d, max %v: want 2 and 1/11", rss.N, rss.Max)
 	}
 	if !j.rows[2].outcomeRight() || j.rows[3].ran() {
 		t.Errorf("the wall predicted and met must be right, the cancelled one not run: %+v %+v", j.rows[2], j.rows[3])

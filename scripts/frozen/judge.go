@@ -7,6 +7,7 @@ import (
 
 	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/predict"
 	"github.com/provebench/provebench/results"
 )
 
@@ -126,25 +127,14 @@ func measuredOf(sc *results.Scenario) (ok, oom int, medians []float64) {
 	return ok, oom, medians
 }
 
-// spread is the distribution of one metric's |error| over the
-// configurations judged.
-type spread struct {
-	n                      int
-	median, p90, max, bias float64 // bias: the signed errors' median
-}
-
-func (j judgement) spread(metric int) spread {
-	var abs, signed []float64
-	for _, r := range j.rows {
-		if e := r.errorOf(metric); !math.IsNaN(e) {
-			abs, signed = append(abs, math.Abs(e)), append(signed, e)
-		}
+// spread is the distribution of one metric's errors over the
+// configurations judged (those not judged are NaN, counted as missing).
+func (j judgement) spread(metric int) predict.Distribution {
+	errs := make([]float64, len(j.rows))
+	for i, r := range j.rows {
+		errs[i] = r.errorOf(metric)
 	}
-	if len(abs) == 0 {
-		return spread{median: math.NaN(), p90: math.NaN(), max: math.NaN(), bias: math.NaN()}
-	}
-	return spread{n: len(abs), median: stats.Median(abs), p90: stats.Percentile(abs, 90),
-		max: stats.Percentile(abs, 100), bias: stats.Median(signed)}
+	return predict.ErrorDistribution(errs)
 }
 
 // status is the exit status: missed when an outcome was predicted wrong
@@ -161,7 +151,7 @@ func (j judgement) status(limit float64) int {
 		return exitInconclusive
 	}
 	for k := range judged {
-		if s := j.spread(k); s.n > 0 && s.p90 > limit {
+		if s := j.spread(k); s.N > 0 && s.P90 > limit {
 			return exitMissed
 		}
 	}
@@ -213,18 +203,18 @@ func (j judgement) write(w io.Writer, predPath, runsPath string, limit float64) 
 	}
 }
 
-func (j judgement) writeSpread(w io.Writer, metric string, s spread, limit float64) {
+func (j judgement) writeSpread(w io.Writer, metric string, s predict.Distribution, limit float64) {
 	label := results.MetricOf(metric).Heading
-	if s.n == 0 {
+	if s.N == 0 {
 		fmt.Fprintf(w, "%s: no configuration judged\n", label)
 		return
 	}
 	verdict := "within"
-	if s.p90 > limit {
+	if s.P90 > limit {
 		verdict = "**past**"
 	}
 	fmt.Fprintf(w, "%s |error| over %s: median %.1f%%, p90 %.1f%% (%s the target %.0f%%), max %.1f%%; signed median %+.1f%%\n",
-		label, units.Plural(s.n, "configuration"), 100*s.median, 100*s.p90, verdict, 100*limit, 100*s.max, 100*s.bias)
+		label, units.Plural(s.N, "configuration"), 100*s.Median, 100*s.P90, verdict, 100*limit, 100*s.Max, 100*s.MedianSigned)
 }
 
 func (r row) predictedOutcome() string {
