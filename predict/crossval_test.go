@@ -375,11 +375,13 @@ func TestSynthesisLawCachedIgnoresRounds(t *testing.T) {
 // one: each configuration is predicted by a fold that left its family out,
 // but the model's mechanisms were chosen while looking at these very errors
 // (the README's "Mechanisms measured and added"), so the figure is
-// in-sample for the model's design. It meets the issue's targets (p90 10%,
-// max 15%). The other views miss them, and are held to their figures and
-// to missing them: synth21 measured in a minute of its own (24.8%),
-// synth21's two runs pooled, every family left out with the calibration
-// set, each strategy left out, each size left out.
+// in-sample for the model's design. Since computed synthesis's laws are
+// proportional (issue 33 item 4, docs/results/h200-bias) it misses the
+// issue's p90 target (12.9% against 10%; max 14.7%, within 15%), as every
+// other view does, and each is held to its figures and to missing them:
+// synth21 measured in a minute of its own, synth21's two runs pooled,
+// every family left out with the calibration set, each strategy left out,
+// each size left out.
 func TestH200CrossValidation(t *testing.T) {
 	const dir = "../docs/results/h200-validation/"
 	cal, synthApart := dir+"calibration/results.json.gz", dir+"validation-synth21/results.json.gz"
@@ -395,17 +397,17 @@ func TestH200CrossValidation(t *testing.T) {
 		missesTargets bool
 	}{
 		{"crossval", "the headline (a development-set figure, in-sample for the model's design)",
-			[]string{interleaved, big, pileup}, []string{cal}, "matrix", 14, [3]float64{1.9, 6.8, 12.9}, [3]float64{0.3, 2.0, 4.2}, false},
+			[]string{interleaved, big, pileup}, []string{cal}, "matrix", 14, [3]float64{6.1, 12.9, 14.7}, [3]float64{0.3, 2.0, 4.2}, true},
 		{"crossval-separate", "synth21 from its own run",
-			[]string{synthApart, big, pileup}, []string{cal}, "matrix", 14, [3]float64{6.4, 24.8, 26.5}, [3]float64{0.3, 2.0, 4.2}, true},
+			[]string{synthApart, big, pileup}, []string{cal}, "matrix", 14, [3]float64{5.1, 29.4, 31.0}, [3]float64{0.5, 2.0, 4.2}, true},
 		{"crossval-pooled", "synth21's two runs pooled",
-			[]string{interleaved, big, pileup, synthApart}, []string{cal}, "matrix", 14, [3]float64{3.7, 12.9, 15.5}, [3]float64{0.3, 2.0, 4.2}, true},
+			[]string{interleaved, big, pileup, synthApart}, []string{cal}, "matrix", 14, [3]float64{6.6, 18.5, 24.0}, [3]float64{0.5, 2.0, 4.2}, true},
 		{"crossval-all", "every family left out, the calibration set too",
-			[]string{cal, interleaved, big, pileup}, nil, "matrix", 31, [3]float64{6.3, 24.8, 44.8}, [3]float64{0.5, 1.1, 4.2}, true},
+			[]string{cal, interleaved, big, pileup}, nil, "matrix", 31, [3]float64{7.4, 12.9, 20.7}, [3]float64{0.5, 1.1, 4.2}, true},
 		{"crossval-strategy", "each strategy left out",
-			[]string{interleaved, big, pileup}, []string{cal}, "label:pipeline.strategy", 14, [3]float64{2.5, 11.3, 14.5}, [3]float64{0.1, 2.1, 4.1}, true},
+			[]string{interleaved, big, pileup}, []string{cal}, "label:pipeline.strategy", 14, [3]float64{4.2, 11.5, 14.5}, [3]float64{0.1, 2.1, 4.1}, true},
 		{"crossval-size", "each size left out",
-			[]string{cal, interleaved, big, pileup}, nil, "label:workload.constraints", 31, [3]float64{11.9, 22.5, 26.7}, [3]float64{1.5, 1.8, 4.2}, true},
+			[]string{cal, interleaved, big, pileup}, nil, "label:workload.constraints", 31, [3]float64{9.6, 21.6, 26.7}, [3]float64{1.5, 1.8, 4.2}, true},
 	} {
 		t.Run(v.out, func(t *testing.T) {
 			ms, err := Load(t.Context(), append(slices.Clone(v.pinned), v.files...), LoadOptions{})
@@ -609,7 +611,7 @@ func TestLoadPoolsAConfigurationAcrossDocuments(t *testing.T) {
 // witness plus a cost per round, each fitted: a round that costs more than
 // the witness is priced so at every size, not folded into one exponent.
 func TestSynthesisLawSplitsTheRounds(t *testing.T) {
-	witness, round := PowerLaw{A: 1e-7, B: 1}, PowerLaw{A: 1.5e-7, B: 1.1}
+	witness, round := PowerLaw{A: 1e-7, B: 1}, PowerLaw{A: 1.5e-7, B: 1}
 	var points []Point
 	for _, n := range []int{1 << 20, 1 << 22} {
 		for _, r := range []int{0, 1, 4} {
@@ -628,6 +630,26 @@ func TestSynthesisLawSplitsTheRounds(t *testing.T) {
 	w := pipeline.Workload{Constraints: 1 << 24, SynthesisRounds: 2}
 	if got, want := law.At(w), witness.At(1<<24)+2*round.At(1<<24); !(math.Abs(got/want-1) <= 1e-6) {
 		t.Errorf("at 2^24 with 2 rounds: %v s, want %v", got, want)
+	}
+	// Computed synthesis is proportional to the constraints by
+	// construction: medians 8% apart at two sizes (one run's noise, as on
+	// the H200 in docs/results/h200-bias) move the coefficient, never the
+	// exponent, so 16 times the size is not priced 35% off.
+	noisy := slices.Clone(points)
+	for i := range noisy {
+		if noisy[i].Spec.Workload.Constraints == 1<<20 {
+			noisy[i].Synthesis *= 1.08
+		}
+	}
+	law, err = (&Model{}).fitSynthesisLaw(noisy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if law.Witness.B != 1 || law.Round.B != 1 || law.Alone.B != 1 {
+		t.Errorf("exponents witness %v, round %v, alone %v: want 1", law.Witness.B, law.Round.B, law.Alone.B)
+	}
+	if got, want := law.At(w), witness.At(1<<24)+2*round.At(1<<24); !(math.Abs(got/want-1) <= 0.05) {
+		t.Errorf("noisy calibration, at 2^24 with 2 rounds: %v s, want within 5%% of %v", got, want)
 	}
 	// Rounds at one size only, without rounds at another: no size tells
 	// them apart, so one law of constraints × (rounds+1).

@@ -45,6 +45,23 @@ func fitPowerLaw(xs, ys []float64) (PowerLaw, error) {
 	return PowerLaw{A: math.Exp(my - b*mx), B: b}, nil
 }
 
+// fitProportional fits y = A·x to positive points (B fixed at 1), by least
+// squares on logarithms as fitPowerLaw: A is the geometric mean of y/x.
+func fitProportional(xs, ys []float64) (PowerLaw, error) {
+	var sum float64
+	n := 0
+	for i := range xs {
+		if xs[i] > 0 && ys[i] > 0 {
+			sum += math.Log(ys[i]) - math.Log(xs[i])
+			n++
+		}
+	}
+	if n == 0 {
+		return PowerLaw{}, fmt.Errorf("no positive points to fit")
+	}
+	return PowerLaw{A: math.Exp(sum / float64(n)), B: 1}, nil
+}
+
 // Linear is y = C + D·x.
 type Linear struct {
 	C float64 `json:"c"`

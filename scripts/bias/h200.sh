@@ -73,12 +73,22 @@ step() { # name file run-flags...
 	fi
 	local cmd=("$BIN" run "$file" ${BACKEND:+--backend "$BACKEND"} --no-calibration-cache --no-report -o "$RESULTS/$name" "$@")
 	echo "\$ ${cmd[*]}" >"$RESULTS/$name.log"
+	# The host beside the run, a line a second: the same code's synthesis
+	# took 1.4 times as long in one minute of h200-bias's call B as in the
+	# next, with no steal and no other process recorded; the page cache's
+	# dirty bytes (a key cache just written) and the load are what the
+	# results document does not hold.
+	(while sleep 1; do
+		echo "$(date +%s) $(awk '/^(Dirty|Writeback):/ {printf "%s %s kB ", $1, $2}' /proc/meminfo)load $(cut -d' ' -f1-3 /proc/loadavg) $(awk '/^cpu / {print "cpu", $2, $3, $4, $5, $6, $7, $8, $9}' /proc/stat)"
+	done) >"$RESULTS/$name.host.log" 2>/dev/null &
+	local sampler=$!
 	if [ "$LIMIT" -gt 0 ]; then
 		timeout --signal=INT --kill-after=30 "$limit" "${cmd[@]}" >>"$RESULTS/$name.log" 2>&1
 	else
 		"${cmd[@]}" >>"$RESULTS/$name.log" 2>&1
 	fi
 	status=$?
+	kill "$sampler" 2>/dev/null
 	[ "$status" -eq 124 ] && echo "$name: interrupted at LIMIT ${LIMIT}s; the finished repetitions are kept"
 	echo "$name: exit $status in $((SECONDS - start))s"
 	# The run's summary: a line per configuration.
