@@ -527,8 +527,15 @@ func formatValue(v float64, u results.Unit) string {
 		return units.FormatBytes(int64(v))
 	case results.UnitFraction:
 		return fmt.Sprintf("%.1f%%", 100*v)
+	case results.UnitJoule:
+		return benchunit.Scale(v, benchunit.Decimal) + "J"
 	}
-	return strconv.FormatFloat(v, 'f', -1, 64)
+	// Counts: whole ones as they are, a median between two to a tenth
+	// (never a float's 17 digits).
+	if v == math.Trunc(v) {
+		return strconv.FormatFloat(v, 'f', -1, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
 func mdVerdict(v Verdict) string {
