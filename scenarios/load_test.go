@@ -591,7 +591,7 @@ func TestLoadFiles(t *testing.T) {
 
 func TestEmbedded(t *testing.T) {
 	names := EmbeddedNames()
-	if want := []string{"backpressure", "bias-h200", "bias-h200-cal", "bias-h200-r2", "ci", "cuzk-phase12", "exec-provebench", "gate-h200", "gate-h200-slow", "gpu", "peer-gnark", "porep-h200", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
+	if want := []string{"backpressure", "bias-h200", "bias-h200-cal", "bias-h200-r2", "bias-h200-r3", "ci", "cuzk-phase12", "exec-provebench", "gate-h200", "gate-h200-slow", "gpu", "peer-gnark", "porep-h200", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
 		t.Fatalf("EmbeddedNames() = %v, want %v", names, want)
 	}
 	for _, name := range names {
@@ -612,7 +612,7 @@ func TestEmbedded(t *testing.T) {
 	if _, err := LoadEmbedded("quickstart.yaml"); err != nil {
 		t.Errorf("LoadEmbedded with extension: %v", err)
 	}
-	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, bias-h200, bias-h200-cal, bias-h200-r2, ci, cuzk-phase12, exec-provebench, gate-h200, gate-h200-slow, gpu, peer-gnark, porep-h200, quickstart, snarkjs") {
+	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, bias-h200, bias-h200-cal, bias-h200-r2, bias-h200-r3, ci, cuzk-phase12, exec-provebench, gate-h200, gate-h200-slow, gpu, peer-gnark, porep-h200, quickstart, snarkjs") {
 		t.Errorf("LoadEmbedded(nope): %v", err)
 	}
 }
@@ -780,38 +780,47 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 			t.Errorf("budget holds %d datasets, the file says 3", n)
 		}
 	})
-	t.Run("bias-h200-r2", func(t *testing.T) {
-		cal, pred := byName("bias-h200-cal"), byName("bias-h200-r2")
-		calibrated := map[[2]int]bool{} // constraints, rounds
-		for _, s := range cal {
-			calibrated[[2]int{s.Workload.Constraints, s.Workload.SynthesisRounds}] = true
-		}
-		// A size and a number of rounds the calibration never ran, the
-		// same four strategies as bias-h200.
-		if len(pred) != 4 {
-			t.Errorf("%d configurations, want 4", len(pred))
-		}
-		for _, s := range pred {
-			w := s.Workload
-			if w.Constraints != 1<<23 || w.SynthesisRounds != 2 || w.Cached() || w.Proofs != 1 || w.Partitions != 6 || s.Repeats != 3 {
-				t.Errorf("%s: want 3 repetitions of one computed proof of 6 partitions of 2^23, two rounds: %+v", s.Name, s)
+	for _, test := range []struct {
+		file        string
+		constraints int
+		budget      int64 // datasets
+	}{
+		{"bias-h200-r2", 1 << 23, 3},
+		{"bias-h200-r3", 1 << 24, 3},
+	} {
+		t.Run(test.file, func(t *testing.T) {
+			cal, pred := byName("bias-h200-cal"), byName(test.file)
+			calibrated := map[[2]int]bool{} // constraints, rounds
+			for _, s := range cal {
+				calibrated[[2]int{s.Workload.Constraints, s.Workload.SynthesisRounds}] = true
 			}
-			for c := range calibrated {
-				if c[0] == w.Constraints || c[1] == w.SynthesisRounds {
-					t.Errorf("%s: the calibration ran 2^%d with %d rounds: want a size and rounds it never ran", s.Name, bits.TrailingZeros(uint(c[0])), c[1])
+			// A size and a number of rounds the calibration never ran,
+			// the same four strategies as bias-h200.
+			if len(pred) != 4 {
+				t.Errorf("%d configurations, want 4", len(pred))
+			}
+			for _, s := range pred {
+				w := s.Workload
+				if w.Constraints != test.constraints || w.SynthesisRounds != 2 || w.Cached() || w.Proofs != 1 || w.Partitions != 6 || s.Repeats != 3 {
+					t.Errorf("%s: want 3 repetitions of one computed proof of 6 partitions of 2^%d, two rounds: %+v", s.Name, bits.TrailingZeros(uint(test.constraints)), s)
+				}
+				for c := range calibrated {
+					if c[0] == w.Constraints || c[1] == w.SynthesisRounds {
+						t.Errorf("%s: the calibration ran 2^%d with %d rounds: want a size and rounds it never ran", s.Name, bits.TrailingZeros(uint(c[0])), c[1])
+					}
+				}
+				if worst := groth16.KeyBytes(w.Circuit()) + int64(w.Partitions)*datasetBytes(s); worst > s.MemoryLimit*9/10 {
+					t.Errorf("%s: worst case %s, too near its limit %s", s.Name, formatBytes(worst), formatBytes(s.MemoryLimit))
 				}
 			}
-			if worst := groth16.KeyBytes(w.Circuit()) + int64(w.Partitions)*datasetBytes(s); worst > s.MemoryLimit*9/10 {
-				t.Errorf("%s: worst case %s, too near its limit %s", s.Name, formatBytes(worst), formatBytes(s.MemoryLimit))
+			if h := pred["hold-cpw"].Pipeline; h.ChannelCapacity != h.PartitionWorkers {
+				t.Errorf("hold-cpw: channel %d, pw %d: the file says C = pw", h.ChannelCapacity, h.PartitionWorkers)
 			}
-		}
-		if h := pred["hold-cpw"].Pipeline; h.ChannelCapacity != h.PartitionWorkers {
-			t.Errorf("hold-cpw: channel %d, pw %d: the file says C = pw", h.ChannelCapacity, h.PartitionWorkers)
-		}
-		if n := budgetHolds(pred["budget"]); n != 3 {
-			t.Errorf("budget holds %d datasets, the file says 3", n)
-		}
-	})
+			if n := budgetHolds(pred["budget"]); n != test.budget {
+				t.Errorf("budget holds %d datasets, the file says %d", n, test.budget)
+			}
+		})
+	}
 	t.Run("gpu", func(t *testing.T) {
 		specs := byName("gpu")
 		if len(specs) != 6 {

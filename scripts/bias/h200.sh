@@ -9,6 +9,11 @@
 #   validate   call B: scenarios/bias-h200.yaml's configurations at 2^24,
 #              a warm worker serving each configuration's 3 repetitions
 #              -> $RESULTS/runs
+#   validate-interleaved
+#              call B, measured as the calibration is: interleaved
+#              (repetition 1 of every configuration, then 2, ...), a
+#              process a repetition, its clock warm
+#              -> $RESULTS/runs
 #
 # Between them, on the machine with Go and git: scripts/bias/predict.sh
 # predict, and the prediction committed, before validate runs.
@@ -108,6 +113,12 @@ for s in "$@"; do
 	validate)
 		cuda_sync
 		step runs "$FILE" --reuse-process 3 ;;
-	*) echo "scripts/bias/h200.sh: unknown step $s (calibrate, validate)" >&2; exit 2 ;;
+	validate-interleaved)
+		# As the calibration is measured: interleaved, a process a
+		# repetition whose clock starts warm, so that the host's drift
+		# falls on every configuration alike (bias-h200-r3.yaml says why).
+		cuda_sync
+		step runs "$FILE" --interleave ;;
+	*) echo "scripts/bias/h200.sh: unknown step $s (calibrate, validate, validate-interleaved)" >&2; exit 2 ;;
 	esac
 done

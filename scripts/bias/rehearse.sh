@@ -13,6 +13,10 @@
 #
 #   scripts/bias/rehearse.sh [FOLDER]    # default: a new temporary folder, kept
 #
+# PREDICTED names the predicted file (default bias-h200; bias-h200-r3 for
+# the third test) and VALIDATE the step that runs it (default validate;
+# validate-interleaved for the third test).
+#
 # Exit 0 when every step did what the session expects of it (check's own
 # verdict on these toy runs aside: 0 or 3), 1 otherwise.
 set -uo pipefail
@@ -20,6 +24,8 @@ cd "$(dirname "$0")/../.." || exit 2
 ROOT=$PWD
 W=${1:-$(mktemp -d /tmp/bias-rehearsal.XXXXXX)}
 BIN=$ROOT/bin/provebench
+PREDICTED=${PREDICTED:-bias-h200}
+VALIDATE=${VALIDATE:-validate}
 failed=0
 
 expect() { # want-status got-status what
@@ -33,7 +39,7 @@ expect() { # want-status got-status what
 
 make -s build || exit 1
 mkdir -p "$W/out" "$W/results" || exit 1
-for f in bias-h200-cal bias-h200; do
+for f in bias-h200-cal "$PREDICTED"; do
 	sed -E -e 's/2\^2([0-9])/2^1\1/g' -e '/budget:/s/GiB/MiB/' "scenarios/$f.yaml" >"$W/$f.yaml"
 	# Every size in the settings moved down: none of the H200's is left.
 	if grep -v '^ *#' "$W/$f.yaml" | grep -q '2^2[0-9]'; then
@@ -41,11 +47,11 @@ for f in bias-h200-cal bias-h200; do
 		exit 1
 	fi
 done
-"$BIN" validate "$W/bias-h200-cal.yaml" "$W/bias-h200.yaml" >/dev/null || exit 1
+"$BIN" validate "$W/bias-h200-cal.yaml" "$W/$PREDICTED.yaml" >/dev/null || exit 1
 git -C "$W/results" init -q || exit 1
 commit() { git -C "$W/results" -c user.name=rehearsal -c user.email=rehearsal@localhost commit -q -m "$1"; }
 
-export BIN BACKEND=cpu CAL_FILE=$W/bias-h200-cal.yaml FILE=$W/bias-h200.yaml DIR=$W/results
+export BIN BACKEND=cpu CAL_FILE=$W/bias-h200-cal.yaml FILE=$W/$PREDICTED.yaml DIR=$W/results
 RESULTS=$W/out/a scripts/bias/h200.sh calibrate
 expect 0 $? "h200.sh calibrate (call A)"
 cp -r "$W/out/a/calibration" "$DIR/calibration"
@@ -56,8 +62,8 @@ scripts/bias/predict.sh check 2>&1 | tail -1
 expect 2 "${PIPESTATUS[0]}" "predict.sh check before the prediction is committed"
 git -C "$DIR" add calibration prediction && commit "the frozen prediction"
 
-RESULTS=$W/out/b scripts/bias/h200.sh validate
-expect 0 $? "h200.sh validate (call B)"
+RESULTS=$W/out/b scripts/bias/h200.sh "$VALIDATE"
+expect 0 $? "h200.sh $VALIDATE (call B)"
 cp -r "$W/out/b/runs" "$DIR/runs"
 
 mv "$DIR/prediction" "$W/prediction.kept"
