@@ -665,7 +665,7 @@ func splitsRounds(points []Point) bool {
 // and predictions reach 4-16 beyond it: on the H200 an 8% difference
 // between two sizes' medians fitted a round's exponent of 0.86, which
 // predicted 2^24's synthesis 37% fast where the proportional law, on the
-// same calibration, is within 2% of the runs that were not slowed
+// same calibration, is within 4% of the runs the host did not slow
 // (docs/results/h200-bias). A cached witness's copy keeps a free exponent:
 // a memory copy's cost per byte does change with size, through the caches.
 func fitAlone(points []Point, alone []float64, twoTerms bool) (SynthesisLaw, error) {

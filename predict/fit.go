@@ -22,15 +22,9 @@ func (p PowerLaw) String() string { return fmt.Sprintf("%.4g · x^%.3f", p.A, p.
 // fitPowerLaw fits y = A·x^B to positive points. One distinct x fixes B at
 // 1 (proportional), the only guess a single size allows.
 func fitPowerLaw(xs, ys []float64) (PowerLaw, error) {
-	var lx, ly []float64
-	for i := range xs {
-		if xs[i] > 0 && ys[i] > 0 {
-			lx = append(lx, math.Log(xs[i]))
-			ly = append(ly, math.Log(ys[i]))
-		}
-	}
-	if len(lx) == 0 {
-		return PowerLaw{}, fmt.Errorf("no positive points to fit")
+	lx, ly, err := logPoints(xs, ys)
+	if err != nil {
+		return PowerLaw{}, err
 	}
 	mx, my := mean(lx), mean(ly)
 	var sxx, sxy float64
@@ -48,18 +42,30 @@ func fitPowerLaw(xs, ys []float64) (PowerLaw, error) {
 // fitProportional fits y = A·x to positive points (B fixed at 1), by least
 // squares on logarithms as fitPowerLaw: A is the geometric mean of y/x.
 func fitProportional(xs, ys []float64) (PowerLaw, error) {
+	lx, ly, err := logPoints(xs, ys)
+	if err != nil {
+		return PowerLaw{}, err
+	}
 	var sum float64
-	n := 0
+	for i := range lx {
+		sum += ly[i] - lx[i]
+	}
+	return PowerLaw{A: math.Exp(sum / float64(len(lx))), B: 1}, nil
+}
+
+// logPoints is the logarithms of the points whose x and y are positive,
+// the only ones a law on logarithms can fit.
+func logPoints(xs, ys []float64) (lx, ly []float64, err error) {
 	for i := range xs {
 		if xs[i] > 0 && ys[i] > 0 {
-			sum += math.Log(ys[i]) - math.Log(xs[i])
-			n++
+			lx = append(lx, math.Log(xs[i]))
+			ly = append(ly, math.Log(ys[i]))
 		}
 	}
-	if n == 0 {
-		return PowerLaw{}, fmt.Errorf("no positive points to fit")
+	if len(lx) == 0 {
+		return nil, nil, fmt.Errorf("no positive points to fit")
 	}
-	return PowerLaw{A: math.Exp(sum / float64(n)), B: 1}, nil
+	return lx, ly, nil
 }
 
 // Linear is y = C + D·x.

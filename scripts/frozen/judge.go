@@ -68,10 +68,7 @@ func judge(pred, runs *results.Run) judgement {
 		sc := &pred.Scenarios[i]
 		r := row{name: sc.Name}
 		r.predictedOOM, r.predicted = predictedOf(sc)
-		r.measured = make([]float64, len(judged))
-		for k := range r.measured {
-			r.measured[k] = math.NaN()
-		}
+		r.measured = unknown()
 		if m := measured[sc.Name]; m != nil {
 			r.ok, r.oom, r.measured = measuredOf(m)
 		}
@@ -80,12 +77,18 @@ func judge(pred, runs *results.Run) judgement {
 	return j
 }
 
-// predictedOf is the simulated repetition's outcome and figures.
-func predictedOf(sc *results.Scenario) (oom bool, figures []float64) {
-	figures = make([]float64, len(judged))
+// unknown is a figure per judged metric, each NaN until one is found.
+func unknown() []float64 {
+	figures := make([]float64, len(judged))
 	for k := range figures {
 		figures[k] = math.NaN()
 	}
+	return figures
+}
+
+// predictedOf is the simulated repetition's outcome and figures.
+func predictedOf(sc *results.Scenario) (oom bool, figures []float64) {
+	figures = unknown()
 	for i := range sc.Repetitions {
 		rep := &sc.Repetitions[i]
 		if rep.Warmup {
