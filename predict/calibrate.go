@@ -181,8 +181,20 @@ type SynthesisLaw struct {
 	Round   *PowerLaw `json:"round,omitempty"`
 	// Contention is how much each partition synthesizing alongside slowed
 	// one (sim.Host), fitted: memory bandwidth is shared long before the
-	// cores run out (0 when the runs show no such slowing).
+	// cores run out (0 when the runs show no such slowing). It holds at
+	// ContentionSize constraints and scales with the size to the power
+	// ContentionExponent (ContentionAt).
 	Contention float64 `json:"contention"`
+	// ContentionExponent is 0 when the slowing is the same at every size,
+	// 1 when it grows in proportion to the constraints: the fit keeps
+	// whichever of the two fits the calibration better, ties going to 0.
+	// On the H200 host, six partitions at once slowed each other about
+	// 1% at 2^21-2^22 and 9% at 2^24 (docs/results/h200-bias-r3), which
+	// one figure for every size cannot carry from the one to the other.
+	ContentionExponent float64 `json:"contention_exponent,omitempty"`
+	// ContentionSize is the constraints at which Contention was fitted:
+	// the calibration's largest size.
+	ContentionSize int `json:"contention_size,omitempty"`
 	// Spread is how far one partition's synthesis strays from the law,
 	// relative to it (sim.Stages.SynthesisSpread over Synthesis): the
 	// median of the points' SynthesisSpread where their sharing held
@@ -511,6 +523,14 @@ func witnessBytes(w pipeline.Workload) float64 {
 	return float64(abc + wires)
 }
 
+// ContentionAt is the contention at a size (sim.Host.SynthesisContention).
+func (l SynthesisLaw) ContentionAt(constraints int) float64 {
+	if l.ContentionExponent == 0 || l.ContentionSize <= 0 {
+		return l.Contention
+	}
+	return l.Contention * math.Pow(float64(constraints)/float64(l.ContentionSize), l.ContentionExponent)
+}
+
 // At is one partition's synthesis alone, in seconds.
 func (l SynthesisLaw) At(w pipeline.Workload) float64 {
 	if l.Witness == nil || l.Round == nil || w.Cached() {
@@ -595,34 +615,48 @@ func synthesisSpread(points []Point) float64 {
 }
 
 // fitSynthesisLaw fits the synthesis law together with the host's synthesis
-// contention: for each candidate contention (0 to 2, a hundredth at a
-// time) the law of the times with the slowing taken out, keeping the one
-// that fits best; ties go to less contention, so that runs which never
-// synthesized side by side say nothing about it.
+// contention: for each candidate contention at the largest size (0 to 2, a
+// hundredth at a time), the same at every size or in proportion to the
+// size, the law of the times with the slowing taken out, keeping the one
+// that fits best; ties go to less contention and to the same at every
+// size, so that runs which never synthesized side by side say nothing
+// about it, and runs that did at one size alone carry it unchanged.
 func (m *Model) fitSynthesisLaw(points []Point) (SynthesisLaw, error) {
 	var best SynthesisLaw
 	bestErr := math.Inf(1)
 	twoTerms := splitsRounds(points)
-	for hundredth := 0; hundredth <= 200; hundredth++ {
-		contention := float64(hundredth) / 100
-		alone := make([]float64, len(points))
-		for i, p := range points {
-			alone[i] = p.Synthesis / m.slowdown(p.concurrency(), contention)
-		}
-		law, err := fitAlone(points, alone, twoTerms)
-		if err != nil {
-			return best, err
-		}
-		law.Contention = contention
-		var sse float64
-		for _, p := range points {
-			if p.Synthesis > 0 {
-				d := math.Log(law.At(p.Spec.Workload)*m.slowdown(p.concurrency(), contention)) - math.Log(p.Synthesis)
-				sse += d * d
+	largest := 0
+	for _, p := range points {
+		largest = max(largest, p.Spec.Workload.Constraints)
+	}
+	for _, exponent := range []float64{0, 1} {
+		for hundredth := 0; hundredth <= 200; hundredth++ {
+			shape := SynthesisLaw{Contention: float64(hundredth) / 100, ContentionExponent: exponent, ContentionSize: largest}
+			if exponent == 0 {
+				shape.ContentionSize = 0
 			}
-		}
-		if sse < bestErr*(1-1e-6) {
-			bestErr, best = sse, law
+			slowdown := func(p Point) float64 {
+				return m.slowdown(p.concurrency(), shape.ContentionAt(p.Spec.Workload.Constraints))
+			}
+			alone := make([]float64, len(points))
+			for i, p := range points {
+				alone[i] = p.Synthesis / slowdown(p)
+			}
+			law, err := fitAlone(points, alone, twoTerms)
+			if err != nil {
+				return best, err
+			}
+			law.Contention, law.ContentionExponent, law.ContentionSize = shape.Contention, shape.ContentionExponent, shape.ContentionSize
+			var sse float64
+			for _, p := range points {
+				if p.Synthesis > 0 {
+					d := math.Log(law.At(p.Spec.Workload)*slowdown(p)) - math.Log(p.Synthesis)
+					sse += d * d
+				}
+			}
+			if sse < bestErr*(1-1e-6) {
+				bestErr, best = sse, law
+			}
 		}
 	}
 	return best, nil

@@ -110,7 +110,12 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 		} else {
 			fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = %v   x = %s\n", mode, law.Alone, x)
 		}
-		fmt.Fprintf(w, "  k at once each take 1 + %.2f·(k-1) times as long (contention), and share the %d cores\n", law.Contention, m.Cores)
+		if law.ContentionExponent != 0 {
+			fmt.Fprintf(w, "  k at once each take 1 + c·(k-1) times as long (contention), c = %.2f · (x/%s)^%g, and share the %d cores\n",
+				law.Contention, pow2(law.ContentionSize), law.ContentionExponent, m.Cores)
+		} else {
+			fmt.Fprintf(w, "  k at once each take 1 + %.2f·(k-1) times as long (contention), and share the %d cores\n", law.Contention, m.Cores)
+		}
 		if law.Spread > 0 {
 			fmt.Fprintf(w, "  a partition's time spread ±%.0f%% (uniform; measured where the sharing held steady)\n", 100*law.Spread)
 		}

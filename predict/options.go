@@ -51,7 +51,7 @@ func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Opti
 		st.PinStall = seconds(m.PinStall * float64(st.ABCBytes+st.WireBytes))
 		// The working memory counts from the start: the peak is what the
 		// model predicts, and the prover's scratch is there by then.
-		*h = sim.Host{Cores: m.Cores, SynthesisContention: synth.Contention, Devices: m.Devices, Memory: hostMemory}
+		*h = sim.Host{Cores: m.Cores, SynthesisContention: synth.ContentionAt(w.Constraints), Devices: m.Devices, Memory: hostMemory}
 		if spec.Devices > 0 {
 			h.Devices = min(h.Devices, spec.Devices)
 		}

@@ -591,7 +591,7 @@ func TestLoadFiles(t *testing.T) {
 
 func TestEmbedded(t *testing.T) {
 	names := EmbeddedNames()
-	if want := []string{"backpressure", "bias-h200", "bias-h200-cal", "bias-h200-r2", "bias-h200-r3", "ci", "cuzk-phase12", "exec-provebench", "gate-h200", "gate-h200-slow", "gpu", "peer-gnark", "porep-h200", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
+	if want := []string{"backpressure", "bias-h200", "bias-h200-cal", "bias-h200-cal-r4", "bias-h200-r2", "bias-h200-r3", "bias-h200-r4", "ci", "cuzk-phase12", "exec-provebench", "gate-h200", "gate-h200-slow", "gpu", "peer-gnark", "porep-h200", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
 		t.Fatalf("EmbeddedNames() = %v, want %v", names, want)
 	}
 	for _, name := range names {
@@ -612,7 +612,7 @@ func TestEmbedded(t *testing.T) {
 	if _, err := LoadEmbedded("quickstart.yaml"); err != nil {
 		t.Errorf("LoadEmbedded with extension: %v", err)
 	}
-	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, bias-h200, bias-h200-cal, bias-h200-r2, bias-h200-r3, ci, cuzk-phase12, exec-provebench, gate-h200, gate-h200-slow, gpu, peer-gnark, porep-h200, quickstart, snarkjs") {
+	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, bias-h200, bias-h200-cal, bias-h200-cal-r4, bias-h200-r2, bias-h200-r3, bias-h200-r4, ci, cuzk-phase12, exec-provebench, gate-h200, gate-h200-slow, gpu, peer-gnark, porep-h200, quickstart, snarkjs") {
 		t.Errorf("LoadEmbedded(nope): %v", err)
 	}
 }
@@ -780,16 +780,43 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 			t.Errorf("budget holds %d datasets, the file says 3", n)
 		}
 	})
+	t.Run("bias-h200-cal-r4", func(t *testing.T) {
+		// bias-h200-cal's shapes, and sharing measured at 2^23 too: all
+		// six at once and two at a time, one round.
+		cal, r4 := byName("bias-h200-cal"), byName("bias-h200-cal-r4")
+		for name, s := range cal {
+			if got, ok := r4[name]; !ok || got.Workload != s.Workload || got.Pipeline != s.Pipeline {
+				t.Errorf("%s: want bias-h200-cal's shape unchanged", name)
+			}
+		}
+		workers := map[int]bool{}
+		for _, s := range r4 {
+			w := s.Workload
+			if s.Backend != "cuda" || w.Cached() || w.Proofs != 1 || w.Partitions != 6 || s.Repeats != 5 {
+				t.Errorf("%s: want 5 repetitions of one computed proof of 6 partitions on cuda: %+v", s.Name, s)
+			}
+			if w.Constraints == 1<<23 {
+				if w.SynthesisRounds != 1 {
+					t.Errorf("%s: %d rounds, want 1", s.Name, w.SynthesisRounds)
+				}
+				workers[s.Pipeline.PartitionWorkers] = true
+			}
+		}
+		if len(r4) != len(cal)+2 || !workers[6] || !workers[2] {
+			t.Errorf("%d shapes, pw at 2^23 %v: want bias-h200-cal's and two at 2^23, pw 6 and 2", len(r4), workers)
+		}
+	})
 	for _, test := range []struct {
-		file        string
-		constraints int
-		budget      int64 // datasets
+		file, calibration string
+		constraints       int
+		budget            int64 // datasets
 	}{
-		{"bias-h200-r2", 1 << 23, 3},
-		{"bias-h200-r3", 1 << 24, 3},
+		{"bias-h200-r2", "bias-h200-cal", 1 << 23, 3},
+		{"bias-h200-r3", "bias-h200-cal", 1 << 24, 3},
+		{"bias-h200-r4", "bias-h200-cal-r4", 1 << 24, 3},
 	} {
 		t.Run(test.file, func(t *testing.T) {
-			cal, pred := byName("bias-h200-cal"), byName(test.file)
+			cal, pred := byName(test.calibration), byName(test.file)
 			calibrated := map[[2]int]bool{} // constraints, rounds
 			for _, s := range cal {
 				calibrated[[2]int{s.Workload.Constraints, s.Workload.SynthesisRounds}] = true

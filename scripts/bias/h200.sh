@@ -14,6 +14,21 @@
 #              (repetition 1 of every configuration, then 2, ...), a
 #              process a repetition, its clock warm
 #              -> $RESULTS/runs
+#   pretouch   writes zeros over PRETOUCH_GIB GiB of memory (default 90),
+#              PRETOUCH_PASSES times (default 2), each pass timed into
+#              $RESULTS/pretouch.txt: a fresh VM's memory is backed by
+#              its host on first touch, and the first minutes of a lease
+#              ran the same synthesis up to 1.4 times slower
+#              (docs/results/h200-bias); a first pass much slower than the
+#              second says the host was still backing the guest's memory
+#   same-gpu   refuses (exit 3, before any run) when this machine's GPU is
+#              not the one of SAME_GPU_AS (an env.txt of call A's): a
+#              prediction calibrated on one machine judged on another's
+#              runs measures the machines' difference (h200-bias-r3)
+#   anchor     after call B's runs, CAL_FILE's shapes matching ANCHOR
+#              (default ^cal22) again, ANCHOR_REPEATS times (default 3),
+#              interleaved -> $RESULTS/anchor: the host's synthesis speed
+#              then against call A's, to read a miss by; never fitted
 #
 # Between them, on the machine with Go and git: scripts/bias/predict.sh
 # predict, and the prediction committed, before validate runs.
@@ -102,6 +117,36 @@ step() { # name file run-flags...
 	pack
 }
 
+# pretouch writes zeros over PRETOUCH_GIB GiB, PRETOUCH_PASSES times, and
+# times each pass (python3's bytearray zero-fills what it allocates).
+pretouch() {
+	local gib=${PRETOUCH_GIB:-90} passes=${PRETOUCH_PASSES:-2}
+	python3 - "$gib" "$passes" <<'PY' | tee -a "$RESULTS/pretouch.txt"
+import sys, time
+gib, passes = int(sys.argv[1]), int(sys.argv[2])
+for i in range(passes):
+    t = time.monotonic()
+    b = bytearray(gib << 30)
+    del b
+    s = time.monotonic() - t
+    print(f"pretouch pass {i + 1}: {gib} GiB in {s:.1f} s ({gib / s:.1f} GiB/s)", flush=True)
+PY
+	# The runs do not depend on it: a failed pretouch is said, not fatal.
+	[ "${PIPESTATUS[0]}" -eq 0 ] || echo "pretouch failed (see above): the runs go on without it" | tee -a "$RESULTS/pretouch.txt"
+}
+
+# same_gpu refuses a machine whose GPU is not SAME_GPU_AS's.
+same_gpu() {
+	local want got
+	want=$(grep -o 'GPU-[0-9a-f-]*' "${SAME_GPU_AS:?same-gpu needs SAME_GPU_AS, an env.txt}" | head -1)
+	got=$(grep -o 'GPU-[0-9a-f-]*' "$RESULTS/env.txt" | head -1)
+	if [ -z "$want" ] || [ "$want" != "$got" ]; then
+		echo "same-gpu: this machine's GPU is ${got:-none}, call A's was ${want:-none}: not the same machine, nothing run"
+		exit 3
+	fi
+	echo "same-gpu: $got, as in call A"
+}
+
 "$BIN" --version >"$RESULTS/version.txt" 2>&1
 "$BIN" detect >"$RESULTS/env.txt" 2>&1
 head -2 "$RESULTS/version.txt"
@@ -119,6 +164,12 @@ for s in "$@"; do
 		# falls on every configuration alike (bias-h200-r3.yaml says why).
 		cuda_sync
 		step runs "$FILE" --interleave ;;
-	*) echo "scripts/bias/h200.sh: unknown step $s (calibrate, validate, validate-interleaved)" >&2; exit 2 ;;
+	pretouch)
+		pretouch ;;
+	same-gpu)
+		same_gpu ;;
+	anchor)
+		step anchor "$CAL_FILE" --interleave --filter "${ANCHOR:-^cal22}" --repeat "${ANCHOR_REPEATS:-3}" ;;
+	*) echo "scripts/bias/h200.sh: unknown step $s (pretouch, same-gpu, calibrate, validate, validate-interleaved, anchor)" >&2; exit 2 ;;
 	esac
 done

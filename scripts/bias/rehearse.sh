@@ -14,8 +14,12 @@
 #   scripts/bias/rehearse.sh [FOLDER]    # default: a new temporary folder, kept
 #
 # PREDICTED names the predicted file (default bias-h200; bias-h200-r3 for
-# the third test) and VALIDATE the step that runs it (default validate;
-# validate-interleaved for the third test).
+# the third test), CALIBRATION the calibration's (default bias-h200-cal;
+# bias-h200-cal-r4 for the fourth), CALIBRATE call A's steps (default
+# calibrate; "pretouch calibrate" for the fourth) and VALIDATE call B's
+# (default validate; validate-interleaved for the third, "pretouch
+# validate-interleaved anchor" for the fourth). pretouch writes
+# PRETOUCH_GIB GiB (here 1 unless set).
 #
 # Exit 0 when every step did what the session expects of it (check's own
 # verdict on these toy runs aside: 0 or 3), 1 otherwise.
@@ -25,7 +29,10 @@ ROOT=$PWD
 W=${1:-$(mktemp -d /tmp/bias-rehearsal.XXXXXX)}
 BIN=$ROOT/bin/provebench
 PREDICTED=${PREDICTED:-bias-h200}
+CALIBRATION=${CALIBRATION:-bias-h200-cal}
+CALIBRATE=${CALIBRATE:-calibrate}
 VALIDATE=${VALIDATE:-validate}
+export PRETOUCH_GIB=${PRETOUCH_GIB:-1}
 failed=0
 
 expect() { # want-status got-status what
@@ -39,7 +46,7 @@ expect() { # want-status got-status what
 
 make -s build || exit 1
 mkdir -p "$W/out" "$W/results" || exit 1
-for f in bias-h200-cal "$PREDICTED"; do
+for f in "$CALIBRATION" "$PREDICTED"; do
 	sed -E -e 's/2\^2([0-9])/2^1\1/g' -e '/budget:/s/GiB/MiB/' "scenarios/$f.yaml" >"$W/$f.yaml"
 	# Every size in the settings moved down: none of the H200's is left.
 	if grep -v '^ *#' "$W/$f.yaml" | grep -q '2^2[0-9]'; then
@@ -47,13 +54,14 @@ for f in bias-h200-cal "$PREDICTED"; do
 		exit 1
 	fi
 done
-"$BIN" validate "$W/bias-h200-cal.yaml" "$W/$PREDICTED.yaml" >/dev/null || exit 1
+"$BIN" validate "$W/$CALIBRATION.yaml" "$W/$PREDICTED.yaml" >/dev/null || exit 1
 git -C "$W/results" init -q || exit 1
 commit() { git -C "$W/results" -c user.name=rehearsal -c user.email=rehearsal@localhost commit -q -m "$1"; }
 
-export BIN BACKEND=cpu CAL_FILE=$W/bias-h200-cal.yaml FILE=$W/$PREDICTED.yaml DIR=$W/results
-RESULTS=$W/out/a scripts/bias/h200.sh calibrate
-expect 0 $? "h200.sh calibrate (call A)"
+export BIN BACKEND=cpu CAL_FILE=$W/$CALIBRATION.yaml FILE=$W/$PREDICTED.yaml DIR=$W/results
+# shellcheck disable=SC2086 # the steps are words
+RESULTS=$W/out/a scripts/bias/h200.sh $CALIBRATE
+expect 0 $? "h200.sh $CALIBRATE (call A)"
 cp -r "$W/out/a/calibration" "$DIR/calibration"
 
 scripts/bias/predict.sh predict
@@ -62,7 +70,8 @@ scripts/bias/predict.sh check 2>&1 | tail -1
 expect 2 "${PIPESTATUS[0]}" "predict.sh check before the prediction is committed"
 git -C "$DIR" add calibration prediction && commit "the frozen prediction"
 
-RESULTS=$W/out/b scripts/bias/h200.sh "$VALIDATE"
+# shellcheck disable=SC2086 # the steps are words
+RESULTS=$W/out/b scripts/bias/h200.sh $VALIDATE
 expect 0 $? "h200.sh $VALIDATE (call B)"
 cp -r "$W/out/b/runs" "$DIR/runs"
 
