@@ -1,0 +1,95 @@
+//go:build linux
+
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// markedProcesses lists the running processes whose command line holds
+// marker.
+func markedProcesses(marker string) []int {
+	var pids []int
+	entries, _ := os.ReadDir("/proc")
+	for _, e := range entries {
+		pid, err := strconv.Atoi(e.Name())
+		if err != nil || pid == os.Getpid() {
+			continue
+		}
+		cmdline, err := os.ReadFile("/proc/" + e.Name() + "/cmdline")
+		stat, _ := os.ReadFile("/proc/" + e.Name() + "/stat")
+		if err == nil && strings.Contains(string(cmdline), marker) && !strings.Contains(string(stat), ") Z ") {
+			pids = append(pids, pid)
+		}
+	}
+	return pids
+}
+
+// Issue 42 case 4: a runner SIGKILLed during an exec repetition leaves its
+// supervisor's output pipes without a reader. The supervisor's parent-death
+// signal (SIGTERM) reached main's handler, whose "interrupted: stopping"
+// line on the dead pipe killed the supervisor (SIGPIPE) before it ended
+// the tree: the command and its grandchildren ran on. The supervisor, as
+// main runs it, must end its tree however its pipes are.
+func TestExecShimEndsItsTreeWithItsPipesGone(t *testing.T) {
+	dir := t.TempDir()
+	marker := filepath.Join(dir, "marker")
+	job, _ := json.Marshal(map[string]any{
+		"command": []string{"sh", "-c", `(sleep 1000; :) & setsid sh -c "sleep 1001; :" "$0" & wait`, marker},
+		"grace":   200 * time.Millisecond,
+	})
+	exe, _ := os.Executable()
+	shim := exec.Command(exe, "exec-shim")
+	shim.Env = append(os.Environ(), signalsEnv+"=1")
+	shim.Stdin = strings.NewReader(string(job))
+	outR, outW, _ := os.Pipe()
+	errR, errW, _ := os.Pipe()
+	streamR, streamW, _ := os.Pipe()
+	shim.Stdout, shim.Stderr, shim.ExtraFiles = outW, errW, []*os.File{streamW}
+	if err := shim.Start(); err != nil {
+		t.Fatal(err)
+	}
+	outW.Close()
+	errW.Close()
+	streamW.Close()
+	defer func() {
+		for _, pid := range markedProcesses(marker) {
+			_ = syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}()
+	// Started: the stream says so; then the runner "dies": every reader
+	// of the supervisor's pipes is gone, and the parent-death SIGTERM.
+	buf := make([]byte, 256)
+	if n, err := streamR.Read(buf); err != nil || !strings.Contains(string(buf[:n]), "started") {
+		t.Fatalf("stream: %q, %v", buf[:n], err)
+	}
+	for deadline := time.Now().Add(10 * time.Second); len(markedProcesses(marker)) < 3; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the tree never started: %v", markedProcesses(marker))
+		}
+	}
+	outR.Close()
+	errR.Close()
+	streamR.Close()
+	if err := shim.Process.Signal(syscall.SIGTERM); err != nil {
+		t.Fatal(err)
+	}
+	_ = shim.Wait()
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(20 * time.Millisecond) {
+		left := markedProcesses(marker)
+		if len(left) == 0 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("pids %v outlived their supervisor (%s)", left, shim.ProcessState)
+		}
+	}
+}
