@@ -326,7 +326,7 @@ func pairConfigs(baseFiles, newFiles []string, f abFlags) ([]ab.Config, error) {
 		if b.Backend != n.Backend && !f.allowDifferentHardware {
 			return nil, usagef("configuration %q: backend %s on the base side, %s on the new: timings across backends differ for reasons that are not the code's (--allow-different-hardware to compare anyway)", b.Name, b.Backend, n.Backend)
 		}
-		cfg := ab.Config{Name: b.Name, Pairs: f.pairs, Warmups: f.warmups.v}
+		cfg := ab.Config{Name: b.Name, Pairs: f.pairs, Warmups: f.warmups.v, Timeout: max(b.Timeout, n.Timeout)}
 		if cfg.Pairs == 0 {
 			cfg.Pairs = max(b.Repeats, n.Repeats, defaultMinPairs)
 		}
