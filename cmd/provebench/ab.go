@@ -20,6 +20,7 @@ import (
 	"github.com/provebench/provebench/internal/atomicfile"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run"
+	"github.com/provebench/provebench/run/sample"
 )
 
 // defaultMinPairs is the fewest pairs ab measures per configuration unless
@@ -182,8 +183,8 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 		return usageError{err}
 	}
 	baseMode, newMode := runner.Modes()
-	rep.Cost = []string{ab.CostOf(base, cur, time.Since(start)).String(),
-		fmt.Sprintf("base ran in %s, new in %s", baseMode, newMode)}
+	rep.Cost = append([]string{ab.CostOf(base, cur, time.Since(start)).String(),
+		fmt.Sprintf("base ran in %s, new in %s", baseMode, newMode)}, runner.Notes()...)
 	if err := writeABFiles(runner.OutDir, rep); err != nil {
 		return err
 	}
@@ -282,7 +283,13 @@ func planAB(ctx context.Context, args []string, f abFlags) (*ab.Runner, []ab.Con
 	if err != nil {
 		return nil, nil, err
 	}
-	return &ab.Runner{Base: base, New: cur, OutDir: f.out, Format: format, CacheDir: f.cacheDir, Log: os.Stderr, WorkerReps: f.workerReps}, configs, nil
+	runner := &ab.Runner{Base: base, New: cur, OutDir: f.out, Format: format, CacheDir: f.cacheDir, Log: os.Stderr, WorkerReps: f.workerReps}
+	// The host's memory bounds what two warm sides may hold at once; where
+	// it cannot be read, the sides' first warm-ups overlap as before.
+	if env, err := sample.Host(ctx); err == nil {
+		runner.HostMemory = env.MemoryBytes
+	}
+	return runner, configs, nil
 }
 
 // validateSide has the side's own binary check its scenario files, so that
@@ -326,7 +333,7 @@ func pairConfigs(baseFiles, newFiles []string, f abFlags) ([]ab.Config, error) {
 		if b.Backend != n.Backend && !f.allowDifferentHardware {
 			return nil, usagef("configuration %q: backend %s on the base side, %s on the new: timings across backends differ for reasons that are not the code's (--allow-different-hardware to compare anyway)", b.Name, b.Backend, n.Backend)
 		}
-		cfg := ab.Config{Name: b.Name, Pairs: f.pairs, Warmups: f.warmups.v}
+		cfg := ab.Config{Name: b.Name, Pairs: f.pairs, Warmups: f.warmups.v, PeakRSS: estimatedPeak(&b, &n)}
 		if cfg.Pairs == 0 {
 			cfg.Pairs = max(b.Repeats, n.Repeats, defaultMinPairs)
 		}
@@ -339,6 +346,16 @@ func pairConfigs(baseFiles, newFiles []string, f abFlags) ([]ab.Config, error) {
 		return nil, usagef("the sides share no configuration by name: ab pairs configurations by name, so give both sides' files the same scenario names")
 	}
 	return configs, nil
+}
+
+// estimatedPeak is the larger of two sides' estimated peak RSS for one
+// configuration, from their strategies' bounds; 0 where either runs an
+// external command, which no estimate covers.
+func estimatedPeak(base, cur *run.Spec) int64 {
+	if base.IsExec() || cur.IsExec() {
+		return 0
+	}
+	return max(run.EstimateSpec(base).PeakRSS, run.EstimateSpec(cur).PeakRSS)
 }
 
 func writeABFiles(dir string, rep *compare.Report) error {
