@@ -46,14 +46,18 @@ func (r *Runner) fitsByEstimate(cfg Config) bool {
 }
 
 // tooBigForTwo says why two warm sides of what rep measured would not fit
-// the host or a GPU recorded in env; "" when they would.
-func tooBigForTwo(env results.Environment, rep *results.Repetition) string {
+// host bytes of memory (where 0, the host's recorded in env) or a GPU
+// recorded in env; "" when they would.
+func tooBigForTwo(host uint64, env results.Environment, rep *results.Repetition) string {
 	if rep == nil || rep.Status != results.StatusOK {
 		return ""
 	}
-	if !fits(rep.PeakRSSBytes, env.MemoryBytes) {
+	if host == 0 {
+		host = env.MemoryBytes
+	}
+	if !fits(rep.PeakRSSBytes, host) {
 		return fmt.Sprintf("two warm sides need 2 × %s of peak RSS, the host has %s",
-			units.FormatBytes(int64(rep.PeakRSSBytes)), units.FormatBytes(int64(env.MemoryBytes)))
+			units.FormatBytes(int64(rep.PeakRSSBytes)), units.FormatBytes(int64(host)))
 	}
 	gpu := rep.PeakGPUMemoryBytes
 	if gpu == nil {
@@ -81,7 +85,7 @@ func (r *Runner) firstWarmups(ctx context.Context, sides [2]*side, cfg Config) e
 	if err != nil {
 		return err
 	}
-	if why := tooBigForTwo(sides[0].doc.Environment, rep); why != "" {
+	if why := tooBigForTwo(r.HostMemory, sides[0].doc.Environment, rep); why != "" {
 		r.setAlone(cfg.Name, why)
 		// The base side's other warm-ups, while it is warm; the new
 		// side's come as its first block begins.

@@ -106,11 +106,15 @@ func TestTooBigForTwoReadsTheGPU(t *testing.T) {
 	gpu := uint64(105 * gib)
 	env := results.Environment{MemoryBytes: 512 * gib, GPUs: []results.GPU{{MemoryBytes: 141 * gib}}}
 	rep := &results.Repetition{Status: results.StatusOK, PeakRSSBytes: 40 * gib, PeakGPUMemoryBytes: &gpu}
-	if why := tooBigForTwo(env, rep); !strings.Contains(why, "GPU memory") {
+	if why := tooBigForTwo(0, env, rep); !strings.Contains(why, "GPU memory") {
 		t.Errorf("why %q: want the GPU's memory named", why)
 	}
 	gpu = 50 * gib
-	if why := tooBigForTwo(env, rep); why != "" {
+	if why := tooBigForTwo(0, env, rep); why != "" {
 		t.Errorf("two of 50 GiB on a 141 GiB GPU: %q, want fits", why)
+	}
+	// A memory given (ab --host-memory) is the host's, not the recorded one.
+	if why := tooBigForTwo(64*gib, env, rep); !strings.Contains(why, "peak RSS") {
+		t.Errorf("two of 40 GiB in 64 GiB: %q, want the host's memory named", why)
 	}
 }
