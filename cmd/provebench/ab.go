@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -188,6 +189,9 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 		return runErr
 	}
 	fmt.Fprintf(w, "measured in %s\n\n", time.Since(start).Round(time.Second))
+	if err := sidesMeasured(base, cur, runner.OutDir); err != nil {
+		return err
+	}
 	rep, err := compare.Compare(base, cur, opts)
 	if err != nil {
 		return usageError{err}
@@ -198,11 +202,55 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	if err := writeABFiles(runner.OutDir, rep); err != nil {
 		return err
 	}
+	// The exit status is the verdict's first line's: a comparison that
+	// did not pass says so whatever crashed; one that would have passed
+	// is no pass with repetitions failed, and says that first.
+	failed := countStatus(base, results.StatusFailed, results.StatusCrashed) + countStatus(cur, results.StatusFailed, results.StatusCrashed)
+	if failed > 0 && rep.Outcome() == compare.Pass {
+		fmt.Fprintf(w, "FAILED: %d repetitions failed or crashed (see %s); the pairs that ran:\n\n", failed, runner.OutDir)
+		if err := publishComparison(w, rep, f.markdown); err != nil {
+			return err
+		}
+		return exitError{code: exitFailure, err: fmt.Errorf("%d repetitions failed or crashed (see %s)", failed, runner.OutDir)}
+	}
 	published := publishComparison(w, rep, f.markdown)
-	if n := countStatus(base, results.StatusFailed, results.StatusCrashed) + countStatus(cur, results.StatusFailed, results.StatusCrashed); n > 0 {
-		return exitError{code: exitFailure, err: fmt.Errorf("%d repetitions failed or crashed (see %s)", n, runner.OutDir)}
+	if failed > 0 {
+		fmt.Fprintf(w, "(%d repetitions failed or crashed: see %s)\n", failed, runner.OutDir)
 	}
 	return published
+}
+
+// sidesMeasured refuses to compare a side none of whose repetitions was
+// measured (every one crashed or failed, its binary's fault or its
+// lines not results): there is nothing of it to compare, and its empty
+// record would read as another machine. The error names the side and
+// its first repetition's error.
+func sidesMeasured(base, cur *results.Run, dir string) error {
+	for i, doc := range []*results.Run{base, cur} {
+		if countStatus(doc, results.StatusOK) > 0 {
+			continue
+		}
+		name, why := [2]string{"base", "new"}[i], "no repetition ran"
+		for _, sc := range doc.Scenarios {
+			if len(sc.Repetitions) > 0 {
+				why = fmt.Sprintf("%d repetitions, none measured; the first: %s: %s", countStatus(doc, results.StatusFailed, results.StatusCrashed), sc.Repetitions[0].Status, firstLine(sc.Repetitions[0].Error))
+				break
+			}
+		}
+		return exitError{code: exitFailure, err: fmt.Errorf("the %s side measured nothing (%s); see %s", name, why, dir)}
+	}
+	return nil
+}
+
+// firstLine is s up to its first line break, at most 300 bytes.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
 }
 
 // judgeAB is --until-resolved's judge: compare's own estimate, per

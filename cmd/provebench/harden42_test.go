@@ -93,3 +93,27 @@ func TestExecShimEndsItsTreeWithItsPipesGone(t *testing.T) {
 		}
 	}
 }
+
+// Issue 42 case 6: a base binary that crashes every repetition was
+// reported as "results come from different hardware (cpu_model "" /
+// cpus 0)", exit 2: its empty record read as another machine. It is a
+// side that measured nothing, said as such, exit 1.
+func TestABCrashingSideIsNamed(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
+	self, err := os.Executable()
+	if err != nil {
+		t.Fatal(err)
+	}
+	crash := writeFile(t, dir, "crash.sh", "#!/bin/sh\n"+
+		"case \"$*\" in *--help*|validate*) \""+self+"\" \"$@\" | grep -v -- '--serve'; exit 0;; esac\n"+
+		"echo 'not json'; kill -SEGV $$\n")
+	if err := os.Chmod(crash, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	scen := writeFile(t, dir, "s.yaml", tinyScenario)
+	code, stdout, stderr := capture(t, "ab", scen, "--filter", "^hold$", "--pairs", "6", "--warmups", "0", "--base-binary", crash, "-o", filepath.Join(dir, "ab"))
+	if code != exitFailure || !strings.Contains(stderr, "the base side measured nothing") || strings.Contains(stdout+stderr, "different hardware") {
+		t.Errorf("exit %d\nstdout %s\nstderr %s\nwant exit 1 naming the base side", code, stdout, stderr)
+	}
+}
