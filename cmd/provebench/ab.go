@@ -171,6 +171,11 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	if err != nil {
 		return err
 	}
+	unlock, err := openABOut(runner.OutDir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	fmt.Fprintf(w, "ab: %d configurations, base %s, new %s; results in %s\n", len(configs),
 		describeSide(runner.Base), describeSide(runner.New), runner.OutDir)
 	opts := compare.Options{Thresholds: th, Paired: true, AllowDifferentHardware: f.allowDifferentHardware}
@@ -429,6 +434,34 @@ func estimatedPeak(base, cur *run.Spec) int64 {
 		return 0
 	}
 	return max(run.EstimateSpec(base).PeakRSS, run.EstimateSpec(cur).PeakRSS)
+}
+
+// openABOut locks ab's output folder for this ab, as run locks its own
+// (a second ab into it would rewrite this one's documents), and refuses
+// one that holds a finished ab (its ab.txt or ab.md, or a side's
+// results): a later ab would silently replace it. Both are bad input,
+// exit 2, as is a -o that is not a directory.
+func openABOut(dir string) (unlock func(), err error) {
+	unlock, err = run.LockOutDir(dir)
+	if err != nil {
+		return nil, usagef("-o %s: %w", dir, err)
+	}
+	finished := ""
+	for _, name := range []string{"ab.txt", "ab.md"} {
+		if _, serr := os.Lstat(filepath.Join(dir, name)); serr == nil {
+			finished = name
+		}
+	}
+	for _, side := range []string{"base", "new"} {
+		if cerr := run.CheckFinished(filepath.Join(dir, side)); cerr != nil && finished == "" {
+			finished = side + "/"
+		}
+	}
+	if finished != "" {
+		unlock()
+		return nil, usagef("-o %s: holds the results of a previous ab (%s); choose another -o", dir, finished)
+	}
+	return unlock, nil
 }
 
 func writeABFiles(dir string, rep *compare.Report) error {

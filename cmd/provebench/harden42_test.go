@@ -117,3 +117,39 @@ func TestABCrashingSideIsNamed(t *testing.T) {
 		t.Errorf("exit %d\nstdout %s\nstderr %s\nwant exit 1 naming the base side", code, stdout, stderr)
 	}
 }
+
+// Issue 42 case 8: ab's output folder is locked as run's is, a finished
+// one is not replaced, and a -o that is a regular file is bad input (exit
+// 2), for ab and for history show.
+func TestABOutputFolder(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
+	scen := writeFile(t, dir, "s.yaml", tinyScenario)
+	file := writeFile(t, dir, "file", "mine")
+	if code, _, stderr := capture(t, "ab", scen, "-o", file); code != exitUsage || !strings.Contains(stderr, file) {
+		t.Errorf("ab -o a regular file: exit %d, %s", code, stderr)
+	}
+	if code, _, stderr := capture(t, "history", "show", "--db", filepath.Join(dir, "none.db"), "-o", file); code != exitUsage {
+		t.Errorf("history show -o a regular file: exit %d, %s", code, stderr)
+	}
+	finished := filepath.Join(dir, "finished")
+	if err := os.Mkdir(finished, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	writeFile(t, finished, "ab.txt", "OK: an earlier ab")
+	if code, _, stderr := capture(t, "ab", scen, "-o", finished); code != exitUsage || !strings.Contains(stderr, "previous ab") {
+		t.Errorf("ab into a finished folder: exit %d, %s", code, stderr)
+	}
+	if b, _ := os.ReadFile(filepath.Join(finished, "ab.txt")); string(b) != "OK: an earlier ab" {
+		t.Errorf("the finished ab.txt was rewritten: %q", b)
+	}
+	busy := filepath.Join(dir, "busy")
+	unlock, err := openABOut(busy)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unlock()
+	if code, _, stderr := capture(t, "ab", scen, "-o", busy); code != exitUsage || !strings.Contains(stderr, "in use by another provebench run") {
+		t.Errorf("ab into a folder another ab holds: exit %d, %s", code, stderr)
+	}
+}

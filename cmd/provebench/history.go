@@ -389,6 +389,9 @@ series); 1 the history could not be read or the pictures written.`,
 			if out == "" {
 				return usagef("--out: an output directory is required")
 			}
+			if st, err := os.Stat(out); err == nil && !st.IsDir() {
+				return usagef("-o %s: not a directory", out)
+			}
 			series, err := q.series(cmd.Context(), cmd.ErrOrStderr(), *db)
 			if err != nil {
 				return err
