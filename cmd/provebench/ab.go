@@ -164,8 +164,8 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	if f.untilResolved < 0 {
 		return usagef("--until-resolved: %v: want a duration such as 10m", f.untilResolved)
 	}
-	if f.workerReps < 0 {
-		return usagef("--worker-reps %d: a count of repetitions per worker, 0 for a process each", f.workerReps)
+	if f.workerReps < 0 || f.workerReps > ab.MaxWorkerReps {
+		return usagef("--worker-reps %d: a count of repetitions per worker, 0 for a process each, at most %d", f.workerReps, ab.MaxWorkerReps)
 	}
 	runner, configs, err := planAB(ctx, args, f)
 	if err != nil {

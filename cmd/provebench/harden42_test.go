@@ -153,3 +153,20 @@ func TestABOutputFolder(t *testing.T) {
 		t.Errorf("ab into a folder another ab holds: exit %d, %s", code, stderr)
 	}
 }
+
+// Issue 42 case 10: --worker-reps 2^62 wrapped to --reuse-process 0 (a
+// setup every repetition while ab.txt said "warm workers"), 2^63-1 to
+// --reuse-process -4. A count past MaxWorkerReps is bad input.
+func TestABWorkerRepsBounded(t *testing.T) {
+	dir := t.TempDir()
+	scen := writeFile(t, dir, "s.yaml", tinyScenario)
+	for _, n := range []string{"4611686018427387904", "9223372036854775807", "1048577"} {
+		out := filepath.Join(dir, "never")
+		if code, _, stderr := capture(t, "ab", scen, "--worker-reps", n, "-o", out); code != exitUsage || !strings.Contains(stderr, "--worker-reps") {
+			t.Errorf("--worker-reps %s: exit %d, %s", n, code, stderr)
+		}
+		if _, err := os.Stat(out); !os.IsNotExist(err) {
+			t.Errorf("--worker-reps %s left an output folder", n)
+		}
+	}
+}

@@ -80,6 +80,11 @@ const (
 	maxStretch   = 4
 )
 
+// MaxWorkerReps bounds Runner.WorkerReps: a worker asked to serve more
+// is never replaced in any run that ends, and maxStretch times more
+// must stay a count (2^62 wrapped to --reuse-process 0).
+const MaxWorkerReps = 1 << 20
+
 // retired reports whether the server has served its share: reps
 // repetitions at least, and enough windows to have paid for its setup.
 func (sv *server) retired(reps int) bool {
@@ -103,6 +108,9 @@ func (r *Runner) startServer(ctx context.Context, s *side, config string) (*serv
 	dir, err := os.MkdirTemp(s.dir, ".serve-")
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
+	}
+	if r.WorkerReps > MaxWorkerReps {
+		return nil, fmt.Errorf("%w: %d repetitions per worker, more than %d", ErrBadInput, r.WorkerReps, MaxWorkerReps)
 	}
 	args := append([]string{"run"}, s.Files...)
 	args = append(args, "--filter", "^"+regexp.QuoteMeta(config)+"$", "--serve",
