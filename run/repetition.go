@@ -10,6 +10,8 @@ import (
 	"os/exec"
 	"path/filepath"
 	"runtime"
+	"slices"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -331,7 +333,7 @@ func (r *Runner) verdict(spec *Spec, rep *results.Repetition, stopped supervise.
 		return results.StatusFailed, childErr
 	case res == nil:
 		msg := fmt.Sprintf("child %s without a result", describeExit(w.cmd.ProcessState))
-		if tail := w.stderr.String(); tail != "" {
+		if tail := w.stderr.crash(); tail != "" {
 			msg += ": " + tail
 		}
 		return results.StatusCrashed, msg
@@ -519,11 +521,21 @@ type tailBuffer struct {
 	mu  sync.Mutex
 	buf []byte
 	max int
+	// head is the first headKeep bytes written: where a Go crash says
+	// what it was, before its goroutines' stacks.
+	head []byte
 }
+
+// headKeep is how much of the start of a child's output a tailBuffer
+// keeps beside its tail.
+const headKeep = 4 << 10
 
 func (b *tailBuffer) Write(p []byte) (int, error) {
 	b.mu.Lock()
 	defer b.mu.Unlock()
+	if n := min(len(p), headKeep-len(b.head)); n > 0 {
+		b.head = append(b.head, p[:n]...)
+	}
 	b.buf = append(b.buf, p...)
 	if len(b.buf) > b.max {
 		b.buf = b.buf[len(b.buf)-b.max:]
@@ -535,6 +547,33 @@ func (b *tailBuffer) String() string {
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	return string(bytes.TrimSpace(b.buf))
+}
+
+// crashLines bounds the lines of a Go crash's report a repetition's
+// error keeps: the panic or fatal error and the top of its goroutine's
+// stack, not the 250-odd lines of every goroutine's.
+const crashLines = 12
+
+// crash is what the output says of a crash: from a Go runtime's "panic:"
+// or "fatal error:" line (kept at the head of the output, however long
+// the stacks after it), crashLines lines and a count of those left out;
+// the output's tail where there is no such line.
+func (b *tailBuffer) crash() string {
+	b.mu.Lock()
+	head := string(b.head)
+	b.mu.Unlock()
+	lines := strings.Split(head, "\n")
+	at := slices.IndexFunc(lines, func(l string) bool {
+		return strings.HasPrefix(l, "panic: ") || strings.HasPrefix(l, "fatal error: ")
+	})
+	if at < 0 {
+		return b.String()
+	}
+	lines = lines[at:]
+	if len(lines) <= crashLines {
+		return strings.TrimSpace(strings.Join(lines, "\n"))
+	}
+	return strings.TrimSpace(strings.Join(lines[:crashLines], "\n")) + "\n... (the rest of the traceback left out)"
 }
 
 // heapProfileName is a repetition's heap profile file inside the output
