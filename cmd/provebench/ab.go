@@ -119,9 +119,11 @@ also appended to $GITHUB_STEP_SUMMARY when that is set.
 
 Exit status: 0 no regression (every gated metric judged), 3 regression,
 4 inconclusive (no regression found, but a gated metric could not be
-judged), 1 a repetition failed or crashed, 2 bad input (also when the sides'
-backends differ, unless --allow-different-hardware), 130 interrupted. The
-first line of the report says the same.`
+judged), 1 a side measured nothing, or repetitions failed or crashed where
+the pairs that ran would have passed (the report then starts FAILED), 2 bad
+input (also when the sides' backends differ, unless
+--allow-different-hardware, a -o that another ab holds or a finished ab
+wrote), 130 interrupted. The first line of the report says the same.`
 
 func newABCmd() *cobra.Command {
 	var f abFlags
