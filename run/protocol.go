@@ -1,6 +1,7 @@
 package run
 
 import (
+	"slices"
 	"time"
 
 	"github.com/provebench/provebench/results"
@@ -147,3 +148,37 @@ const (
 	// their growth, which cannot pass 100%.
 	seriesDeviceSpan = "device_span_us"
 )
+
+// steadyBusyFraction is the devices' busy fraction between 10% and 90% of
+// the partitions done: the growth of their busy time over the growth of the
+// device time it covers (gpu.DeviceStats.Span), both as the child streamed
+// them, so the fraction is on the devices' own clock and cannot pass 100%
+// however late a backend credits its work; false when the run is too short,
+// or sampled too coarsely, to tell.
+func steadyBusyFraction(rows [][]int64, names []string, partitions int) (float64, bool) {
+	iDone, iBusy, iSpan := slices.Index(names, "partitions_done"), slices.Index(names, seriesDeviceBusy), slices.Index(names, seriesDeviceSpan)
+	if iDone < 0 || iBusy < 0 || iSpan < 0 || partitions < 5 {
+		return 0, false
+	}
+	lo, hi := -1, -1
+	for i, row := range rows {
+		if len(row) != len(names) {
+			continue
+		}
+		d := row[iDone]
+		if lo < 0 && d*10 >= int64(partitions) {
+			lo = i
+		}
+		if hi < 0 && d*10 >= int64(partitions)*9 {
+			hi = i
+		}
+	}
+	if lo < 0 || hi <= lo {
+		return 0, false
+	}
+	span := rows[hi][iSpan] - rows[lo][iSpan]
+	if span <= 0 {
+		return 0, false
+	}
+	return float64(rows[hi][iBusy]-rows[lo][iBusy]) / float64(span), true
+}

@@ -52,7 +52,7 @@ type worker struct {
 	proc   *sample.Process // nil when /proc could not be opened
 	stream *streamReader
 	stdin  io.WriteCloser // a serving worker's requests; nil otherwise
-	stderr *tailBuffer
+	stderr *supervise.TailBuffer
 	exited chan struct{} // closed once the process has been waited for
 	serve  bool
 	served int // repetitions asked of it so far
@@ -87,7 +87,7 @@ func (r *Runner) startWorker(ctx context.Context, spec *Spec, idx int, warmup, s
 	if err != nil {
 		return fail(results.StatusFailed, fmt.Errorf("stream pipe: %w", err))
 	}
-	w := &worker{stderr: &tailBuffer{max: stderrKeep}, exited: make(chan struct{}), serve: serve, served: 1, heapProfile: cj.HeapProfile, pr: pr}
+	w := &worker{stderr: &supervise.TailBuffer{Max: stderrKeep}, exited: make(chan struct{}), serve: serve, served: 1, heapProfile: cj.HeapProfile, pr: pr}
 	cmd := exec.Command(r.Exe, "child")
 	if serve {
 		in, err := cmd.StdinPipe()
@@ -208,7 +208,7 @@ func (r *Runner) serveOn(ctx context.Context, w *worker, spec *Spec, rep results
 	if interval <= 0 {
 		interval = supervise.DefaultInterval
 	}
-	ct := &childTarget{r: r, cmd: w.cmd, proc: w.proc, stream: w.stream, rec: newRecorder(interval, r.GPU != nil)}
+	ct := &childTarget{r: r, cmd: w.cmd, proc: w.proc, stream: w.stream, rec: supervise.NewRecorder(interval, r.GPU != nil)}
 	var ended <-chan struct{} = w.exited
 	if w.serve {
 		ended = ct.ended(w.exited)
@@ -235,9 +235,9 @@ func (r *Runner) serveOn(ctx context.Context, w *worker, spec *Spec, rep results
 	if !ready {
 		t0 = end
 	}
-	rep.Series = rec.series(t0, w.stream.names())
-	rep.PeakRSSSampledBytes = rec.peakRSS
-	rep.PeakGPUMemoryBytes, rep.PeakGPUDeviceMemoryBytes, rep.MeanGPUUtilization = rec.gpuPeaks()
+	rep.Series = rec.Series(t0, w.stream.names())
+	rep.PeakRSSSampledBytes = rec.PeakRSS
+	rep.PeakGPUMemoryBytes, rep.PeakGPUDeviceMemoryBytes, rep.MeanGPUUtilization = rec.GPUPeaks()
 	if w.dead() {
 		if usage, err := sample.ExitUsage(w.cmd.ProcessState); err == nil && !w.servedBefore() {
 			rep.CPUUserSeconds, rep.CPUSystemSeconds = usage.UserSeconds, usage.SystemSeconds
@@ -250,7 +250,7 @@ func (r *Runner) serveOn(ctx context.Context, w *worker, spec *Spec, rep results
 		// child growing fast between them (16 MiB per 5 ms in the tests)
 		// can leave the read peak below an RSS already seen, which the
 		// kernel's peak never is.
-		rep.PeakRSSBytes = max(rep.PeakRSSBytes, rec.peakRSS)
+		rep.PeakRSSBytes = max(rep.PeakRSSBytes, rec.PeakRSS)
 	}
 	res, childErr := w.stream.outcome()
 	if res != nil {
@@ -287,7 +287,7 @@ func (w *worker) ownCPU() (float64, bool) {
 // with what a warm worker's repetition records differently: its CPU time
 // over the repetition alone, and its peak since the reset (or the sampled
 // one where the reset failed).
-func (r *Runner) fillServed(rep *results.Repetition, w *worker, res *childResult, rec *recorder) {
+func (r *Runner) fillServed(rep *results.Repetition, w *worker, res *childResult, rec *supervise.Recorder) {
 	fillFromChild(rep, res)
 	if res.HeapProfileSecs != nil {
 		rep.HeapProfile = filepath.Base(w.heapProfile)
@@ -297,7 +297,7 @@ func (r *Runner) fillServed(rep *results.Repetition, w *worker, res *childResult
 		r.autoNoted = true
 		r.warnf("backend auto: CUDA not used, running on the CPU: %s", res.WhyNotCUDA)
 	}
-	if f, ok := rec.steadyBusyFraction(w.stream.names(), res.PartitionsDone); ok {
+	if f, ok := steadyBusyFraction(rec.Rows(), w.stream.names(), res.PartitionsDone); ok {
 		rep.SteadyDeviceBusyFraction = &f
 	}
 	if res.Worker == nil {
@@ -308,7 +308,7 @@ func (r *Runner) fillServed(rep *results.Repetition, w *worker, res *childResult
 		rep.CPUUserSeconds, rep.CPUSystemSeconds = *res.WindowUserSecs, *res.WindowSystemSecs
 	}
 	if !res.Worker.PeakReset {
-		rep.PeakRSSBytes, rep.PeakRSSSource = rec.peakRSS, results.PeakFromSampled
+		rep.PeakRSSBytes, rep.PeakRSSSource = rec.PeakRSS, results.PeakFromSampled
 	}
 }
 
@@ -330,7 +330,7 @@ func (r *Runner) verdict(spec *Spec, rep *results.Repetition, stopped supervise.
 	case childErr != "":
 		return results.StatusFailed, childErr
 	case res == nil:
-		msg := fmt.Sprintf("child %s without a result", describeExit(w.cmd.ProcessState))
+		msg := fmt.Sprintf("child %s without a result", supervise.DescribeExit(w.cmd.ProcessState))
 		if tail := w.stderr.String(); tail != "" {
 			msg += ": " + tail
 		}
@@ -387,16 +387,6 @@ func fillFromChild(rep *results.Repetition, res *childResult) {
 		rep.PeakRSSBytes, rep.PeakRSSSource = res.VmHWM, results.PeakFromVmHWM
 	}
 	fillProverFigures(rep, res)
-}
-
-func describeExit(ps *os.ProcessState) string {
-	if ps == nil {
-		return "did not start"
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return fmt.Sprintf("killed by signal %s", ws.Signal())
-	}
-	return fmt.Sprintf("exited with status %d", ps.ExitCode())
 }
 
 // streamReader decodes the child's message stream. The sampler polls it at
@@ -514,29 +504,6 @@ func (s *streamReader) names() []string { return s.seriesNm }
 
 func (s *streamReader) outcome() (*childResult, string) { return s.result, s.errMsg }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > b.max {
-		b.buf = b.buf[len(b.buf)-b.max:]
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(bytes.TrimSpace(b.buf))
-}
-
 // heapProfileName is a repetition's heap profile file inside the output
 // directory: heap-<stem>-<index>.pprof, one file per configuration and
 // repetition (see fsname.Stem).
@@ -550,7 +517,7 @@ type childTarget struct {
 	cmd    *exec.Cmd
 	proc   *sample.Process // nil when /proc could not be opened
 	stream *streamReader
-	rec    *recorder
+	rec    *supervise.Recorder
 	last   sample.ProcSample // the latest read of the kernel's peak
 
 	// done, when set, is closed once the stream holds the repetition's
@@ -594,14 +561,14 @@ func (c *childTarget) Sample(at time.Time, detail bool) (uint64, bool) {
 	if res, errMsg := c.stream.outcome(); c.done != nil && (res != nil || errMsg != "") {
 		defer c.finish()
 	}
-	var g *GPUReading
+	var g *supervise.GPUReading
 	if c.r.GPU != nil {
 		if gr, err := c.r.GPU.Sample(c.cmd.Process.Pid); err == nil {
 			g = &gr
 		}
 	}
 	values, valuesT := c.stream.latest()
-	c.rec.add(at, rss, g, values, valuesT)
+	c.rec.Add(at, rss, g, values, valuesT)
 	return rss, true
 }
 

@@ -1,6 +1,6 @@
 //go:build linux
 
-package run
+package exec
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
+	osexec "os/exec"
 	"os/signal"
 	"syscall"
 	"time"
@@ -216,7 +216,7 @@ func (s *shim) start(argv []string) (int, error) {
 	if len(argv) == 0 {
 		return 0, errors.New("empty command")
 	}
-	path, err := exec.LookPath(argv[0])
+	path, err := osexec.LookPath(argv[0])
 	if err != nil {
 		return 0, err
 	}
