@@ -226,6 +226,10 @@ func (r *Runner) serveOn(ctx context.Context, w *worker, spec *Spec, rep results
 	} else {
 		w.stream.poll(time.Now(), false)
 	}
+	res, childErr := w.stream.outcome()
+	if res != nil {
+		rep.Adopt(res.Figures) // the child's figures, as it measured them
+	}
 	end := time.Now()
 	rep.ProcessSeconds = end.Sub(began).Seconds()
 	if h, err := hostLoad.Stop(); err == nil {
@@ -252,7 +256,6 @@ func (r *Runner) serveOn(ctx context.Context, w *worker, spec *Spec, rep results
 		// kernel's peak never is.
 		rep.PeakRSSBytes = max(rep.PeakRSSBytes, rec.PeakRSS)
 	}
-	res, childErr := w.stream.outcome()
 	if res != nil {
 		r.fillServed(&rep, w, res, rec)
 	}
@@ -283,31 +286,33 @@ func (w *worker) ownCPU() (float64, bool) {
 	return own, true
 }
 
-// fillServed copies the child's account of a repetition into its record,
-// with what a warm worker's repetition records differently: its CPU time
-// over the repetition alone, and its peak since the reset (or the sampled
-// one where the reset failed).
+// fillServed adds to the child's figures what the parent weighs against
+// its own readings: the kernel's peak (the child's VmHWM or the parent's
+// last reading of it, whichever came later), the steady busy fraction from
+// the samples, and what a warm worker's repetition records differently:
+// its CPU time over the repetition alone, and its peak since the reset (or
+// the sampled one where the reset failed).
 func (r *Runner) fillServed(rep *results.Repetition, w *worker, res *childResult, rec *supervise.Recorder) {
-	fillFromChild(rep, res)
-	if res.HeapProfileSecs != nil {
-		rep.HeapProfile = filepath.Base(w.heapProfile)
-		rep.HeapProfileSeconds = res.HeapProfileSecs
+	// The child's VmHWM read as it finished and the parent's last sample
+	// of it are both the kernel's exact figure at their moment: the larger
+	// is the later, and the peak.
+	if res.VmHWM > 0 && (rep.PeakRSSSource != results.PeakFromSampledVmHWM || res.VmHWM >= rep.PeakRSSBytes) {
+		rep.PeakRSSBytes, rep.PeakRSSSource = res.VmHWM, results.PeakFromVmHWM
 	}
 	if res.WhyNotCUDA != "" && !r.autoNoted {
 		r.autoNoted = true
 		r.warnf("backend auto: CUDA not used, running on the CPU: %s", res.WhyNotCUDA)
 	}
-	if f, ok := steadyBusyFraction(rec.Rows(), w.stream.names(), res.PartitionsDone); ok {
+	if f, ok := steadyBusyFraction(rec.Rows(), w.stream.names(), rep.Partitions); ok {
 		rep.SteadyDeviceBusyFraction = &f
 	}
-	if res.Worker == nil {
+	if rep.Worker == nil {
 		return
 	}
-	rep.Worker = res.Worker
 	if res.WindowUserSecs != nil && res.WindowSystemSecs != nil {
 		rep.CPUUserSeconds, rep.CPUSystemSeconds = *res.WindowUserSecs, *res.WindowSystemSecs
 	}
-	if !res.Worker.PeakReset {
+	if !rep.Worker.PeakReset {
 		rep.PeakRSSBytes, rep.PeakRSSSource = rec.PeakRSS, results.PeakFromSampled
 	}
 }
@@ -335,58 +340,17 @@ func (r *Runner) verdict(spec *Spec, rep *results.Repetition, stopped supervise.
 			msg += ": " + tail
 		}
 		return results.StatusCrashed, msg
-	case res.PartitionsFailed > 0 || res.ProofsFailed > 0:
-		return results.StatusFailed, fmt.Sprintf("%d partitions failed: %s", res.PartitionsFailed, res.FirstError)
+	case res.Figures.FailedPartitions > 0 || res.ProofsFailed > 0:
+		return results.StatusFailed, fmt.Sprintf("%d partitions failed: %s", res.Figures.FailedPartitions, res.FirstError)
 	case res.VerifyFailed > 0:
 		return results.StatusFailed, fmt.Sprintf("%d partitions' proofs did not verify", res.VerifyFailed)
 	}
-	for name, v := range res.FinalCounters {
+	for name, v := range res.Figures.FinalCounters {
 		if v != 0 {
 			return results.StatusFailed, fmt.Sprintf("counter %s ended at %d, not 0: the pipeline leaked", name, v)
 		}
 	}
 	return results.StatusOK, ""
-}
-
-// fillFromChild copies the child's own account into the record.
-func fillFromChild(rep *results.Repetition, res *childResult) {
-	rep.WallSeconds = res.WallSecs
-	rep.Partitions = res.PartitionsDone
-	rep.FailedPartitions = res.PartitionsFailed
-	rep.Proofs = res.ProofsDone
-	if res.WallSecs > 0 {
-		rep.PartitionsPerSecond = float64(res.PartitionsDone) / res.WallSecs
-	}
-	if res.ProofsDone > 0 {
-		rep.SecondsPerProof = res.WallSecs / float64(res.ProofsDone)
-	}
-	rep.Verifiable = res.Verifiable
-	rep.ProofsVerified = res.ProofsVerified
-	rep.PeakCounters = res.PeakCounters
-	rep.FinalCounters = res.FinalCounters
-	rep.Stages = res.Stages
-	// Busy over the pipeline's wall time (first admission to last
-	// partition's end), as the README and the report define it; the
-	// engine's whole Run only for a child that did not report a wall.
-	span := res.WallSecs
-	if span <= 0 {
-		span = res.ElapsedSecs
-	}
-	if len(res.DeviceBusy) > 0 && span > 0 {
-		var sum time.Duration
-		for _, b := range res.DeviceBusy {
-			sum += b
-		}
-		f := sum.Seconds() / span / float64(len(res.DeviceBusy))
-		rep.DeviceBusyFraction = &f
-	}
-	// The child's VmHWM read as it finished and the parent's last sample
-	// of it are both the kernel's exact figure at their moment: the larger
-	// is the later, and the peak.
-	if res.VmHWM > 0 && (rep.PeakRSSSource != results.PeakFromSampledVmHWM || res.VmHWM >= rep.PeakRSSBytes) {
-		rep.PeakRSSBytes, rep.PeakRSSSource = res.VmHWM, results.PeakFromVmHWM
-	}
-	fillProverFigures(rep, res)
 }
 
 // streamReader decodes the child's message stream. The sampler polls it at

@@ -444,6 +444,9 @@ func (x *execRun) record(rep results.Repetition, s *sampled, ps *os.ProcessState
 	x.streamMu.Lock()
 	res, started, haveStart := x.done, x.started, x.haveStart
 	x.streamMu.Unlock()
+	if res != nil {
+		rep.Adopt(res.Figures) // the supervisor's figures, as it measured them
+	}
 	rep.ProcessSeconds = s.end.Sub(spawned).Seconds()
 	t0 := started
 	if !haveStart {
@@ -457,11 +460,6 @@ func (x *execRun) record(rep results.Repetition, s *sampled, ps *os.ProcessState
 		for _, p := range res.Reaped {
 			s.tree.Reaped(p.PID, p.MaxRSS)
 		}
-		rep.CPUUserSeconds, rep.CPUSystemSeconds = res.UserSeconds, res.SysSeconds
-		rep.MinorFaults, rep.MajorFaults = res.MinorFaults, res.MajorFaults
-		rep.WallSeconds = res.WallSeconds
-		code := res.ExitCode
-		rep.ExitCode, rep.ExitSignal = &code, res.Signal
 	}
 	peaks := s.tree.Peaks()
 	for _, p := range peaks[:min(len(peaks), maxProcesses)] {
@@ -507,12 +505,7 @@ func (x *execRun) counters(rep *results.Repetition) {
 		}
 	}
 	rep.Proofs = x.e.Proofs
-	if rep.WallSeconds > 0 {
-		rep.PartitionsPerSecond = float64(rep.Partitions) / rep.WallSeconds
-		if rep.Proofs > 0 {
-			rep.SecondsPerProof = rep.WallSeconds / float64(rep.Proofs)
-		}
-	}
+	rep.Derive()
 	if st := x.sink.Stages(); len(st) > 0 {
 		rep.Stages = make(map[string]results.StageSummary, len(st))
 		for name, ds := range st {
@@ -543,12 +536,12 @@ func (x *execRun) status(rep *results.Repetition, s *sampled, res *shimResult, p
 		rep.Error = fmt.Sprintf("exec supervisor %s without an account%s", supervise.DescribeExit(ps), tail)
 	case res.Error != "":
 		rep.Status, rep.Error = results.StatusFailed, "exec: "+res.Error+tail
-	case res.Signal != "":
+	case res.Figures.ExitSignal != "":
 		rep.Status = results.StatusCrashed
-		rep.Error = "command killed by signal " + res.Signal + tail
-	case res.ExitCode != 0:
+		rep.Error = "command killed by signal " + res.Figures.ExitSignal + tail
+	case res.exitCode() != 0:
 		rep.Status = results.StatusFailed
-		rep.Error = "command exited with status " + strconv.Itoa(res.ExitCode) + tail
+		rep.Error = "command exited with status " + strconv.Itoa(res.exitCode()) + tail
 	default:
 		rep.Status = results.StatusOK
 		// The same balance check as the built-in pipeline's: every

@@ -102,10 +102,10 @@ func (d *Driver) setup(ctx context.Context, spec *Spec, e *ExecSpec, argv []stri
 		return out.String(), fmt.Errorf("exec supervisor %s without an account", supervise.DescribeExit(sp.cmd.ProcessState))
 	case res.Error != "":
 		return out.String(), errors.New(res.Error)
-	case res.Signal != "":
-		return out.String(), fmt.Errorf("killed by signal %s", res.Signal)
-	case res.ExitCode != 0:
-		return out.String(), fmt.Errorf("exit status %d", res.ExitCode)
+	case res.Figures.ExitSignal != "":
+		return out.String(), fmt.Errorf("killed by signal %s", res.Figures.ExitSignal)
+	case res.exitCode() != 0:
+		return out.String(), fmt.Errorf("exit status %d", res.exitCode())
 	}
 	return out.String(), nil
 }
