@@ -26,9 +26,10 @@ type Probe interface {
 }
 
 // Sampler is a probe that also reads at every sampling tick of the
-// measured process (a peak no kernel counter keeps). Sample runs on the
-// sampling goroutine, possibly while End runs: such a probe guards its
-// state.
+// measured process (a peak no kernel counter keeps): the pipeline's child
+// calls it from its sampling loop. Sample runs on that loop's goroutine,
+// and may come before Begin, beside End and after it: such a probe guards
+// its state and counts only what it read between the two.
 type Sampler interface {
 	Sample()
 }
