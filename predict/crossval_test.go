@@ -316,7 +316,7 @@ func TestDeviceClockIsTakenAsIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		law  PowerLaw
+		law  CostLaw
 		n    float64
 		want float64
 	}{{m.GPUStart, 1 << 12, 0.01}, {m.GPUStart, 1 << 14, 0.04}, {m.Finalize, 1 << 12, 0.03}, {m.Finalize, 1 << 14, 0.12}} {

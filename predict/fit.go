@@ -102,3 +102,66 @@ func mean(v []float64) float64 {
 	}
 	return s / float64(len(v))
 }
+
+// CostLaw is y = Fixed + PerUnit·f(x), with f(x) = x, or x·log2(x) where
+// NLogN: a device stage's fixed cost per partition (kernel launches,
+// synchronisation, allocations) plus its work, linear in the size for a
+// copy or an MSM's bucket passes and n log n for an NTT. A power law fitted
+// over a few small sizes folds the fixed cost's share, which shrinks as
+// the size grows, into its exponent, and so bends under the work beyond
+// the sizes fitted; this law's growth tends to the work's
+// (docs/results/h200-validation/README.md, "Stage laws";
+// predict.TestH200StageLawsExtrapolate).
+type CostLaw struct {
+	Fixed   float64 `json:"fixed"`
+	PerUnit float64 `json:"per_unit"`
+	NLogN   bool    `json:"n_log_n,omitempty"`
+}
+
+func (l CostLaw) work(x float64) float64 {
+	if l.NLogN && x > 1 {
+		return x * math.Log2(x)
+	}
+	return x
+}
+
+// At evaluates the law.
+func (l CostLaw) At(x float64) float64 { return l.Fixed + l.PerUnit*l.work(x) }
+
+func (l CostLaw) String() string {
+	unit := "x"
+	if l.NLogN {
+		unit = "x·log2(x)"
+	}
+	return fmt.Sprintf("%.4g + %.4g · %s", l.Fixed, l.PerUnit, unit)
+}
+
+// fitCostLaw fits a CostLaw to the positive points by least squares on
+// the relative error ((law − y)/y), so that the small sizes count as much
+// as the large. A fixed cost fitted below zero, or one distinct x, leaves
+// the work alone (Fixed 0), the only law that a single size or a cost
+// growing faster than the work allows.
+func fitCostLaw(xs, ys []float64, nlogn bool) (CostLaw, error) {
+	law := CostLaw{NLogN: nlogn}
+	// Normal equations of min Σ (c/y + d·f/y − 1)².
+	var s00, s01, s11, t0, t1 float64
+	n := 0
+	for i := range xs {
+		if xs[i] <= 0 || ys[i] <= 0 {
+			continue
+		}
+		a, b := 1/ys[i], law.work(xs[i])/ys[i]
+		s00, s01, s11, t0, t1 = s00+a*a, s01+a*b, s11+b*b, t0+a, t1+b
+		n++
+	}
+	if n == 0 {
+		return law, fmt.Errorf("no positive points to fit")
+	}
+	if det := s00*s11 - s01*s01; det > 1e-9*s00*s11 {
+		law.Fixed, law.PerUnit = (t0*s11-t1*s01)/det, (s00*t1-s01*t0)/det
+		if law.Fixed >= 0 && law.PerUnit > 0 {
+			return law, nil
+		}
+	}
+	return CostLaw{PerUnit: t1 / s11, NLogN: nlogn}, nil
+}
