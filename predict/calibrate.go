@@ -126,9 +126,8 @@ type Model struct {
 	// against constraints: the device's own time per partition, from the
 	// backend's stages; the device runs one at a time (DeviceSerial), and
 	// the simulator adds the queueing. Upload (zero on the CPU backend)
-	// holds the GPU worker but overlaps the device's compute. Each is a
-	// fixed cost plus its work (CostLaw): the NTT region's n log n, the
-	// MSMs' and the upload's n.
+	// holds the GPU worker but overlaps the device's compute. Each has the
+	// form (CostLaw) that extrapolated best within the calibration.
 	GPUStart     CostLaw `json:"gpu_start"`
 	Upload       CostLaw `json:"upload"`
 	Finalize     CostLaw `json:"finalize"`
@@ -775,14 +774,14 @@ func (m *Model) fit() error {
 		}
 	}
 	nx, gy, fy := leastDeviceTimes(m.Points)
-	if m.GPUStart, err = fitCostLaw(nx, gy, true); err != nil {
+	if m.GPUStart, err = fitStageLaw(nx, gy); err != nil {
 		return fmt.Errorf("calibration: gpu_start: %w", err)
 	}
-	if m.Upload, err = fitCostLaw(ux, uy, false); err != nil {
+	if m.Upload, err = fitStageLaw(ux, uy); err != nil {
 		m.Upload = CostLaw{} // no uploads: the CPU backend
 	}
 	m.PageableUpload = m.fitPageableUpload()
-	if m.Finalize, err = fitCostLaw(nx, fy, false); err != nil {
+	if m.Finalize, err = fitStageLaw(nx, fy); err != nil {
 		return fmt.Errorf("calibration: finalize: %w", err)
 	}
 	if len(bx) == 0 {
