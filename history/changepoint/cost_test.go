@@ -60,12 +60,12 @@ func TestFamilyOfChangesIsLinear(t *testing.T) {
 // permutation).
 func TestEarlyDecisionsMatchExhaustive(t *testing.T) {
 	families := map[string][]Series{
-		"all stepped":   stepped(2, 40, 30, 15, 0.12, 0.03),
-		"flat":          family(3, 40, 30, 0, 0, 0.03),
-		"one step":      family(4, 40, 30, 15, 0.12, 0.03),
-		"edge":          stepped(5, 40, 30, 15, 0.03, 0.03),
+		"all stepped":   stepped(2, 20, 30, 15, 0.12, 0.03),
+		"flat":          family(3, 20, 30, 0, 0, 0.03),
+		"one step":      family(4, 20, 30, 15, 0.12, 0.03),
+		"edge":          stepped(5, 20, 30, 15, 0.035, 0.03),
 		"permutation":   stepped(6, 1, 60, 30, 0.05, 0.03),
-		"two steps":     twoSteps(7, 20),
+		"two steps":     twoSteps(7, 10),
 		"mixed lengths": append(stepped(8, 10, 12, 6, 0.2, 0.03), family(9, 10, 45, 20, 0.08, 0.03)...),
 	}
 	for name, fam := range families {
