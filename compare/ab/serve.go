@@ -12,6 +12,7 @@ import (
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
 	"syscall"
 	"time"
 
@@ -238,18 +239,67 @@ func (sv *server) reply(ctx context.Context, reply *serveReply, within time.Dura
 	go func() { got <- sv.replies.Decode(reply) }()
 	timer := time.NewTimer(within)
 	defer timer.Stop()
-	select {
-	case err := <-got:
-		return err
-	case <-ctx.Done():
-		sv.kill()
-		<-got
-		return ctx.Err()
-	case <-timer.C:
-		sv.kill()
-		<-got
-		return fmt.Errorf("%w within %s: the server was stopped", errNoReply, within)
+	look := time.NewTicker(stoppedLook)
+	defer look.Stop()
+	stoppedFor := 0
+	for {
+		select {
+		case err := <-got:
+			return err
+		case <-ctx.Done():
+			sv.kill()
+			<-got
+			return ctx.Err()
+		case <-timer.C:
+			sv.kill()
+			<-got
+			return fmt.Errorf("%w within %s: the server was stopped", errNoReply, within)
+		case <-look.C:
+			if stoppedFor = stoppedCount(stoppedFor, treeStopped(sv.cmd.Process.Pid)); stoppedFor >= stoppedLooks {
+				sv.kill()
+				<-got
+				return fmt.Errorf("%w: the server or its worker was stopped (a stop signal) and did not resume; the server was killed", errNoReply)
+			}
+		}
 	}
+}
+
+// A server, or its worker, stopped by a signal (SIGSTOP, SIGTSTP) answers
+// nothing until someone resumes it: seen stopped at stoppedLooks looks in
+// a row, stoppedLook apart, it is killed rather than waited for to its
+// deadline.
+const (
+	stoppedLook  = 500 * time.Millisecond
+	stoppedLooks = 4
+)
+
+// stoppedCount counts consecutive looks that saw the tree stopped.
+func stoppedCount(count int, stopped bool) int {
+	if stopped {
+		return count + 1
+	}
+	return 0
+}
+
+// treeStopped reports whether the process pid or one of its children is
+// stopped (state T in /proc/PID/stat).
+func treeStopped(pid int) bool {
+	pids := []int{pid}
+	if kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid)); err == nil {
+		for _, f := range strings.Fields(string(kids)) {
+			if k, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, k)
+			}
+		}
+	}
+	for _, p := range pids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		// The state follows the command's name, which ends at the last ')'.
+		if i := bytes.LastIndexByte(stat, ')'); err == nil && i >= 0 && i+2 < len(stat) && stat[i+2] == 'T' {
+			return true
+		}
+	}
+	return false
 }
 
 // kill ends the server at once; its workers end with it (their

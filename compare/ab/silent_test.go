@@ -89,3 +89,27 @@ func TestASilentServerIsStopped(t *testing.T) {
 		t.Errorf("servers left running after the cancel: %v", left)
 	}
 }
+
+// A server stopped by a signal mid-pair (SIGSTOP) is seen stopped and
+// killed within seconds, not waited for to its deadline.
+func TestAStoppedServerIsKilled(t *testing.T) {
+	exe := filepath.Join(t.TempDir(), "provebench")
+	script := "#!/bin/sh\nif [ \"$2\" = --help ]; then echo '      --serve   serve'; exit 0; fi\nexec sh -c 'kill -STOP $$; sleep 4343.4343' 4343.4343\n"
+	if err := os.WriteFile(exe, []byte(script), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	r := &Runner{
+		Base: Side{Name: "base", Exe: exe}, New: Side{Name: "new", Exe: exe},
+		OutDir: t.TempDir(), WorkerReps: 2, replyAllowance: time.Hour,
+	}
+	base, _, err := r.Run(context.Background(), []Config{{Name: "c", Pairs: 1}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if reps := base.Scenarios[0].Repetitions; len(reps) != 1 || reps[0].Status != results.StatusCrashed || !strings.Contains(reps[0].Error, "was stopped") {
+		t.Errorf("repetitions %+v, want one crashed: stopped", reps)
+	}
+	if left := livePIDsWith("4343.4343"); len(left) > 0 {
+		t.Errorf("servers left: %v", left)
+	}
+}
