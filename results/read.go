@@ -56,7 +56,7 @@ func Read(path string) (*Run, error) { return ReadContext(context.Background(), 
 // and, once the JSON is in memory, at once, leaving the decoding it
 // abandons to end on its own (bounded by the limits).
 func ReadContext(ctx context.Context, path string) (*Run, error) {
-	f, err := openfile.Open(path)
+	f, err := openfile.OpenContext(ctx, path)
 	if err != nil {
 		return nil, err
 	}

@@ -6,7 +6,9 @@
 package openfile
 
 import (
+	"context"
 	"io"
+	"io/fs"
 	"os"
 	"syscall"
 )
@@ -34,4 +36,41 @@ func ReadFile(path string) ([]byte, error) {
 	}
 	defer f.Close()
 	return io.ReadAll(f)
+}
+
+// OpenContext opens path for reading as os.Open does, waiting for a
+// FIFO's writer as os.Open does, but returns ctx's error once ctx is
+// done: the open left waiting is then let go (a writer that comes and
+// goes at once) and its file closed.
+func OpenContext(ctx context.Context, path string) (*os.File, error) {
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil, err
+	}
+	if st.Mode()&fs.ModeNamedPipe == 0 {
+		return Open(path)
+	}
+	type opened struct {
+		f   *os.File
+		err error
+	}
+	got := make(chan opened, 1)
+	go func() {
+		f, err := os.Open(path)
+		got <- opened{f, err}
+	}()
+	select {
+	case o := <-got:
+		return o.f, o.err
+	case <-ctx.Done():
+		if w, err := os.OpenFile(path, os.O_WRONLY|syscall.O_NONBLOCK, 0); err == nil {
+			w.Close()
+		}
+		go func() {
+			if o := <-got; o.f != nil {
+				o.f.Close()
+			}
+		}()
+		return nil, ctx.Err()
+	}
 }

@@ -1,6 +1,7 @@
 package openfile
 
 import (
+	"context"
 	"os"
 	"path/filepath"
 	"syscall"
@@ -39,5 +40,34 @@ func TestOpenDoesNotWaitForAWriter(t *testing.T) {
 	}
 	if data, err := ReadFile(regular); err != nil || string(data) != "x" {
 		t.Errorf("regular file: %q, %v", data, err)
+	}
+}
+
+// OpenContext waits for a FIFO's writer as os.Open does, and stops
+// waiting when its context is done.
+func TestOpenContextStops(t *testing.T) {
+	fifo := filepath.Join(t.TempDir(), "fifo")
+	if err := syscall.Mkfifo(fifo, 0o600); err != nil {
+		t.Skip("no FIFOs here:", err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() {
+		_, err := OpenContext(ctx, fifo)
+		done <- err
+	}()
+	select {
+	case err := <-done:
+		t.Fatalf("returned before a writer or a cancel: %v", err)
+	case <-time.After(100 * time.Millisecond):
+	}
+	cancel()
+	select {
+	case err := <-done:
+		if err != context.Canceled {
+			t.Errorf("cancelled: %v", err)
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("still waiting 10 s after the cancel")
 	}
 }
