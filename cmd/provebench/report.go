@@ -208,11 +208,11 @@ func newCompareCmd() *cobra.Command {
 		Use:   "compare BASE NEW | --paired DIR",
 		Short: "Compare two runs and fail on a regression",
 		Long:  compareHelp,
-		Example: `  provebench compare baseline/ci.json out/results.json
+		Example: `  provebench compare baseline/ci.json.gz out/new/results.json.gz
   provebench compare out/baseline out/new        # output folders
   provebench compare --paired out/ab             # judge an ab run again
   provebench compare --paired out/ab --first-pairs 6   # as ab judged it after 6 pairs
-  provebench compare base.json new.json --threshold seconds_per_proof=3%,peak_rss_bytes=5%`,
+  provebench compare out/baseline out/new --threshold seconds_per_proof=3%,peak_rss_bytes=5%`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if paired && len(args) == 1 {
 				return nil

@@ -174,7 +174,7 @@ Every setting is explicit. Run it to check the prediction:
 		best.Name, capPhrase(r), len(r.Candidates), run.ToolVersion(), strings.Join(r.Scenarios, ", "),
 		r.Calibrated(), best.SecondsPerProof, units.FormatBytes(best.PeakRSS), best.PeakRSS, path)
 	if len(r.Calibration) > 0 {
-		comment += fmt.Sprintf("\n  provebench simulate %s --calibration %s --check out/best/results.json -o out/best-sim",
+		comment += fmt.Sprintf("\n  provebench simulate %s --calibration %s --check out/best -o out/best-sim",
 			path, strings.Join(r.Calibration, ","))
 	}
 	data, err := scenarios.Marshal(best.Spec, comment)
