@@ -68,3 +68,31 @@ func TestBestScenarioHeaderChecksWhatTheRunWrites(t *testing.T) {
 		t.Errorf("the header's --check %s is not the folder its run writes, %s:\n%s", check[1], runOut[1], data)
 	}
 }
+
+// Issue 41, item 4: report --export alone writes the dashboard's JSON and
+// draws nothing (it used to redraw every plot to write one file); without
+// -o or --export there is nothing to write, exit 2.
+func TestReportExportAloneDrawsNothing(t *testing.T) {
+	dir := t.TempDir()
+	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
+	scen := writeFile(t, dir, "s.yaml", tinyScenario)
+	run := filepath.Join(dir, "run")
+	if code := runCLI(t, "run", scen, "--filter", "^hold$", "--repeat", "1", "--no-report", "-o", run); code != exitOK {
+		t.Fatalf("run exited %d", code)
+	}
+	bmf := filepath.Join(dir, "bmf.json")
+	if code := runCLI(t, "report", run, "--export", "bencher="+bmf); code != exitOK {
+		t.Fatalf("report --export alone exited %d", code)
+	}
+	if st, err := os.Stat(bmf); err != nil || st.Size() == 0 {
+		t.Errorf("the export was not written: %v", err)
+	}
+	drawn, _ := filepath.Glob(filepath.Join(run, "*.png"))
+	reports, _ := filepath.Glob(filepath.Join(run, "report.*"))
+	if len(drawn)+len(reports) > 0 {
+		t.Errorf("report --export alone drew %v %v", drawn, reports)
+	}
+	if code := runCLI(t, "report", run); code != exitUsage {
+		t.Errorf("report without -o or --export exited %d, want %d", code, exitUsage)
+	}
+}
