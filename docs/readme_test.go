@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A shell block of a Markdown file: the file, its first line's number and
@@ -162,7 +163,9 @@ func TestReadmeWorkflows(t *testing.T) {
 		cmd := exec.Command("bash", "-e", "-c", b.text)
 		cmd.Dir = root
 		cmd.Env = append(os.Environ(), "PROVEBENCH_CACHE="+filepath.Join(root, "cache"), "GITHUB_STEP_SUMMARY=")
+		start := time.Now()
 		out, err := cmd.CombinedOutput()
+		t.Logf("%s:%d: %.1f s", b.file, b.line, time.Since(start).Seconds()) // the first hour's steps, timed
 		all.Write(out)
 		if err != nil {
 			t.Fatalf("%s:%d: the block fails when copied: %v\n%s\n--- output:\n%s", b.file, b.line, err, b.text, out)

@@ -577,14 +577,16 @@ func printChanges(w io.Writer, format string, rep trend.Report, fdr float64) err
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "configuration\tmetric\tcommit\tbefore -> after\tchange\tp-value\ttest\t")
+	fmt.Fprintln(tw, "configuration\tmetric\tsince (UTC)\tcommit\tbefore -> after\tchange\tp-value\ttest\t")
 	for _, c := range rep.Changes {
 		m, _ := ingest.Lookup(c.Metric)
 		verdict := "improvement"
 		if c.Regression {
 			verdict = "regression"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s -> %s\t%+.1f%% (%s)\t%.3g\t%s\t\n", c.Configuration, c.Metric, shortCommit(c.Commit),
+		// The date beside the commit: a nightly's reader asks "which night?"
+		// first, and a commit alone does not say.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s -> %s\t%+.1f%% (%s)\t%.3g\t%s\t\n", c.Configuration, c.Metric, c.Time.UTC().Format("2006-01-02 15:04"), shortCommit(c.Commit),
 			formatValue(c.Before, string(m.Unit)), formatValue(c.After, string(m.Unit)), c.Percent, verdict, c.PValue, c.Test)
 	}
 	if err := tw.Flush(); err != nil {

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -156,6 +157,10 @@ func TestHistoryFindsInjectedRSSStep(t *testing.T) {
 	code, out, _ = capture(t, "history", "changes", "--db", db, "--metric", "peak_rss_bytes", "--configuration", "^hold$")
 	if code != exitRegression || !strings.Contains(out, nightCommit(16)[:12]) && !strings.Contains(out, nightCommit(15)[:12]) && !strings.Contains(out, nightCommit(17)[:12]) {
 		t.Errorf("text changes: exit %d\n%s", code, out)
+	}
+	// Issue 41: with the night's date, not the commit alone.
+	if !regexp.MustCompile(`2026-11-1[567] 02:00`).MatchString(out) {
+		t.Errorf("text changes name no date of nights 15-17:\n%s", out)
 	}
 	// Without the step, nothing.
 	flat := filepath.Join(dir, "flat.db")
