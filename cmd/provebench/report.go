@@ -280,7 +280,13 @@ func comparePaths(args []string) (base, cur string, err error) {
 // publishComparison prints the comparison, writes its Markdown where asked
 // and to $GITHUB_STEP_SUMMARY, and turns a regression into exit status 3.
 func publishComparison(w io.Writer, rep *compare.Report, markdown string) error {
-	if err := rep.WriteText(w); err != nil {
+	return publishWith(rep.WriteText(w), rep, markdown)
+}
+
+// publishWith is publishComparison once the terminal's text is written
+// (err, its writer's error): the Markdown, the step summary, the exit.
+func publishWith(err error, rep *compare.Report, markdown string) error {
+	if err != nil {
 		return err
 	}
 	if markdown != "" {
