@@ -84,7 +84,11 @@ files that are not results documents, documents without a git commit or a
 start time, simulated ones, a repetition index twice in a configuration, and
 a figure outside its metric's bounds (at least 0; at most 1e7 s, 1 EiB,
 1e9 partitions/s, 1e12 J), each named with its document, configuration and
-repetition. Each document is stored in one transaction: all of it or none.
+repetition. A configuration whose settings (workload, pipeline, backend,
+key, clock; not its repeats or sampling) differ from those its series was
+first stored with is refused too: a scenario changed under the same name
+would continue another scenario's series. Name the changed scenario anew.
+Each document is stored in one transaction: all of it or none.
 The history file is created when absent; an existing file must be a history.
 
 Exit status: 0 added (or already there), 2 bad input (a document refused, a
@@ -145,7 +149,7 @@ func runHistoryAdd(ctx context.Context, w io.Writer, db string, args []string) (
 	}()
 	for _, d := range docs {
 		added, err := s.Add(ctx, d.Entries)
-		if errors.Is(err, store.ErrConflict) {
+		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrScenarioChanged) {
 			return usagef("%s: %w", d.Source, err)
 		}
 		if err != nil {

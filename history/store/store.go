@@ -299,6 +299,73 @@ type Sample struct {
 type Entry struct {
 	Run     Run
 	Samples []Sample
+	// Scenarios fingerprint what the run measured of each configuration
+	// (its workload, pipeline, backend, key and clock), so that a scenario
+	// changed under the same name is not taken for the series it was.
+	Scenarios []Scenario
+}
+
+// Scenario is what a configuration of a run measured, as a fingerprint of
+// its settings.
+type Scenario struct {
+	Backend, Configuration string
+	Fingerprint            string
+}
+
+// ErrScenarioChanged marks a configuration whose settings differ from
+// those its series was stored with: its figures would join a series of
+// another scenario.
+var ErrScenarioChanged = errors.New("changed under the same name")
+
+// scenariosTable keeps each series' fingerprint: the one its first stored
+// run measured. An older provebench reads and writes the other tables as
+// before; a history it wrote gets the table at its next add, its series
+// fingerprinted from then on.
+const scenariosTable = `CREATE TABLE IF NOT EXISTS scenarios (
+	backend       TEXT NOT NULL,
+	configuration TEXT NOT NULL,
+	fingerprint   TEXT NOT NULL,
+	first_run     TEXT NOT NULL,
+	PRIMARY KEY (backend, configuration)
+)`
+
+// checkScenarios refuses a run whose configuration's fingerprint differs
+// from its series', and records the fingerprint of a series new to the
+// history (or whose runs were all removed).
+func checkScenarios(ctx context.Context, tx *sql.Tx, r Run, scs []Scenario) error {
+	if len(scs) == 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, scenariosTable); err != nil {
+		return err
+	}
+	for _, sc := range scs {
+		var held, first string
+		err := tx.QueryRowContext(ctx, "SELECT fingerprint, first_run FROM scenarios WHERE backend = ? AND configuration = ?",
+			sc.Backend, sc.Configuration).Scan(&held, &first)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return err
+		case held == sc.Fingerprint:
+			continue
+		default:
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM samples WHERE backend = ? AND configuration = ?",
+				sc.Backend, sc.Configuration).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return fmt.Errorf("configuration %s (%s) %w: its settings (workload, pipeline, backend, key or clock) differ from those of its series, first stored from %s; its figures would join another scenario's: give the changed scenario a new name (a new series), or take the old series out (history remove)",
+					sc.Configuration, sc.Backend, ErrScenarioChanged, first)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO scenarios (backend, configuration, fingerprint, first_run) VALUES (?, ?, ?, ?) ON CONFLICT (backend, configuration) DO UPDATE SET fingerprint = excluded.fingerprint, first_run = excluded.first_run",
+			sc.Backend, sc.Configuration, sc.Fingerprint, r.String()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ErrNoCommit is returned for a run without a commit: the history orders
@@ -366,6 +433,9 @@ func (s *Store) add(ctx context.Context, entries []Entry, beforeCommit func()) (
 		if err := tx.QueryRowContext(ctx, "SELECT id FROM runs WHERE commit_id = ? AND started_at = ? AND host = ?",
 			r.Commit, formatTime(r.Time), r.Host).Scan(&id); err != nil {
 			return n, fmt.Errorf("history %s: run %s: %w", s.path, r, err)
+		}
+		if err := checkScenarios(ctx, tx, r, e.Scenarios); err != nil {
+			return Added{}, fmt.Errorf("run %s: %w", r, err)
 		}
 		for _, m := range e.Samples {
 			res, err := insert.ExecContext(ctx, id, m.Backend, m.Configuration, m.Metric, m.Repetition, m.Value)
