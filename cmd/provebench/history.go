@@ -376,9 +376,10 @@ func newHistoryShowCmd(db *string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "show -o DIR",
 		Short: "Draw each metric across the runs of the history",
-		Long: `show draws, into DIR, one PNG per metric with a line per configuration across
-the runs (oldest first, ticks naming the commits), each point the run's median
-over its measured repetitions with a bar over their range, and the change
+		Long: `show draws, into DIR, one PNG per metric with a panel per configuration
+(small multiples, each its own value axis) on one time axis, each run at its
+start, each point the run's median over its measured repetitions with a bar
+over their range, and the change
 points (as history changes finds them, the selected series one family) dashed;
 and history.html showing the pictures with a table of the series and their
 change points. It opens the history read-only.
