@@ -419,43 +419,11 @@ func (s *Store) add(ctx context.Context, entries []Entry, beforeCommit func()) (
 	}
 	defer insert.Close()
 	for _, e := range entries {
-		r := e.Run
-		res, err := tx.ExecContext(ctx, `INSERT INTO runs (commit_id, started_at, host, cpu_model, tool_version, source, added_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (commit_id, started_at, host) DO NOTHING`,
-			r.Commit, formatTime(r.Time), r.Host, r.CPUModel, r.ToolVersion, r.Source, formatTime(time.Now()))
-		if err != nil {
-			return n, fmt.Errorf("history %s: add run %s: %w", s.path, r, err)
-		}
-		if k, err := res.RowsAffected(); err == nil && k == 1 {
-			n.Runs++
-		}
-		var id int64
-		if err := tx.QueryRowContext(ctx, "SELECT id FROM runs WHERE commit_id = ? AND started_at = ? AND host = ?",
-			r.Commit, formatTime(r.Time), r.Host).Scan(&id); err != nil {
-			return n, fmt.Errorf("history %s: run %s: %w", s.path, r, err)
-		}
-		if err := checkScenarios(ctx, tx, r, e.Scenarios); err != nil {
-			return Added{}, fmt.Errorf("run %s: %w", r, err)
-		}
-		for _, m := range e.Samples {
-			res, err := insert.ExecContext(ctx, id, m.Backend, m.Configuration, m.Metric, m.Repetition, m.Value)
-			if err != nil {
-				return n, fmt.Errorf("history %s: add %s %s repetition %d: %w", s.path, m.Configuration, m.Metric, m.Repetition, err)
+		if err := s.addEntry(ctx, tx, insert, e, &n); err != nil {
+			if errors.Is(err, ErrConflict) || errors.Is(err, ErrScenarioChanged) {
+				return Added{}, err
 			}
-			if k, err := res.RowsAffected(); err == nil && k == 1 {
-				n.Samples++
-				continue
-			}
-			var held float64
-			if err := tx.QueryRowContext(ctx, "SELECT value FROM samples WHERE run = ? AND backend = ? AND configuration = ? AND metric = ? AND repetition = ?",
-				id, m.Backend, m.Configuration, m.Metric, m.Repetition).Scan(&held); err != nil {
-				return n, fmt.Errorf("history %s: %w", s.path, err)
-			}
-			if held != m.Value {
-				return Added{}, fmt.Errorf("run %s: configuration %s (%s) repetition %d: %s %v %w, which holds %v for it (another document of the same commit, start and host?)",
-					r, m.Configuration, m.Backend, m.Repetition, m.Metric, m.Value, ErrConflict, held)
-			}
-			n.Known++
+			return n, err
 		}
 	}
 	if beforeCommit != nil {
@@ -465,6 +433,49 @@ func (s *Store) add(ctx context.Context, entries []Entry, beforeCommit func()) (
 		return Added{}, fmt.Errorf("history %s: commit: %w", s.path, err)
 	}
 	return n, nil
+}
+
+// addEntry writes one run and its samples inside tx, counting into n.
+func (s *Store) addEntry(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, e Entry, n *Added) error {
+	r := e.Run
+	res, err := tx.ExecContext(ctx, `INSERT INTO runs (commit_id, started_at, host, cpu_model, tool_version, source, added_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (commit_id, started_at, host) DO NOTHING`,
+		r.Commit, formatTime(r.Time), r.Host, r.CPUModel, r.ToolVersion, r.Source, formatTime(time.Now()))
+	if err != nil {
+		return fmt.Errorf("history %s: add run %s: %w", s.path, r, err)
+	}
+	if k, err := res.RowsAffected(); err == nil && k == 1 {
+		n.Runs++
+	}
+	var id int64
+	if err := tx.QueryRowContext(ctx, "SELECT id FROM runs WHERE commit_id = ? AND started_at = ? AND host = ?",
+		r.Commit, formatTime(r.Time), r.Host).Scan(&id); err != nil {
+		return fmt.Errorf("history %s: run %s: %w", s.path, r, err)
+	}
+	if err := checkScenarios(ctx, tx, r, e.Scenarios); err != nil {
+		return fmt.Errorf("run %s: %w", r, err)
+	}
+	for _, m := range e.Samples {
+		res, err := insert.ExecContext(ctx, id, m.Backend, m.Configuration, m.Metric, m.Repetition, m.Value)
+		if err != nil {
+			return fmt.Errorf("history %s: add %s %s repetition %d: %w", s.path, m.Configuration, m.Metric, m.Repetition, err)
+		}
+		if k, err := res.RowsAffected(); err == nil && k == 1 {
+			n.Samples++
+			continue
+		}
+		var held float64
+		if err := tx.QueryRowContext(ctx, "SELECT value FROM samples WHERE run = ? AND backend = ? AND configuration = ? AND metric = ? AND repetition = ?",
+			id, m.Backend, m.Configuration, m.Metric, m.Repetition).Scan(&held); err != nil {
+			return fmt.Errorf("history %s: %w", s.path, err)
+		}
+		if held != m.Value {
+			return fmt.Errorf("run %s: configuration %s (%s) repetition %d: %s %v %w, which holds %v for it (another document of the same commit, start and host?)",
+				r, m.Configuration, m.Backend, m.Repetition, m.Metric, m.Value, ErrConflict, held)
+		}
+		n.Known++
+	}
+	return nil
 }
 
 // Removed is a run taken out of the history and the number of its
