@@ -61,8 +61,7 @@ func TestCommittedPlotsRedraw(t *testing.T) {
 	if len(pngs) == 0 {
 		t.Skip("no plot committed under docs/results")
 	}
-	bin := filepath.Join(t.TempDir(), "provebench")
-	buildProvebench(t, bin)
+	bin := provebench(t)
 	drawn := map[string]string{} // folder -> where its report was drawn
 	for _, png := range pngs {
 		dir := filepath.Dir(png)

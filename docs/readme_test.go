@@ -3,11 +3,13 @@ package docs
 import (
 	"bufio"
 	"debug/buildinfo"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 )
@@ -149,8 +151,13 @@ func TestReadmeWorkflows(t *testing.T) {
 	}
 	root := t.TempDir()
 	bin := filepath.Join(root, "bin", "provebench")
-	buildProvebench(t, bin)
-	committed := hasCommit(t, bin)
+	if err := os.MkdirAll(filepath.Dir(bin), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(provebench(t), bin); err != nil {
+		t.Fatal(err)
+	}
+	committed := hasCommit(t, provebench(t))
 	var all strings.Builder
 	for _, b := range blocks {
 		if strings.Contains(b.text, "history add") && !committed {
@@ -197,13 +204,42 @@ func hasCommit(t *testing.T, bin string) bool {
 	return false
 }
 
-// buildProvebench builds the binary as make build does (the commit
-// recorded where the checkout allows).
-func buildProvebench(t *testing.T, bin string) {
+// built is the binary the docs tests share: built once, as make build
+// builds it (the commit recorded where the checkout allows).
+var built struct {
+	once sync.Once
+	path string
+	err  error
+}
+
+// provebench builds bin/provebench once for this test binary and returns
+// its path.
+func provebench(t *testing.T) string {
 	t.Helper()
-	build := exec.Command("go", "build", "-buildvcs=true", "-o", bin, "../cmd/provebench")
-	build.Env = append(os.Environ(), "GOFLAGS=", "CGO_CFLAGS=-O2 -g -Wno-deprecated-declarations")
-	if out, err := build.CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
+	built.once.Do(func() {
+		dir, err := os.MkdirTemp("", "provebench-docs-")
+		if err != nil {
+			built.err = err
+			return
+		}
+		built.path = filepath.Join(dir, "provebench")
+		build := exec.Command("go", "build", "-buildvcs=true", "-o", built.path, "../cmd/provebench")
+		build.Env = append(os.Environ(), "GOFLAGS=", "CGO_CFLAGS=-O2 -g -Wno-deprecated-declarations")
+		if out, err := build.CombinedOutput(); err != nil {
+			built.err = fmt.Errorf("go build: %v\n%s", err, out)
+		}
+	})
+	if built.err != nil {
+		t.Fatal(built.err)
 	}
+	return built.path
+}
+
+// TestMain removes the shared binary's folder once the tests are done.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if built.path != "" {
+		os.RemoveAll(filepath.Dir(built.path))
+	}
+	os.Exit(code)
 }
