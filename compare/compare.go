@@ -37,7 +37,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/provebench/provebench/gpu/backends"
+	"github.com/provebench/provebench/gpu/catalog"
 	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/results"
 )
@@ -491,7 +491,7 @@ func onHostClock(def results.Metric, backend string) bool {
 	case results.WallClock:
 		return true
 	case results.DeviceClock:
-		return backends.OnHost(backend)
+		return catalog.OnHost(backend)
 	}
 	return false
 }

@@ -6,7 +6,9 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,10 +70,11 @@ func TestNoTestingOutsideTests(t *testing.T) {
 }
 
 // TestLayers checks the direction of the arrows in architecture.md:
-// scenarios -> spec -> pipeline -> gpu and run -> spec, the loader linking
-// no runner, run, predict, compare and history never importing each other,
-// results read by all and reading only internal/, reports reading results
-// only, internal/ holding leaves.
+// scenarios -> spec -> the configuration's leaves (pipeline/config,
+// sim/model, gpu/shape, gpu/catalog) and run -> spec, the loader linking
+// no runner, run, predict, compare and history never importing each other
+// (compare imports no part of run), results read by all and reading only
+// internal/, reports reading results only, internal/ holding leaves.
 func TestLayers(t *testing.T) {
 	// forbidden lists, for packages under a folder, the folders of this
 	// module they must not import.
@@ -83,17 +86,24 @@ func TestLayers(t *testing.T) {
 		{pkg: "gpu", not: []string{"spec", "pipeline", "sim", "run", "results", "predict", "compare", "history", "scenarios", "reports", "cmd"}},
 		{pkg: "pipeline", not: []string{"spec", "sim", "run", "results", "predict", "compare", "history", "scenarios", "reports", "cmd"}},
 		{pkg: "sim", not: []string{"spec", "run", "results", "predict", "compare", "history", "scenarios", "reports", "cmd"}},
-		{pkg: "spec", not: []string{"run", "results", "predict", "compare", "history", "scenarios", "reports", "cmd"}},
+		// the configuration's leaves link no prover and no engine
+		{pkg: "gpu/catalog", only: []string{"gpu/catalog"}},
+		{pkg: "gpu/shape", only: []string{"gpu/shape"}},
+		{pkg: "pipeline/config", only: []string{"pipeline/config", "gpu/shape", "internal"}},
+		{pkg: "sim/model", only: []string{"sim/model", "internal"}},
+		{pkg: "spec", only: []string{"spec", "pipeline/config", "sim/model", "gpu/shape", "internal"}},
 		// the document is read by everyone and reads nobody's code
 		{pkg: "results", only: []string{"results", "internal"}},
 		// the runner measures; it neither predicts nor judges
 		{pkg: "run", not: []string{"predict", "compare", "history", "scenarios", "reports", "cmd"}},
 		{pkg: "predict", not: []string{"run", "compare", "history", "scenarios", "reports", "cmd"}},
-		{pkg: "compare", not: []string{"predict", "history", "scenarios", "reports", "cmd"}},
+		// the judge reads documents: it measures nothing and links no prover
+		// (backend facts from gpu/catalog; ab's host load is handed in)
+		{pkg: "compare", only: []string{"compare", "results", "gpu/catalog", "internal"}},
 		{pkg: "history", not: []string{"run", "predict", "compare", "scenarios", "reports", "cmd"}},
 		// the loader reads run/events' rule syntax, nothing else of the runner
-		{pkg: "scenarios", not: []string{"run/sample", "run/supervise", "run/shard", "results", "predict", "compare", "history", "reports", "cmd"}},
-		{pkg: "reports", only: []string{"results", "internal", "reports"}},
+		{pkg: "scenarios", only: []string{"scenarios", "spec", "pipeline/config", "sim/model", "gpu/shape", "gpu/catalog", "run/events", "internal"}},
+		{pkg: "reports", only: []string{"results", "internal", "reports", "gpu/catalog"}},
 		// internal/ holds leaves: helpers that import nothing of this module
 		{pkg: "internal", only: []string{"internal"}},
 	}
@@ -122,6 +132,38 @@ func TestLayers(t *testing.T) {
 				if !allowed {
 					t.Errorf("%s imports %s: %s reads only %s", pkg, dep, rule.pkg, strings.Join(rule.only, ", "))
 				}
+			}
+		}
+	}
+}
+
+// leaves are the packages that must link no prover: what a configuration
+// is, the scenario loader, the judges and the reports
+// (architecture.md, "Rules").
+var leaves = []string{"./spec", "./scenarios", "./compare/...", "./reports/..."}
+
+// TestLeavesLinkNoProver: go list -deps of the leaves lists no gnark-crypto
+// package and no backend (gpu/cpu, gpu/cuda), with every build tag a
+// binary may carry. TestLayers checks what a package imports; this checks
+// everything it links, so an import through a package that looks harmless
+// (pipeline for its Config, gpu/backends for a name) is caught too.
+func TestLeavesLinkNoProver(t *testing.T) {
+	for _, tags := range []string{"", "cuda"} {
+		args := append([]string{"list", "-deps", "-tags", tags}, leaves...)
+		cmd := exec.Command("go", args...)
+		cmd.Dir = ".."
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		deps := strings.Fields(string(out))
+		if !slices.Contains(deps, module+"spec") || !slices.Contains(deps, module+"compare/ab") {
+			t.Fatalf("go list -deps %s (tags %q) lists neither spec nor compare/ab: not the module's packages", strings.Join(leaves, " "), tags)
+		}
+		for _, d := range deps {
+			if strings.HasPrefix(d, "github.com/consensys/gnark-crypto") || d == module+"gpu/cpu" || d == module+"gpu/cuda" ||
+				strings.HasPrefix(d, "github.com/ingonyama-zk/") {
+				t.Errorf("tags %q: the leaves (%s) link %s: a prover", tags, strings.Join(leaves, " "), d)
 			}
 		}
 	}

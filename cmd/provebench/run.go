@@ -16,6 +16,7 @@ import (
 
 	"github.com/provebench/provebench/compare/ab"
 	"github.com/provebench/provebench/gpu/backends"
+	"github.com/provebench/provebench/gpu/catalog"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/internal/units"
@@ -153,7 +154,7 @@ func newRunCmd() *cobra.Command {
 	}
 	fl := c.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "output directory (default out/run-<date>-<time>)")
-	fl.StringVar(&f.backend, "backend", "", "override every scenario's backend: "+backends.Doc())
+	fl.StringVar(&f.backend, "backend", "", "override every scenario's backend: "+catalog.Doc())
 	fl.StringVar(&f.filter, "filter", "", "run only configurations whose name matches this regular expression")
 	fl.IntVar(&f.repeat, "repeat", 0, "override every scenario's repeats (>= 1)")
 	fl.IntVar(&f.warmups, "warmups", 0, "override every scenario's warm-ups (>= 0)")
@@ -262,8 +263,8 @@ func applyRunFlags(specs []run.Spec, f runFlags) ([]run.Spec, error) {
 // configuration could take.
 func checkRunFlags(f runFlags) error {
 	if f.backend != "" {
-		if !slices.Contains(backends.Names(), f.backend) {
-			return usagef("--backend: %q is not one of %s", f.backend, strings.Join(backends.Names(), ", "))
+		if !slices.Contains(catalog.Names(), f.backend) {
+			return usagef("--backend: %q is not one of %s", f.backend, strings.Join(catalog.Names(), ", "))
 		}
 	}
 	if f.set["repeat"] && f.repeat < 1 {
@@ -390,8 +391,8 @@ func checkRunnable(ctx context.Context, w io.Writer, specs []run.Spec, env resul
 		}
 	}
 	for _, s := range specs {
-		if s.Backend == backends.CUDA && !backends.CUDABuilt {
-			return usageError{fmt.Errorf("%s (%s): %w", s.Name, s.Source, backends.ErrNoCUDA)}
+		if err := backends.Available(s.Backend); err != nil {
+			return usageError{fmt.Errorf("%s (%s): %w", s.Name, s.Source, err)}
 		}
 	}
 	return nil

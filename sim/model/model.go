@@ -1,10 +1,9 @@
-// Package sim plays a pipeline configuration in virtual time: the same
-// strategy gates and counters as the engine (pipeline.Core), driven by a
-// discrete-event clock over stage costs instead of a prover. A batch of
-// 2^27-constraint proofs takes milliseconds to simulate, so the memory and
-// throughput of configurations too big for the machine can be predicted,
-// and searched, before anyone runs them.
-package sim
+// Package model is what the simulator plays a configuration with: the
+// costs of one partition's stages (Stages) and the machine it runs on
+// (Host), as a calibration fits them and a simulated configuration records
+// them. It links no prover and no engine: spec records them, sim plays
+// them.
+package model
 
 import (
 	"errors"
@@ -106,7 +105,8 @@ type Host struct {
 	GPUSpeed float64 `json:"gpu_speed,omitempty"`
 }
 
-func (s Stages) validate() error {
+// Validate says what is wrong with the stages' costs, if anything.
+func (s Stages) Validate() error {
 	var errs []error
 	if s.Synthesis <= 0 || s.SynthesisSpread < 0 || s.SynthesisSpread >= s.Synthesis {
 		errs = append(errs, fmt.Errorf("stages.synthesis: %v ± %v must be > 0 with a spread below it", s.Synthesis, s.SynthesisSpread))
@@ -124,14 +124,16 @@ func (s Stages) validate() error {
 	return errors.Join(errs...)
 }
 
-func (h Host) validate() error {
+// Validate says what is wrong with the host's fields, if anything.
+func (h Host) Validate() error {
 	if h.Memory < 0 || h.Baseline < 0 || h.PooledBytes < 0 || h.Cores < 0 || h.SynthesisContention < 0 || h.Devices < 0 || h.GPUSpeed < 0 {
 		return fmt.Errorf("host: fields must be >= 0 (%+v)", h)
 	}
 	return nil
 }
 
-func (h Host) devices() int { return max(h.Devices, 1) }
+// DeviceCount is the number of GPUs (Devices, 0 meaning 1).
+func (h Host) DeviceCount() int { return max(h.Devices, 1) }
 
 // SynthesisSpeed is the speed of each of n partitions synthesizing at once,
 // against one alone: the cores shared among them, slowed by their
@@ -147,10 +149,12 @@ func (h Host) SynthesisSpeed(n int) float64 {
 	return f
 }
 
-// shares says whether synthesis speed depends on how many synthesize.
-func (h Host) shares() bool { return h.Cores > 0 || h.SynthesisContention > 0 }
+// Shares says whether synthesis speed depends on how many synthesize.
+func (h Host) Shares() bool { return h.Cores > 0 || h.SynthesisContention > 0 }
 
-func (h Host) speed() float64 {
+// Speed is the GPUs' speed relative to the stages' (GPUSpeed, 0 meaning
+// 1).
+func (h Host) Speed() float64 {
 	if h.GPUSpeed == 0 {
 		return 1
 	}
