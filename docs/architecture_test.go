@@ -187,7 +187,8 @@ func TestNoAncestorImports(t *testing.T) {
 }
 
 // TestOneMedian: order statistics are written once, in internal/stats
-// (architecture.md, "Rules"); a function of that name elsewhere is a copy.
+// (architecture.md, "Rules"); a function of that name elsewhere is a copy,
+// and so is an element picked by a rank computed from a length.
 func TestOneMedian(t *testing.T) {
 	copies := map[string]bool{"median": true, "mediansorted": true, "percentile": true, "nearestrank": true, "quantile": true}
 	fset := token.NewFileSet()
@@ -206,10 +207,43 @@ func TestOneMedian(t *testing.T) {
 				t.Errorf("%s: func %s: use internal/stats", fset.Position(fn.Pos()), fn.Name.Name)
 			}
 		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if ix, ok := n.(*ast.IndexExpr); ok && isRankIndex(ix.Index) {
+				t.Errorf("%s: an element picked by its rank in len() (a median or percentile written inline): use internal/stats", fset.Position(ix.Pos()))
+			}
+			return true
+		})
 	}
 	if parsed < 100 {
 		t.Fatalf("%d Go files looked at from ..: not the module", parsed)
 	}
+}
+
+// isRankIndex reports whether an index computes a rank from a length: a
+// len() scaled by a fraction, a division or a rounding (v[len(v)/2],
+// v[int(math.Ceil(0.9*float64(len(v))))-1]), which is an order statistic
+// written inline.
+func isRankIndex(index ast.Expr) bool {
+	hasLen, scaled := false, false
+	ast.Inspect(index, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "len" {
+				hasLen = true
+			}
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "math" && (sel.Sel.Name == "Ceil" || sel.Sel.Name == "Floor" || sel.Sel.Name == "Round") {
+					scaled = true
+				}
+			}
+		case *ast.BasicLit:
+			scaled = scaled || n.Kind == token.FLOAT
+		case *ast.BinaryExpr:
+			scaled = scaled || n.Op == token.QUO
+		}
+		return true
+	})
+	return hasLen && scaled
 }
 
 // TestOneMetricTable: a metric is defined once, in the metric table
@@ -219,8 +253,9 @@ func TestOneMedian(t *testing.T) {
 // reader should name the metric by its constant (results.SecondsPerProof)
 // and read its unit, direction and figure from the table, and a flag that
 // takes a metric's name looks it up there (results.MetricNamed), which
-// needs no literal either. Struct tags are the document's JSON names, not
-// literals, and are not counted.
+// needs no literal either; nor does a second spelling of a name ("peak_rss"
+// for peak_rss_bytes), which would be a second list of metrics. Struct tags
+// are the document's JSON names, not literals, and are not counted.
 func TestOneMetricTable(t *testing.T) {
 	names := map[string]bool{}
 	for _, m := range results.Metrics() {
@@ -263,7 +298,13 @@ func TestOneMetricTable(t *testing.T) {
 					return true
 				}
 				s, err := strconv.Unquote(n.Value)
-				if err != nil || !names[s] {
+				if err != nil {
+					return true
+				}
+				if other := spelledOtherwise(s, names); other != "" && !table && !knownSpelling[rel(path)+" "+s] {
+					t.Errorf("%s: %q is metric %s spelled another way: a second list of metrics; name it by its constant in results", fset.Position(n.Pos()), s, other)
+				}
+				if !names[s] {
 					return true
 				}
 				if table {
@@ -285,6 +326,41 @@ func TestOneMetricTable(t *testing.T) {
 			t.Errorf("metric %s: its name not found in results/metrics*.go: the walk missed the table", name)
 		}
 	}
+}
+
+// knownSpelling are second spellings kept on purpose, each with why: the
+// test catches any other.
+var knownSpelling = map[string]bool{
+	// cross-validation's peak RSS: the committed cross-validations
+	// (docs/results/h200-validation) were written with it, and
+	// predict's TestH200CrossValidation recomputes them byte for byte.
+	"predict/crossval.go peak_rss": true,
+}
+
+// rel is path (from the walk at ..) relative to the repository, with
+// slashes.
+func rel(path string) string {
+	r, err := filepath.Rel("..", path)
+	if err != nil {
+		return path
+	}
+	return filepath.ToSlash(r)
+}
+
+// spelledOtherwise is the metric of the table that s names another way
+// (its name cut before its unit, "peak_rss" for peak_rss_bytes: a reader's
+// own list of metrics), or "". A single word ("peak") is too common to
+// count.
+func spelledOtherwise(s string, names map[string]bool) string {
+	if !strings.Contains(s, "_") || names[s] {
+		return ""
+	}
+	for name := range names {
+		if strings.HasPrefix(name, s+"_") {
+			return name
+		}
+	}
+	return ""
 }
 
 // sources lists the repository's tracked-or-not Go files outside tests,
