@@ -903,7 +903,7 @@ func environmentWarnings(base, cur *results.Run) []string {
 	differ("CPU model", be.CPUModel, ne.CPUModel)
 	differ("CPU count", be.CPUs, ne.CPUs)
 	differ("GOMAXPROCS", be.GOMAXPROCS, ne.GOMAXPROCS)
-	differ("host memory", formatValue(float64(be.MemoryBytes), results.UnitByte), formatValue(float64(ne.MemoryBytes), results.UnitByte))
+	differ("host memory", results.UnitByte.Format(float64(be.MemoryBytes)), results.UnitByte.Format(float64(ne.MemoryBytes)))
 	differ("GPUs", gpuList(*be), gpuList(*ne))
 	if !base.Complete {
 		w = append(w, "the baseline run is incomplete (interrupted): scenarios it lacks are not compared")
