@@ -455,7 +455,7 @@ func (c *comparer) scenario(bsc, nsc *results.Scenario) ScenarioResult {
 		Name: nsc.Name, Strategy: nsc.Strategy, Backend: nsc.Backend,
 		BaseStatus: statusCounts(bsc), NewStatus: statusCounts(nsc),
 	}
-	bm, nm := measured(bsc), measured(nsc)
+	bm, nm := bsc.Measured(), nsc.Measured()
 	for _, def := range results.MetricsFor(results.Compared) {
 		m := MetricResult{Metric: def.Name, Unit: def.Unit, Better: def.Better, P: 1}
 		m.Threshold, _ = c.th.For(def.Name)

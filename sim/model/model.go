@@ -32,9 +32,8 @@ type Stages struct {
 	// share of each; without a pool (Host.PooledBytes 0) every dataset is
 	// in ordinary memory. Such a copy runs in the device's stream order, so on
 	// a serial device it holds the device as a phase of its own rather
-	// than overlapping its compute (on the H200 at 2^22 the device was
-	// busy 0.14 s per partition in a pile-up beyond the pool against
-	// 0.107 s of kernels). 0: Upload.
+	// than overlapping its compute (the H200's figures: docs/simulate.md,
+	// "The model"). 0: Upload.
 	PageableUpload time.Duration `json:"pageable_upload,omitempty"`
 	Finalize       time.Duration `json:"finalize"`
 	// ABCBytes and WireBytes are one partition's dataset.
@@ -60,19 +59,17 @@ type Stages struct {
 	// region.
 	SubmitQueue int `json:"submit_queue,omitempty"`
 	// DeviceReady is when, from the pipeline's start, the devices first
-	// complete a partition's Start: a backend's first-use costs (on the
-	// CUDA backend ~8 s at 2^24 after the key is loaded, measured on the
-	// H200), which hold up the first partitions, and behind them, in a
-	// strategy that holds its permits, synthesis.
+	// complete a partition's Start: a backend's first-use costs (the
+	// CUDA backend's, after the key is loaded: docs/simulate.md), which
+	// hold up the first partitions, and behind them, in a strategy that
+	// holds its permits, synthesis.
 	DeviceReady time.Duration `json:"device_ready,omitempty"`
 	// PinStall is how long a partition that starts synthesis holds up a
 	// serial device that works at that moment or starts working before
 	// the stall's length has passed: on the
 	// CUDA backend the synthesis worker page-locks its dataset first, and
-	// the driver's page-locking stalls the device's work meanwhile (on
-	// the H200 at 2^24 a partition's device time was 0.41 s when every
-	// dataset was locked before the GPU started, 0.78-0.86 s when new
-	// partitions started beside it).
+	// the driver's page-locking stalls the device's work meanwhile (the
+	// H200's figures: docs/simulate.md, "The model").
 	PinStall time.Duration `json:"pin_stall,omitempty"`
 }
 
@@ -97,7 +94,7 @@ type Host struct {
 	// at the same time slows one down, as a fraction of its time alone:
 	// k at once each take 1 + SynthesisContention·(k-1) times as long
 	// (before sharing the cores), the memory bandwidth they share. A
-	// calibration fits it (0.37 on the H200 host's 16 cores).
+	// calibration fits it.
 	SynthesisContention float64 `json:"synthesis_contention,omitempty"`
 	// Devices is the number of GPUs and GPUSpeed their speed relative to
 	// the stages' (0 means 1 of each).
