@@ -26,7 +26,7 @@ type Core struct {
 // NewCore makes the gates of c (resolved and valid for w) counting into
 // tr. abcBytes and wireBytes are what one partition's dataset holds, for
 // the budget gate. A valid strategy names registered gates only, each of
-// which has its maker (TestEveryGateRegistersEverything).
+// which has its maker (TestEveryGateHasItsMaker).
 func NewCore(c Config, tr *Tracker, abcBytes, wireBytes int64) *Core {
 	k := &Core{tr: tr, changed: make(chan struct{})}
 	makers := gateMakers()

@@ -13,7 +13,7 @@ import (
 // ends, so nothing but the batch bounds the finished partitions waiting
 // to send.
 func releaseDef() StrategyDef {
-	d := permitDef(Release, 0, false, "permit released after synthesis: finished partitions pile up on a full channel")
+	d := permitDef(Release, 0, "permit released after synthesis: finished partitions pile up on a full channel")
 	d.Bound = func(Config, int64, int64) (int64, string, bool) { return 0, "", false }
 	return d
 }
@@ -22,16 +22,16 @@ func releaseDef() StrategyDef {
 // the partition, so the permits, the channel and the GPU side bound the
 // live datasets.
 func holdDef() StrategyDef {
-	d := permitDef(Hold, 1, true, "permit held until the channel accepts")
+	d := permitDef(Hold, 1, "permit held until the channel accepts")
 	d.Bound = func(c Config, _, gpuSide int64) (int64, string, bool) {
 		return int64(c.PartitionWorkers+c.ChannelCapacity) + gpuSide, "held permits + channel + GPU workers", true
 	}
 	return d
 }
 
-// permitDef is what release and hold share: the permits group, the gate
-// (returning its permit at Sent for hold) and the check of pw.
-func permitDef(name Strategy, colour int, hold bool, doc string) StrategyDef {
+// permitDef is what release and hold share: the permits group and the
+// check of pw.
+func permitDef(name Strategy, colour int, doc string) StrategyDef {
 	return StrategyDef{
 		Name: name, Group: "permits", Colour: colour, Doc: doc,
 		Validate: validatePermits,

@@ -13,9 +13,10 @@ import (
 // gate of every strategy. The single-gate names are the presets.
 type Strategy string
 
-// The gates, each also a preset strategy of its own. Each is defined, with
-// everything the rest of provebench asks about it, in its own file
-// (gate_permits.go, gate_budget.go, pacer.go) and registered in Registered.
+// The gates, each also a preset strategy of its own. Each is described,
+// with everything the rest of provebench asks about it, in gates.go and
+// registered in Registered; its gate is pipeline's (gate_permits.go,
+// gate_budget.go, pacer.go).
 const (
 	// Release: a partition permit (one of PartitionWorkers) is taken before
 	// synthesis and released right after it. Finished partitions then wait
