@@ -121,39 +121,3 @@ func (r *SearchReport) WriteMarkdown(w io.Writer) error {
 	_, err := io.WriteString(w, b.String())
 	return err
 }
-
-// PrintSearch prints the front and the best.
-func PrintSearch(w io.Writer, r *SearchReport) {
-	fmt.Fprintf(w, "%s simulated; Pareto front of throughput against peak RSS:\n\n", units.Plural(len(r.Candidates), "configuration"))
-	width := 60
-	for _, c := range r.Front {
-		width = max(width, len(c.Name))
-	}
-	fmt.Fprintf(w, "%-*s %10s %12s\n", width, "configuration", "s/proof", "peak RSS")
-	for _, c := range r.Front {
-		fmt.Fprintf(w, "%-*s %10.2f %12s\n", width, c.Name, c.SecondsPerProof, units.FormatBytes(c.PeakRSS))
-	}
-	if r.Best == nil {
-		if r.MemoryCap > 0 {
-			fmt.Fprintf(w, "\n%s\n", NoBest(r))
-		}
-		return
-	}
-	fmt.Fprintf(w, "\nfastest %s: %s at %.2f s/proof, peak RSS %s\n", CapPhrase(r), r.Best.Name, r.Best.SecondsPerProof, units.FormatBytes(r.Best.PeakRSS))
-}
-
-// CapPhrase says what the best had to fit.
-func CapPhrase(r *SearchReport) string {
-	if r.MemoryCap > 0 {
-		return "under " + units.FormatBytes(r.MemoryCap)
-	}
-	return "that does not run out of memory"
-}
-
-// NoBest says why a search has no best configuration.
-func NoBest(r *SearchReport) string {
-	if r.MemoryCap > 0 {
-		return "no configuration stays under " + units.FormatBytes(r.MemoryCap)
-	}
-	return "every configuration runs out of memory"
-}

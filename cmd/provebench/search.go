@@ -60,7 +60,7 @@ func runSearch(ctx context.Context, w io.Writer, specs []run.Spec, m *predict.Mo
 	if ctx.Err() != nil {
 		return interrupted()
 	}
-	predict.PrintSearch(w, r)
+	printSearch(w, r)
 	var written []string
 	if f.out != "" {
 		files, err := writeSearchFiles(f.out, r)
@@ -71,7 +71,7 @@ func runSearch(ctx context.Context, w io.Writer, specs []run.Spec, m *predict.Mo
 	}
 	if f.bestScenario != "" {
 		if r.Best == nil {
-			return fmt.Errorf("--best-scenario: no configuration to write: %s", predict.NoBest(r))
+			return fmt.Errorf("--best-scenario: no configuration to write: %s", noBest(r))
 		}
 		if err := writeBestScenario(f.bestScenario, r); err != nil {
 			return err
@@ -82,6 +82,41 @@ func runSearch(ctx context.Context, w io.Writer, specs []run.Spec, m *predict.Mo
 		fmt.Fprintf(w, "\nwrote %s\n", strings.Join(written, ", "))
 	}
 	return nil
+}
+
+// printSearch prints the front and the best.
+func printSearch(w io.Writer, r *predict.SearchReport) {
+	fmt.Fprintf(w, "%s simulated; Pareto front of throughput against peak RSS:\n\n", units.Plural(len(r.Candidates), "configuration"))
+	width := 60
+	for _, c := range r.Front {
+		width = max(width, len(c.Name))
+	}
+	fmt.Fprintf(w, "%-*s %10s %12s\n", width, "configuration", "s/proof", "peak RSS")
+	for _, c := range r.Front {
+		fmt.Fprintf(w, "%-*s %10.2f %12s\n", width, c.Name, c.SecondsPerProof, units.FormatBytes(c.PeakRSS))
+	}
+	if r.Best == nil {
+		if r.MemoryCap > 0 {
+			fmt.Fprintf(w, "\n%s\n", noBest(r))
+		}
+		return
+	}
+	fmt.Fprintf(w, "\nfastest %s: %s at %.2f s/proof, peak RSS %s\n", capPhrase(r), r.Best.Name, r.Best.SecondsPerProof, units.FormatBytes(r.Best.PeakRSS))
+}
+
+// capPhrase says what the best had to fit.
+func capPhrase(r *predict.SearchReport) string {
+	if r.MemoryCap > 0 {
+		return "under " + units.FormatBytes(r.MemoryCap)
+	}
+	return "that does not run out of memory"
+}
+
+func noBest(r *predict.SearchReport) string {
+	if r.MemoryCap > 0 {
+		return "no configuration stays under " + units.FormatBytes(r.MemoryCap)
+	}
+	return "every configuration runs out of memory"
 }
 
 // writeSearchFiles writes the CSV of every prediction and the Markdown
@@ -136,7 +171,7 @@ that provebench %s simulate --search predicted, over %s,
 Predicted: %.2f s per proof, peak RSS %s (%d bytes).
 Every setting is explicit. Run it to check the prediction:
   provebench run %s -o out/best`,
-		best.Name, predict.CapPhrase(r), len(r.Candidates), run.ToolVersion(), strings.Join(r.Scenarios, ", "),
+		best.Name, capPhrase(r), len(r.Candidates), run.ToolVersion(), strings.Join(r.Scenarios, ", "),
 		r.Calibrated(), best.SecondsPerProof, units.FormatBytes(best.PeakRSS), best.PeakRSS, path)
 	if len(r.Calibration) > 0 {
 		comment += fmt.Sprintf("\n  provebench simulate %s --calibration %s --check out/best/results.json -o out/best-sim",
