@@ -33,6 +33,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"golang.org/x/sync/errgroup"
@@ -109,6 +110,9 @@ type Runner struct {
 	// configuration, keyed by side and configuration name.
 	alone  map[string]string
 	starts map[[2]string]int
+	// startsMu guards starts: both sides' first warm-ups run at once
+	// (warmTogether), each counting its start.
+	startsMu sync.Mutex
 }
 
 // Mode values: how a side's repetitions ran.
@@ -439,6 +443,8 @@ func (r *Runner) noteWarm(s *side, config string) {
 	if s.warmFor == config {
 		return
 	}
+	r.startsMu.Lock()
+	defer r.startsMu.Unlock()
 	if r.starts == nil {
 		r.starts = map[[2]string]int{}
 	}
