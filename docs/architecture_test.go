@@ -72,9 +72,11 @@ func TestNoTestingOutsideTests(t *testing.T) {
 // TestLayers checks the direction of the arrows in architecture.md:
 // scenarios -> spec -> the configuration's leaves (pipeline/config,
 // sim/model, gpu/shape, gpu/catalog) and run -> spec, the loader linking
-// no runner, run, predict, compare and history never importing each other
-// (compare imports no part of run), results read by all and reading only
-// internal/, reports reading results only, internal/ holding leaves.
+// no runner, the exec driver (run/exec) linking no backend and the
+// sampling packages beneath both drivers, run, predict, compare and
+// history never importing each other (compare imports no part of run),
+// results read by all and reading only internal/, reports reading results
+// only, internal/ holding leaves.
 func TestLayers(t *testing.T) {
 	// forbidden lists, for packages under a folder, the folders of this
 	// module they must not import.
@@ -96,6 +98,13 @@ func TestLayers(t *testing.T) {
 		{pkg: "results", only: []string{"results", "internal"}},
 		// the runner measures; it neither predicts nor judges
 		{pkg: "run", not: []string{"predict", "compare", "history", "scenarios", "reports", "cmd"}},
+		// the exec driver runs another program's prover: it links none of ours
+		{pkg: "run/exec", not: []string{"run/shard", "gpu/backends", "gpu/cpu", "gpu/cuda"}},
+		// the sampling loop, the probes and the event readers serve both
+		// drivers and know neither
+		{pkg: "run/supervise", not: []string{"run/exec", "run/shard", "run/events"}},
+		{pkg: "run/sample", not: []string{"run/exec", "run/shard", "run/events", "run/supervise"}},
+		{pkg: "run/events", not: []string{"run/exec", "run/shard", "run/sample", "run/supervise"}},
 		{pkg: "predict", not: []string{"run", "compare", "history", "scenarios", "reports", "cmd"}},
 		// the judge reads documents: it measures nothing and links no prover
 		// (backend facts from gpu/catalog; ab's host load is handed in)

@@ -108,11 +108,10 @@ type Runner struct {
 	// alone holds, per configuration measured one side warm at a time,
 	// why (alone.go); starts counts the processes each side started per
 	// configuration, keyed by side and configuration name.
-	alone  map[string]string
+	alone map[string]string
+	// mu guards starts: both warm sides' first warm-ups run at once.
+	mu     sync.Mutex
 	starts map[[2]string]int
-	// startsMu guards starts: both sides' first warm-ups run at once
-	// (warmTogether), each counting its start.
-	startsMu sync.Mutex
 }
 
 // Mode values: how a side's repetitions ran.
@@ -443,8 +442,8 @@ func (r *Runner) noteWarm(s *side, config string) {
 	if s.warmFor == config {
 		return
 	}
-	r.startsMu.Lock()
-	defer r.startsMu.Unlock()
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.starts == nil {
 		r.starts = map[[2]string]int{}
 	}
