@@ -91,6 +91,11 @@ type Point struct {
 	PageableBytes   float64 `json:"pageable_bytes,omitempty"`
 	Started         float64 `json:"started,omitempty"`
 	SecondsPerProof float64 `json:"seconds_per_proof"`
+	// DeviceBusy is the share of the wall time the devices worked
+	// (device_busy_fraction, the median over the repetitions): on a
+	// host prover, the share of a synthesis that had the prover's threads
+	// beside it. 0 where not recorded.
+	DeviceBusy float64 `json:"device_busy,omitempty"`
 }
 
 // Model is what a calibration fitted: per-stage cost laws across sizes and
@@ -131,6 +136,15 @@ type Model struct {
 	Upload       PowerLaw `json:"upload"`
 	Finalize     PowerLaw `json:"finalize"`
 	DeviceSerial bool     `json:"device_serial"`
+	// HostProver says the prover ran on the host's cores, in its memory:
+	// no calibration run copied a dataset to a device (no upload stage),
+	// as on the CPU backend. Its NTT and MSMs then share the cores with
+	// synthesis and with whatever else runs on the host, so a
+	// configuration's device time is what it measured (the mean per
+	// partition, the median over the configurations at a size), not the
+	// least any configuration saw, and synthesis shares the cores with
+	// the working prover (sim.Host.ProverCores).
+	HostProver bool `json:"host_prover,omitempty"`
 	// SubmitQueue is the backend's submit slots (sim.Stages.SubmitQueue):
 	// 1 on the CUDA backend, whose Start returns once the partition is
 	// uploaded and queued for the device; 0 on the CPU backend, whose Start
@@ -262,6 +276,7 @@ func (ms *Measurements) Fit(points []Point) (*Model, error) {
 	if m.Backend == backends.CUDA {
 		m.SubmitQueue = cudaQueueDepth
 	}
+	m.HostProver = !slices.ContainsFunc(points, func(p Point) bool { return p.Upload > 0 })
 	if n, ok := m.OneSize(); ok {
 		m.Notes = append(m.Notes, OneSizeNote(n))
 	}
@@ -335,7 +350,7 @@ type pointSamples struct {
 	// proof, the device's own clock, pageable bytes and the partitions
 	// started beside them, synthesis's spread.
 	synthesis, gpuStart, upload, finalize, peakRSS, secondsPerProof []float64
-	deviceStart, deviceFinalize, pageable, started, spread          []float64
+	deviceStart, deviceFinalize, pageable, started, spread, busy    []float64
 	// From the series, where kept: baseline and pool bytes, the synthesis
 	// concurrency seen.
 	base, pool, conc []float64
@@ -362,6 +377,9 @@ func (s *pointSamples) add(r *results.Repetition) {
 		s.started = append(s.started, float64(r.Stages[pipeline.StageGPUStart].Count))
 	}
 	s.secondsPerProof = append(s.secondsPerProof, r.SecondsPerProof)
+	if r.DeviceBusyFraction != nil {
+		s.busy = append(s.busy, *r.DeviceBusyFraction)
+	}
 	if st := r.Stages[pipeline.StageSynthesis]; st.Count >= 2 && st.MeanSeconds > 0 {
 		n := float64(st.Count)
 		s.spread = append(s.spread, (st.MaxSeconds-st.MeanSeconds)/st.MeanSeconds*(n+1)/(n-1))
@@ -403,6 +421,9 @@ func (s *pointSamples) summarise(p *Point) {
 	}
 	if len(s.spread) > 0 {
 		p.SynthesisSpread = stats.Median(s.spread)
+	}
+	if len(s.busy) > 0 {
+		p.DeviceBusy = stats.Median(s.busy)
 	}
 }
 
@@ -554,15 +575,26 @@ func synthesisSize(w pipeline.Workload) float64 {
 // slowdown is how much synthesizing among concurrent others (on average)
 // stretched a synthesis: the inverse of sim.Host.SynthesisSpeed, for a
 // fractional concurrency.
-func (m *Model) slowdown(concurrent, contention float64) float64 {
+func (m *Model) slowdown(concurrent, contention, proverThreads float64) float64 {
 	f := 1.0
-	if m.Cores > 0 && concurrent > float64(m.Cores) {
-		f = concurrent / float64(m.Cores)
+	if threads := concurrent + proverThreads; m.Cores > 0 && threads > float64(m.Cores) {
+		f = threads / float64(m.Cores)
 	}
 	if concurrent > 1 {
 		f *= 1 + contention*(concurrent-1)
 	}
 	return f
+}
+
+// proverThreads is how many of the cores the prover held, on average,
+// beside a point's synthesis: on a host prover its threads
+// (sim.Host.ProverCores) for the share of the time it worked; 0 when the
+// prover has cores of its own.
+func (m *Model) proverThreads(p Point) float64 {
+	if !m.HostProver {
+		return 0
+	}
+	return float64(m.Cores) * p.DeviceBusy
 }
 
 // concurrency is the sharing a point's synthesis saw: its time-weighted
@@ -636,7 +668,7 @@ func (m *Model) fitSynthesisLaw(points []Point) (SynthesisLaw, error) {
 				shape.ContentionSize = 0
 			}
 			slowdown := func(p Point) float64 {
-				return m.slowdown(p.concurrency(), shape.ContentionAt(p.Spec.Workload.Constraints))
+				return m.slowdown(p.concurrency(), shape.ContentionAt(p.Spec.Workload.Constraints), m.proverThreads(p))
 			}
 			alone := make([]float64, len(points))
 			for i, p := range points {
@@ -774,6 +806,9 @@ func (m *Model) fit() error {
 		}
 	}
 	nx, gy, fy := leastDeviceTimes(m.Points)
+	if m.HostProver {
+		nx, gy, fy = medianStageTimes(m.Points)
+	}
 	if m.GPUStart, err = fitPowerLaw(nx, gy); err != nil {
 		return fmt.Errorf("calibration: gpu_start: %w", err)
 	}
@@ -789,9 +824,11 @@ func (m *Model) fit() error {
 	}
 	m.Baseline = fitLinear(bx, by)
 	m.Working = fitLinear(bx, wy)
-	if m.Pooled {
+	if m.Pooled || m.HostProver {
 		// Nothing is page-locked during a run with a pool: a dataset in
-		// it was locked before the clock, one beyond it is pageable.
+		// it was locked before the clock, one beyond it is pageable. A
+		// host prover locks nothing, and what synthesis takes from it is
+		// in the stage times it measured.
 		m.PinStall = 0
 		return nil
 	}
@@ -849,6 +886,30 @@ func leastDeviceTimes(points []Point) (sizes, start, finalize []float64) {
 		sizes = append(sizes, float64(n))
 		start = append(start, least[n][0])
 		finalize = append(finalize, least[n][1])
+	}
+	return sizes, start, finalize
+}
+
+// medianStageTimes is, at each size, the median over the configurations of
+// the NTT and MSM times per partition they measured (each the mean over a
+// repetition's partitions, the median over its repetitions): a host
+// prover's times, which include its sharing of the cores (the device's
+// own clock, the median partition of each stage, leaves out the slow
+// ones that the wall time pays for).
+func medianStageTimes(points []Point) (sizes, start, finalize []float64) {
+	byN := map[int][][2]float64{}
+	for _, p := range points {
+		n := p.Spec.Workload.Constraints
+		byN[n] = append(byN[n], [2]float64{p.GPUStart, p.Finalize})
+	}
+	for _, n := range slices.Sorted(maps.Keys(byN)) {
+		var g, f []float64
+		for _, t := range byN[n] {
+			g, f = append(g, t[0]), append(f, t[1])
+		}
+		sizes = append(sizes, float64(n))
+		start = append(start, stats.Median(g))
+		finalize = append(finalize, stats.Median(f))
 	}
 	return sizes, start, finalize
 }

@@ -52,6 +52,9 @@ func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Opti
 		// The working memory counts from the start: the peak is what the
 		// model predicts, and the prover's scratch is there by then.
 		*h = sim.Host{Cores: m.Cores, SynthesisContention: synth.ContentionAt(w.Constraints), Devices: m.Devices, Memory: hostMemory}
+		if m.HostProver {
+			h.ProverCores = m.Cores
+		}
 		if spec.Devices > 0 {
 			h.Devices = min(h.Devices, spec.Devices)
 		}
