@@ -96,6 +96,27 @@ type Point struct {
 	// host prover, the share of a synthesis that had the prover's threads
 	// beside it. 0 where not recorded.
 	DeviceBusy float64 `json:"device_busy,omitempty"`
+	// Load is the host's load while its repetitions ran (medians over
+	// the repetitions that recorded it); nil where none did.
+	Load *PointLoad `json:"host_load,omitempty"`
+	// HostShare is the share of the host's CPU that other processes left
+	// to its repetitions, as it weighed on their wall time: the median of
+	// each repetition's seconds per proof times its share (1 - its
+	// others_cpu_fraction) over the median seconds per proof. A prover
+	// on the host's cores goes at that share of its speed on a quiet
+	// host (on this 2-core VM, wall time x share held within 10% from a
+	// share of 0.15 to 0.42). 1 where a repetition did not record it.
+	HostShare float64 `json:"host_share,omitempty"`
+}
+
+// PointLoad is a configuration's host load: the medians over its
+// repetitions of results.HostLoad's figures.
+type PointLoad struct {
+	Load1 float64 `json:"load1"`
+	Steal float64 `json:"steal_fraction"`
+	// Others is the share of the CPU other processes used; -1 where no
+	// repetition measured it.
+	Others float64 `json:"others_cpu_fraction"`
 }
 
 // Model is what a calibration fitted: per-stage cost laws across sizes and
@@ -168,6 +189,10 @@ type Model struct {
 	// Upload's time).
 	PageableUpload float64 `json:"pageable_upload_seconds_per_byte,omitempty"`
 	Points         []Point `json:"points"`
+	// Sequential are the calibration documents that ran several
+	// configurations one after another rather than interleaved
+	// (Measurements.Sequential).
+	Sequential []string `json:"sequential,omitempty"`
 	// Environment is the calibration host as its first document
 	// describes it.
 	Environment results.Environment `json:"-"`
@@ -273,6 +298,11 @@ func (ms *Measurements) Fit(points []Point) (*Model, error) {
 			}
 		}
 	}
+	for _, f := range ms.Sequential {
+		if slices.Contains(m.Calibration, f) {
+			m.Sequential = append(m.Sequential, f)
+		}
+	}
 	if m.Backend == backends.CUDA {
 		m.SubmitQueue = cudaQueueDepth
 	}
@@ -351,6 +381,7 @@ type pointSamples struct {
 	// started beside them, synthesis's spread.
 	synthesis, gpuStart, upload, finalize, peakRSS, secondsPerProof []float64
 	deviceStart, deviceFinalize, pageable, started, spread, busy    []float64
+	load1, steal, others, quietSPP                                  []float64
 	// From the series, where kept: baseline and pool bytes, the synthesis
 	// concurrency seen.
 	base, pool, conc []float64
@@ -379,6 +410,13 @@ func (s *pointSamples) add(r *results.Repetition) {
 	s.secondsPerProof = append(s.secondsPerProof, r.SecondsPerProof)
 	if r.DeviceBusyFraction != nil {
 		s.busy = append(s.busy, *r.DeviceBusyFraction)
+	}
+	if h := r.HostLoad; h != nil {
+		s.load1, s.steal = append(s.load1, h.Load1), append(s.steal, h.StealFraction)
+		if h.OthersCPUFraction != nil {
+			s.others = append(s.others, *h.OthersCPUFraction)
+			s.quietSPP = append(s.quietSPP, r.SecondsPerProof*hostShare(*h.OthersCPUFraction))
+		}
 	}
 	if st := r.Stages[pipeline.StageSynthesis]; st.Count >= 2 && st.MeanSeconds > 0 {
 		n := float64(st.Count)
@@ -424,6 +462,16 @@ func (s *pointSamples) summarise(p *Point) {
 	}
 	if len(s.busy) > 0 {
 		p.DeviceBusy = stats.Median(s.busy)
+	}
+	p.HostShare = 1
+	if len(s.quietSPP) == len(s.secondsPerProof) && p.SecondsPerProof > 0 {
+		p.HostShare = stats.Median(s.quietSPP) / p.SecondsPerProof
+	}
+	if len(s.load1) > 0 {
+		p.Load = &PointLoad{Load1: stats.Median(s.load1), Steal: stats.Median(s.steal), Others: -1}
+		if len(s.others) > 0 {
+			p.Load.Others = stats.Median(s.others)
+		}
 	}
 }
 
@@ -610,7 +658,7 @@ func (p *Point) concurrency() float64 {
 // measured, on that mode's points only.
 func (m *Model) fitSynthesis() error {
 	byMode := map[string][]Point{}
-	for _, p := range m.Points {
+	for _, p := range m.quietPoints() {
 		byMode[p.SynthesisMode] = append(byMode[p.SynthesisMode], p)
 	}
 	m.Synthesis = map[string]SynthesisLaw{}
@@ -807,7 +855,7 @@ func (m *Model) fit() error {
 	}
 	nx, gy, fy := leastDeviceTimes(m.Points)
 	if m.HostProver {
-		nx, gy, fy = medianStageTimes(m.Points)
+		nx, gy, fy = medianStageTimes(m.quietPoints())
 	}
 	if m.GPUStart, err = fitPowerLaw(nx, gy); err != nil {
 		return fmt.Errorf("calibration: gpu_start: %w", err)
@@ -890,6 +938,40 @@ func leastDeviceTimes(points []Point) (sizes, start, finalize []float64) {
 	return sizes, start, finalize
 }
 
+// minHostShare bounds the share of the CPU a repetition is taken to have
+// had: a figure nearer 0 says more about the sampling than the host.
+const minHostShare = 0.05
+
+// hostShare is the share of the host's CPU other processes left to a
+// repetition that measured their use.
+func hostShare(others float64) float64 { return min(max(1-others, minHostShare), 1) }
+
+// quietPoints are the points as a quiet host would have measured them:
+// on a host prover, the host-side stage times at their HostShare (a
+// prover with cores of its own keeps them as measured). The laws are
+// fitted to these; a check predicts each point at its own share again.
+func (m *Model) quietPoints() []Point {
+	if !m.HostProver {
+		return m.Points
+	}
+	out := slices.Clone(m.Points)
+	for i := range out {
+		f := out[i].share()
+		out[i].Synthesis *= f
+		out[i].GPUStart *= f
+		out[i].Finalize *= f
+	}
+	return out
+}
+
+// share is HostShare, 1 where unknown.
+func (p *Point) share() float64 {
+	if p.HostShare <= 0 {
+		return 1
+	}
+	return p.HostShare
+}
+
 // medianStageTimes is, at each size, the median over the configurations of
 // the NTT and MSM times per partition they measured (each the mean over a
 // repetition's partitions, the median over its repetitions): a host
@@ -931,7 +1013,7 @@ func (m *Model) fitPinStall() error {
 			if measured <= 0 {
 				continue
 			}
-			o, err := options(&p.Spec, p.SynthesisMode, m, 0)
+			o, err := options(&p.Spec, p.SynthesisMode, m, 0, 1)
 			if err != nil {
 				return fmt.Errorf("calibration: %s: %w", p.Scenario, err)
 			}

@@ -811,7 +811,7 @@ func TestHostProverTakesMeasuredStageTimes(t *testing.T) {
 			t.Errorf("finalize law at 2^%g: %g, want %g (two sizes: the law passes through both)", math.Log2(n), got, finalize[i])
 		}
 	}
-	o, err := options(&m.Points[0].Spec, m.Points[0].SynthesisMode, m, 0)
+	o, err := options(&m.Points[0].Spec, m.Points[0].SynthesisMode, m, 0, 1)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -20,12 +20,17 @@ import (
 // The synthesis cost is the law of the spec's synthesis mode
 // (workload.synthesis): a calibration without a run of that mode cannot
 // predict it, unless the spec writes its synthesis cost itself.
+//
+// A calibration on a host prover predicts a quiet host: its laws have the
+// neighbours' share of the CPU taken out (Point.HostShare).
 func Options(spec *spec.Spec, m *Model, hostMemory int64) (sim.Options, error) {
-	return options(spec, synthesisMode(spec.Workload.Synthesis), m, hostMemory)
+	return options(spec, synthesisMode(spec.Workload.Synthesis), m, hostMemory, 1)
 }
 
-// options is Options with the spec's synthesis mode known.
-func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Options, error) {
+// options is Options with the spec's synthesis mode known, on a host that
+// leaves the run share of its CPU (1: a quiet host; only a host prover's
+// stages, which run on that CPU, slow by it).
+func options(spec *spec.Spec, mode string, m *Model, hostMemory int64, share float64) (sim.Options, error) {
 	w := spec.Workload
 	o := sim.Options{Workload: w, Config: spec.Pipeline}
 	st, h := &o.Stages, &o.Host
@@ -44,6 +49,11 @@ func options(spec *spec.Spec, mode string, m *Model, hostMemory int64) (sim.Opti
 			DeviceSerial: m.DeviceSerial,
 			SubmitQueue:  m.SubmitQueue,
 			DeviceReady:  seconds(m.DeviceReady.At(n)),
+		}
+		if m.HostProver && share > 0 && share < 1 {
+			st.Synthesis = time.Duration(float64(st.Synthesis) / share)
+			st.GPUStart = time.Duration(float64(st.GPUStart) / share)
+			st.Finalize = time.Duration(float64(st.Finalize) / share)
 		}
 		st.SynthesisSpread = time.Duration(synth.Spread * float64(st.Synthesis))
 		st.ABCBytes, st.WireBytes = pipeline.DatasetBytes(w)

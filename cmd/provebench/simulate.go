@@ -220,6 +220,11 @@ func simulationModel(ctx context.Context, errw io.Writer, f simulateFlags) (*pre
 		return nil, env, usageError{err}
 	}
 	printNotes(errw, model.Notes)
+	if !f.explain { // --explain prints them beside the model
+		for _, warning := range model.Warnings() {
+			fmt.Fprintf(errw, "warning: %s\n", warning)
+		}
+	}
 	return model, model.Environment, nil
 }
 
