@@ -35,6 +35,12 @@ func (m *Model) InSample(hostMemory int64) (InSample, error) {
 	if err != nil {
 		return InSample{}, err
 	}
+	return Summarise(checks), nil
+}
+
+// Summarise is the spread of the errors of checks (InSample of the
+// calibration's own, or of runs not calibrated on: --check).
+func Summarise(checks []Check) InSample {
 	var spp, rate, rss []float64
 	for _, c := range checks {
 		if p := c.Point.SecondsPerProof; p > 0 && c.SecondsPerProof > 0 {
@@ -44,7 +50,7 @@ func (m *Model) InSample(hostMemory int64) (InSample, error) {
 			rss = append(rss, c.PeakRSS/p-1)
 		}
 	}
-	return InSample{Configurations: len(checks), SecondsPerProof: spreadOf(spp), PartitionsPerSecond: spreadOf(rate), PeakRSS: spreadOf(rss)}, nil
+	return InSample{Configurations: len(checks), SecondsPerProof: spreadOf(spp), PartitionsPerSecond: spreadOf(rate), PeakRSS: spreadOf(rss)}
 }
 
 func spreadOf(errs []float64) ErrorSpread {
@@ -69,8 +75,13 @@ func (s ErrorSpread) Range() string {
 }
 
 func (s InSample) String() string {
-	return fmt.Sprintf("in-sample error over the %d calibration configurations: s/proof %s, partitions/s %s (|error| p90 %.1f%%), peak RSS %s (|error| p90 %.1f%%)",
-		s.Configurations, s.SecondsPerProof.Range(), s.PartitionsPerSecond.Range(), 100*s.PartitionsPerSecond.P90, s.PeakRSS.Range(), 100*s.PeakRSS.P90)
+	return s.Line("in-sample error over the calibration configurations")
+}
+
+// Line is the summary headed by what the errors are of.
+func (s InSample) Line(what string) string {
+	return fmt.Sprintf("%s (%d): s/proof %s, partitions/s %s (|error| p90 %.1f%%), peak RSS %s (|error| p90 %.1f%%)",
+		what, s.Configurations, s.SecondsPerProof.Range(), s.PartitionsPerSecond.Range(), 100*s.PartitionsPerSecond.P90, s.PeakRSS.Range(), 100*s.PeakRSS.P90)
 }
 
 // unevenLoad is how far apart, as a share of the host's CPU, the others'

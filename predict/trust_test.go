@@ -25,7 +25,7 @@ func TestInSampleSummarisesTheChecks(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if in.Configurations != len(checks) || in.Configurations != len(m.Points) {
+	if in != Summarise(checks) || in.Configurations != len(m.Points) {
 		t.Fatalf("%d configurations, want %d", in.Configurations, len(m.Points))
 	}
 	lo, hi := math.Inf(1), math.Inf(-1)

@@ -220,7 +220,7 @@ func simulationModel(ctx context.Context, errw io.Writer, f simulateFlags) (*pre
 		return nil, env, usageError{err}
 	}
 	printNotes(errw, model.Notes)
-	if !f.explain { // --explain prints them beside the model
+	if !f.explain && !f.search { // --explain and --search print them beside the predictions
 		for _, warning := range model.Warnings() {
 			fmt.Fprintf(errw, "warning: %s\n", warning)
 		}
@@ -252,6 +252,7 @@ func explainModel(ctx context.Context, w, errw io.Writer, model *predict.Model, 
 		printNotes(errw, notes)
 		fmt.Fprintf(w, "predictions for %s:\n\n", file)
 		predict.PrintChecks(w, checks)
+		fmt.Fprintln(w, predict.Summarise(checks).Line("error on "+file))
 		fmt.Fprintln(w)
 	}
 	return nil
