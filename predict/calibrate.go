@@ -867,6 +867,12 @@ func (m *Model) fit() error {
 	if m.Finalize, err = fitPowerLaw(nx, fy); err != nil {
 		return fmt.Errorf("calibration: finalize: %w", err)
 	}
+	if n, one := m.OneSize(); one && m.HostProver {
+		if m.Finalize, err = msmLawThrough(float64(n), m.Finalize.At(float64(n))); err != nil {
+			return fmt.Errorf("calibration: finalize: %w", err)
+		}
+		m.Notes = append(m.Notes, msmLawNote(n, m.Finalize))
+	}
 	if len(bx) == 0 {
 		return errors.New("calibration: no repetition kept a series (the RSS at the pipeline's start is the baseline)")
 	}

@@ -1,0 +1,57 @@
+package predict
+
+import (
+	"fmt"
+	"math"
+	"math/bits"
+)
+
+// The CPU backend's MSMs are gnark-crypto's bucket method, which picks its
+// window c among these to make (n + 2^c)/c least: its own count of group
+// operations (per scalar bit) for n points.
+const (
+	msmMinWindow = 4
+	msmMaxWindow = 16
+)
+
+// msmWork is that count for n points: what an MSM's time follows when the
+// per-operation cost holds.
+func msmWork(n float64) float64 {
+	least := math.Inf(1)
+	for c := msmMinWindow; c <= msmMaxWindow; c++ {
+		least = min(least, (n+math.Exp2(float64(c)))/float64(c))
+	}
+	return least
+}
+
+// msmSpan is how far, as a factor either side, the power law through
+// msmWork is fitted around the calibrated size: the sizes a prediction
+// from one size reaches.
+const msmSpan = 16
+
+// msmLawThrough is the MSMs' law of a host prover calibrated at one size:
+// the power law that msmWork follows from n/msmSpan to n·msmSpan, through
+// the time y measured at n. Proportional costs are the only guess one size
+// allows for the other stages; for the MSMs the algorithm says more: its
+// windows widen with n, so the work grows slower than n (between 2^12 and
+// 2^14 the count grows as n^0.86; the CPU prover's MSMs measured n^0.68
+// there, docs/results/cpu-simulate, and n^0.83 in
+// docs/results/cpu-quickstart-xval).
+func msmLawThrough(n, y float64) (PowerLaw, error) {
+	var xs, ys []float64
+	for x := n / msmSpan; x <= n*msmSpan; x *= 2 {
+		xs, ys = append(xs, x), append(ys, msmWork(x))
+	}
+	law, err := fitPowerLaw(xs, ys)
+	if err != nil {
+		return PowerLaw{}, err
+	}
+	return PowerLaw{A: y / math.Pow(n, law.B), B: law.B}, nil
+}
+
+// msmLawNote says what a one-size host-prover calibration assumed of the
+// MSMs.
+func msmLawNote(constraints int, law PowerLaw) string {
+	return fmt.Sprintf("the prover runs on the host's cores: its MSMs' law at one size (2^%d) follows the bucket method's count of group operations (n^%.3f around that size) rather than the constraints",
+		bits.Len(uint(constraints))-1, law.B)
+}
