@@ -103,9 +103,9 @@ type Point struct {
 	// to its repetitions, as it weighed on their wall time: the median of
 	// each repetition's seconds per proof times its share (1 - its
 	// others_cpu_fraction) over the median seconds per proof. A prover
-	// on the host's cores goes at that share of its speed on a quiet
-	// host (on this 2-core VM, wall time x share held within 10% from a
-	// share of 0.15 to 0.42). 1 where a repetition did not record it.
+	// on the host's cores that wants all of them goes at that share of
+	// its speed on a quiet host (docs/results/cpu-quickstart-xval tests
+	// it). 1 where a repetition did not record it.
 	HostShare float64 `json:"host_share,omitempty"`
 }
 

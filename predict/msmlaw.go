@@ -33,10 +33,8 @@ const msmSpan = 16
 // the power law that msmWork follows from n/msmSpan to n·msmSpan, through
 // the time y measured at n. Proportional costs are the only guess one size
 // allows for the other stages; for the MSMs the algorithm says more: its
-// windows widen with n, so the work grows slower than n (between 2^12 and
-// 2^14 the count grows as n^0.86; the CPU prover's MSMs measured n^0.68
-// there, docs/results/cpu-simulate, and n^0.83 in
-// docs/results/cpu-quickstart-xval).
+// windows widen with n, so the work grows slower than n (docs/simulate.md,
+// Limits, sets it beside what the CPU prover measured).
 func msmLawThrough(n, y float64) (PowerLaw, error) {
 	var xs, ys []float64
 	for x := n / msmSpan; x <= n*msmSpan; x *= 2 {
