@@ -35,21 +35,21 @@ const msmSpan = 16
 // allows for the other stages; for the MSMs the algorithm says more: its
 // windows widen with n, so the work grows slower than n (docs/simulate.md,
 // Limits, sets it beside what the CPU prover measured).
-func msmLawThrough(n, y float64) (PowerLaw, error) {
+func msmLawThrough(n, y float64) (CostLaw, error) {
 	var xs, ys []float64
 	for x := n / msmSpan; x <= n*msmSpan; x *= 2 {
 		xs, ys = append(xs, x), append(ys, msmWork(x))
 	}
 	law, err := fitPowerLaw(xs, ys)
 	if err != nil {
-		return PowerLaw{}, err
+		return CostLaw{}, err
 	}
-	return PowerLaw{A: y / math.Pow(n, law.B), B: law.B}, nil
+	return CostLaw{PerUnit: y / math.Pow(n, law.B), Work: WorkPower, Exponent: law.B}, nil
 }
 
 // msmLawNote says what a one-size host-prover calibration assumed of the
 // MSMs.
-func msmLawNote(constraints int, law PowerLaw) string {
+func msmLawNote(constraints int, law CostLaw) string {
 	return fmt.Sprintf("the prover runs on the host's cores: its MSMs' law at one size (2^%d) follows the bucket method's count of group operations (n^%.3f around that size) rather than the constraints",
-		bits.Len(uint(constraints))-1, law.B)
+		bits.Len(uint(constraints))-1, law.Exponent)
 }

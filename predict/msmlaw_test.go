@@ -24,8 +24,8 @@ func TestMSMLawGoesThroughTheMeasurement(t *testing.T) {
 	if got := law.At(1 << 14); math.Abs(got/0.4-1) > 1e-9 {
 		t.Errorf("at the calibrated size %g, want 0.4", got)
 	}
-	if law.B <= 0.8 || law.B >= 0.95 {
-		t.Errorf("exponent %.3f, want the bucket method's, below 1 (0.8-0.95 around 2^14)", law.B)
+	if law.Work != WorkPower || law.Exponent <= 0.8 || law.Exponent >= 0.95 {
+		t.Errorf("law %+v, want a power law of the bucket method's exponent, below 1 (0.8-0.95 around 2^14)", law)
 	}
 }
 
@@ -38,8 +38,8 @@ func TestOneSizeHostProverTakesTheMSMLaw(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if m.Finalize.B >= 1 || m.GPUStart.B != 1 {
-		t.Errorf("exponents: finalize %.3f (want the MSM law's, below 1), gpu_start %.3f (want 1)", m.Finalize.B, m.GPUStart.B)
+	if m.Finalize.Exponent >= 1 || m.GPUStart.Exponent != 1 {
+		t.Errorf("exponents: finalize %.3f (want the MSM law's, below 1), gpu_start %.3f (want 1)", m.Finalize.Exponent, m.GPUStart.Exponent)
 	}
 	if !strings.Contains(strings.Join(m.Notes, "\n"), "its MSMs' law at one size (2^15) follows the bucket method's count") {
 		t.Errorf("notes %q", m.Notes)
