@@ -52,7 +52,7 @@ func TestBestScenarioHeaderChecksWhatTheRunWrites(t *testing.T) {
 	}
 	report := predict.NewSearchReport(found, 30<<20, []string{scen}, []string{"out/cal"})
 	best := filepath.Join(dir, "best.yaml")
-	if err := writeBestScenario(best, report); err != nil {
+	if err := writeBestScenario(best, report, nil); err != nil {
 		t.Fatal(err)
 	}
 	data, err := os.ReadFile(best)
