@@ -9,12 +9,10 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"golang.org/x/perf/benchmath"
-	"golang.org/x/perf/benchunit"
 
 	"github.com/provebench/provebench/internal/markdown"
 	"github.com/provebench/provebench/internal/units"
@@ -66,7 +64,7 @@ func (r *Report) headline() (Outcome, string, string) {
 		extra = append(extra, fmt.Sprintf("the new run lacks %d of the baseline's configurations: %s", len(missing), r.missingText(missing)))
 	}
 	if unjudged := r.Unjudged(); len(unjudged) > 0 {
-		extra = append(extra, fmt.Sprintf("%d gated %s not judged: %s", len(unjudged), plural(len(unjudged), "metric"), r.describeUnjudged(unjudged)))
+		extra = append(extra, fmt.Sprintf("%d gated %s not judged: %s", len(unjudged), units.Noun(len(unjudged), "metric"), r.describeUnjudged(unjudged)))
 	}
 	if added > 0 {
 		extra = append(extra, fmt.Sprintf("%d without a baseline", added))
@@ -78,9 +76,9 @@ func (r *Report) headline() (Outcome, string, string) {
 	out := r.Outcome()
 	if out == Regressed {
 		return out, "REGRESSION", fmt.Sprintf("%d %s (%s) in %d of %d compared %s%s",
-			regressions, plural(regressions, "regression"), strings.Join(regressed, ", "), scenarios, compared, plural(compared, "scenario"), tail)
+			regressions, units.Noun(regressions, "regression"), strings.Join(regressed, ", "), scenarios, compared, units.Noun(compared, "scenario"), tail)
 	}
-	text := fmt.Sprintf("no regression in %d compared %s%s", compared, plural(compared, "scenario"), tail)
+	text := fmt.Sprintf("no regression in %d compared %s%s", compared, units.Noun(compared, "scenario"), tail)
 	switch out {
 	case Incomplete:
 		return out, "INCOMPLETE", text
@@ -422,7 +420,7 @@ func (m *MetricResult) cell() string {
 	case m.Verdict == TooFewSamples:
 		delta = "?"
 	}
-	return fmt.Sprintf("%s → %s (%s)", formatValue(m.Base.Center, m.Unit), formatValue(m.New.Center, m.Unit), delta)
+	return fmt.Sprintf("%s → %s (%s)", m.Unit.Format(m.Base.Center), m.Unit.Format(m.New.Center), delta)
 }
 
 // explain is one sentence on a regression.
@@ -435,7 +433,7 @@ func (m *MetricResult) explain() string {
 		how = fmt.Sprintf("p=%.3f, n=%d+%d", m.P, m.Base.N, m.New.N)
 	}
 	return fmt.Sprintf("%s → %s (%s; %s; threshold %s)",
-		formatValue(m.Base.Center, m.Unit), formatValue(m.New.Center, m.Unit), m.changeText(), how, formatThreshold(m.Threshold))
+		m.Unit.Format(m.Base.Center), m.Unit.Format(m.New.Center), m.changeText(), how, formatThreshold(m.Threshold))
 }
 
 // explainUnjudged is one sentence on an inconclusive metric: what was
@@ -443,7 +441,7 @@ func (m *MetricResult) explain() string {
 func (m *MetricResult) explainUnjudged() string {
 	what := "no figures"
 	if m.Base != nil && m.New != nil {
-		what = fmt.Sprintf("%s → %s (%s)", formatValue(m.Base.Center, m.Unit), formatValue(m.New.Center, m.Unit), m.changeText())
+		what = fmt.Sprintf("%s → %s (%s)", m.Unit.Format(m.Base.Center), m.Unit.Format(m.New.Center), m.changeText())
 	}
 	return fmt.Sprintf("%s; threshold %s; %s", what, formatThreshold(m.Threshold), m.Note)
 }
@@ -453,7 +451,7 @@ func (s *Summary) describe(m *MetricResult) string {
 	if s == nil {
 		return "n/a"
 	}
-	v := formatValue(s.Center, m.Unit)
+	v := m.Unit.Format(s.Center)
 	if m.Exact {
 		return v
 	}
@@ -463,7 +461,7 @@ func (s *Summary) describe(m *MetricResult) string {
 	case math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0):
 		// Too few repetitions for a confidence interval of the median:
 		// show their range instead of benchstat's "± ∞".
-		return fmt.Sprintf("%s [%s, %s] (n=%d)", v, formatValue(s.Min, m.Unit), formatValue(s.Max, m.Unit), s.N)
+		return fmt.Sprintf("%s [%s, %s] (n=%d)", v, m.Unit.Format(s.Min), m.Unit.Format(s.Max), s.N)
 	}
 	spread := benchmath.Summary{Center: s.Center, Lo: s.Lo, Hi: s.Hi}.PctRangeString()
 	return fmt.Sprintf("%s ± %s (n=%d)", v, spread, s.N)
@@ -498,11 +496,73 @@ func (m *MetricResult) pText() string {
 }
 
 func (m *MetricResult) verdictText() string {
-	v := string(m.Verdict)
+	v := string(m.shownVerdict())
 	if m.Note != "" {
 		v += " (" + m.Note + ")"
 	}
 	return v
+}
+
+// shownVerdict is the verdict a reader is shown: "worse" and "better" only
+// for a gated metric whose change passes its threshold; a significant
+// change of an ungated metric, or one within the threshold, reads as "~"
+// (issue 41: ab labelled ungated 1% differences "worse"). The change and
+// its interval stay in their columns.
+func (m *MetricResult) shownVerdict() Verdict {
+	if (m.Verdict == Worse || m.Verdict == Better) && (!m.Gated() || math.Abs(m.Change) <= m.Threshold) {
+		return Same
+	}
+	return m.Verdict
+}
+
+// WriteBrief writes what a terminal needs of the report: the headline,
+// what the verdict cost, the sides, the warnings, and only the rows that
+// decide or move the verdict (regressions, metrics not judged, gated
+// changes past their threshold), each configuration's others counted on
+// one line; full names where the full report is (full), which holds every
+// row and note. For ab: its text report of 4 configurations ran to 363
+// lines (issue 41).
+func (r *Report) WriteBrief(w io.Writer, full string) error {
+	var b bytes.Buffer
+	_, label, head := r.headline()
+	fmt.Fprintf(&b, "%s: %s: %s\n", r.command(), label, head)
+	for _, c := range r.Cost {
+		fmt.Fprintf(&b, "cost: %s\n", c)
+	}
+	fmt.Fprintf(&b, "base: %s\nnew:  %s\n", r.Base.describe(), r.New.describe())
+	for _, w := range r.Warnings {
+		fmt.Fprintf(&b, "warning: %s\n", w)
+	}
+	b.WriteString("\n")
+	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
+	fmt.Fprintln(tw, "SCENARIO\tMETRIC\tCHANGE\tVERDICT")
+	for i := range r.Scenarios {
+		s := &r.Scenarios[i]
+		if s.Verdict == Missing || s.Verdict == Added {
+			fmt.Fprintf(tw, "%s\t\t\t%s\n", s.Name, s.Verdict)
+			continue
+		}
+		name, quiet := s.Name, 0
+		for j := range s.Metrics {
+			m := &s.Metrics[j]
+			switch m.shownVerdict() {
+			case Regression, Inconclusive, Worse, Better, TooFewSamples:
+				fmt.Fprintf(tw, "%s\t%s\t%s\t%s\n", name, m.Metric, m.changeText(), m.shownVerdict())
+				name = ""
+			default:
+				quiet++
+			}
+		}
+		if quiet > 0 {
+			fmt.Fprintf(tw, "%s\t(%d more: ~ or no data)\t\t\n", name, quiet)
+		}
+	}
+	if err := tw.Flush(); err != nil {
+		return err
+	}
+	fmt.Fprintf(&b, "\nevery metric, its interval, threshold and why it was not judged, and the notes: %s\n", full)
+	_, err := w.Write(b.Bytes())
+	return err
 }
 
 func formatChange(c float64) string {
@@ -513,29 +573,6 @@ func formatChange(c float64) string {
 		return "down from 0"
 	}
 	return fmt.Sprintf("%+.1f%%", 100*c)
-}
-
-// formatValue prints a figure with benchstat's scaling: binary prefixes for
-// bytes, SI ones for seconds and rates.
-func formatValue(v float64, u results.Unit) string {
-	switch u {
-	case results.UnitSecond:
-		return benchunit.Scale(v, benchunit.Decimal) + "s"
-	case results.UnitPartitionRate:
-		return benchunit.Scale(v, benchunit.Decimal)
-	case results.UnitByte:
-		return units.FormatBytes(int64(v))
-	case results.UnitFraction:
-		return fmt.Sprintf("%.1f%%", 100*v)
-	case results.UnitJoule:
-		return benchunit.Scale(v, benchunit.Decimal) + "J"
-	}
-	// Counts: whole ones as they are, a median between two to a tenth
-	// (never a float's 17 digits).
-	if v == math.Trunc(v) {
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64)
 }
 
 func mdVerdict(v Verdict) string {
@@ -559,11 +596,4 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

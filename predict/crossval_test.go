@@ -13,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provebench/provebench/gpu/prover"
+	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/spec"
 )
@@ -270,9 +273,9 @@ func TestSynthesisModesCalibrateApart(t *testing.T) {
 	}
 	// One law for both would give 1. The runs have 4 synthesis rounds,
 	// which a cached partition does not do.
-	w := pipeline.Workload{Constraints: 1 << 14, SynthesisRounds: 4}
+	w := config.Workload{Constraints: 1 << 14, SynthesisRounds: 4}
 	wc := w
-	wc.Synthesis = pipeline.SynthesisCached
+	wc.Synthesis = config.SynthesisCached
 	if r := compute.At(w) / cached.At(wc); !(r >= 2 && r <= 5) { // NaN fails too
 		t.Errorf("compute over cached synthesis %.2f, want about 3: the modes were mixed", r)
 	}
@@ -296,14 +299,18 @@ func TestSynthesisModesCalibrateApart(t *testing.T) {
 
 func TestDeviceClockIsTakenAsIs(t *testing.T) {
 	// Every repetition records its device time: 10 ms of NTT and 30 ms
-	// of MSMs per partition at 2^12, 40 and 120 at 2^14.
+	// of MSMs per partition at 2^12, 40 and 120 at 2^14; and an upload,
+	// so that the prover is a device of its own, not the host's cores.
 	doc := rewrite(t, cpuCalibrate, t.TempDir(), "clock.json", func(d *results.Run) {
 		for i := range d.Scenarios {
 			k := float64(d.Scenarios[i].Constraints) / (1 << 12)
 			for j := range d.Scenarios[i].Repetitions {
+				r := &d.Scenarios[i].Repetitions[j]
 				total := 0.04 * k
-				d.Scenarios[i].Repetitions[j].DeviceSecondsPerPartition = &total
-				d.Scenarios[i].Repetitions[j].DeviceStageSeconds = map[string]float64{"ntt_region": 0.01 * k, "msm_a": 0.03 * k, "upload": 5}
+				r.DeviceSecondsPerPartition = &total
+				r.DeviceStageSeconds = map[string]float64{"ntt_region": 0.01 * k, "msm_a": 0.03 * k, "upload": 5}
+				n := r.Stages[pipeline.StageGPUStart].Count
+				r.Stages[prover.StageUpload] = results.StageSummary{Count: n, TotalSeconds: 0.001 * float64(n), MeanSeconds: 0.001}
 			}
 		}
 	})
@@ -352,11 +359,11 @@ func TestOneSizeIsSaid(t *testing.T) {
 // configuration would otherwise be predicted twice as slow).
 func TestSynthesisLawCachedIgnoresRounds(t *testing.T) {
 	law := SynthesisLaw{Alone: PowerLaw{A: 1e-7, B: 1}}
-	w := pipeline.Workload{Constraints: 1 << 20, SynthesisRounds: 3}
+	w := config.Workload{Constraints: 1 << 20, SynthesisRounds: 3}
 	if got, want := law.At(w), 4e-7*(1<<20); !(math.Abs(got-want) <= 1e-9) {
 		t.Errorf("computed synthesis %v s, want %v (constraints × (rounds+1))", got, want)
 	}
-	w.Synthesis = pipeline.SynthesisCached
+	w.Synthesis = config.SynthesisCached
 	if got, want := law.At(w), 1e-7*(1<<20); !(math.Abs(got-want) <= 1e-9) {
 		t.Errorf("cached synthesis %v s, want %v (the copy alone)", got, want)
 	}
@@ -615,7 +622,7 @@ func TestSynthesisLawSplitsTheRounds(t *testing.T) {
 	var points []Point
 	for _, n := range []int{1 << 20, 1 << 22} {
 		for _, r := range []int{0, 1, 4} {
-			w := pipeline.Workload{Constraints: n, SynthesisRounds: r}
+			w := config.Workload{Constraints: n, SynthesisRounds: r}
 			c := float64(n)
 			points = append(points, Point{Spec: specOf(w), Synthesis: witness.At(c) + float64(r)*round.At(c), Concurrent: 1, SynthesisMode: SynthesisCompute})
 		}
@@ -627,7 +634,7 @@ func TestSynthesisLawSplitsTheRounds(t *testing.T) {
 	if law.Witness == nil || law.Round == nil || law.Contention != 0 {
 		t.Fatalf("law %+v: want the witness and the round apart, no contention", law)
 	}
-	w := pipeline.Workload{Constraints: 1 << 24, SynthesisRounds: 2}
+	w := config.Workload{Constraints: 1 << 24, SynthesisRounds: 2}
 	if got, want := law.At(w), witness.At(1<<24)+2*round.At(1<<24); !(math.Abs(got/want-1) <= 1e-6) {
 		t.Errorf("at 2^24 with 2 rounds: %v s, want %v", got, want)
 	}
@@ -677,7 +684,7 @@ func TestSynthesisSpreadWhereTheSharingHeld(t *testing.T) {
 }
 
 // specOf is a configuration of workload w, the rest left zero.
-func specOf(w pipeline.Workload) spec.Spec { return spec.Spec{Workload: w} }
+func specOf(w config.Workload) spec.Spec { return spec.Spec{Workload: w} }
 
 // Issue 32 item 14: a document given twice (the same file under another
 // name, or a copy of the same run) is refused, not pooled with itself;
@@ -750,7 +757,7 @@ func TestSynthesisContentionFollowsTheSize(t *testing.T) {
 			for _, n := range []int{1 << 21, 1 << 22, 1 << 23} {
 				for _, r := range []int{0, 1} {
 					for _, k := range []int{1, 3, 6} {
-						w := pipeline.Workload{Constraints: n, SynthesisRounds: r}
+						w := config.Workload{Constraints: n, SynthesisRounds: r}
 						c := float64(n)
 						alone := witness.At(c) + float64(r)*round.At(c)
 						points = append(points, Point{Spec: specOf(w), Synthesis: alone * (1 + tc.at(n)*float64(k-1)), Concurrent: k, SynthesisMode: SynthesisCompute})
@@ -767,11 +774,50 @@ func TestSynthesisContentionFollowsTheSize(t *testing.T) {
 			if got, want := law.ContentionAt(1<<24), tc.at(1<<24); !(math.Abs(got-want) <= 0.006) {
 				t.Errorf("contention at 2^24: %.3f, want %.3f", got, want)
 			}
-			w := pipeline.Workload{Constraints: 1 << 24, SynthesisRounds: 2}
+			w := config.Workload{Constraints: 1 << 24, SynthesisRounds: 2}
 			if got, want := law.At(w), witness.At(1<<24)+2*round.At(1<<24); !(math.Abs(got/want-1) <= 0.01) {
 				t.Errorf("alone at 2^24 with 2 rounds: %v s, want %v", got, want)
 			}
 		})
+	}
+}
+
+func TestHostProverTakesMeasuredStageTimes(t *testing.T) {
+	// The CPU backend's runs upload nothing: the prover is the host's
+	// cores, and its device laws go through the median configuration's
+	// measured stage times at each size, not the least.
+	ms, err := Load(t.Context(), []string{cpuCalibrate}, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ms.Fit(ms.Points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.HostProver || m.PinStall != 0 {
+		t.Fatalf("host prover %v, pin stall %g: want true, 0", m.HostProver, m.PinStall)
+	}
+	sizes, start, finalize := medianStageTimes(m.Points)
+	for i, n := range sizes {
+		var g, f []float64
+		for _, p := range m.Points {
+			if float64(p.Spec.Workload.Constraints) == n {
+				g, f = append(g, p.GPUStart), append(f, p.Finalize)
+			}
+		}
+		if start[i] != stats.Median(g) || finalize[i] != stats.Median(f) {
+			t.Errorf("2^%g: %g %g, want the medians %g %g", math.Log2(n), start[i], finalize[i], stats.Median(g), stats.Median(f))
+		}
+		if got := m.Finalize.At(n); math.Abs(got/finalize[i]-1) > 1e-6 {
+			t.Errorf("finalize law at 2^%g: %g, want %g (two sizes: the law passes through both)", math.Log2(n), got, finalize[i])
+		}
+	}
+	o, err := options(&m.Points[0].Spec, m.Points[0].SynthesisMode, m, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Host.ProverCores != m.Cores {
+		t.Errorf("prover cores %d, want the host's %d", o.Host.ProverCores, m.Cores)
 	}
 }
 

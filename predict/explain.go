@@ -10,7 +10,7 @@ import (
 	"slices"
 
 	"github.com/provebench/provebench/internal/units"
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/sim"
 )
 
@@ -33,7 +33,7 @@ func (m *Model) Checks(hostMemory int64) ([]Check, error) { return m.check(m.Poi
 // document (one not used for calibration, to validate the model), which
 // Load accepts; notes say what it left out.
 func (m *Model) CheckDocument(ctx context.Context, file string, hostMemory int64) ([]Check, []string, error) {
-	ms, err := Load(ctx, []string{file}, LoadOptions{})
+	ms, err := Load(ctx, []string{file}, LoadOptions{Role: "--check"})
 	if err != nil {
 		return nil, nil, err
 	}
@@ -55,7 +55,11 @@ func (m *Model) check(points []Point, hostMemory int64) ([]Check, error) {
 
 // predict simulates one measured configuration with the model.
 func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
-	o, err := options(&p.Spec, p.SynthesisMode, m, hostMemory)
+	share := 1.0
+	if m.HostProver {
+		share = p.share() // the host as busy as it was
+	}
+	o, err := options(&p.Spec, p.SynthesisMode, m, hostMemory, share)
 	if err != nil {
 		return Check{}, err
 	}
@@ -69,7 +73,7 @@ func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
 	for _, t := range res.Report.Partitions {
 		c.Synthesis += t.Synthesis.Seconds() / float64(len(res.Report.Partitions))
 	}
-	c.GPUStart, c.Finalize = m.GPUStart.At(n), m.Finalize.At(n)
+	c.GPUStart, c.Finalize = m.GPUStart.At(n)/share, m.Finalize.At(n)/share
 	if res.Report.ProofsDone > 0 {
 		c.SecondsPerProof = res.Report.Wall.Seconds() / float64(res.Report.ProofsDone)
 	}
@@ -78,14 +82,14 @@ func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
 
 // PrintChecks writes predictions beside measurements as a Markdown table.
 func PrintChecks(w io.Writer, checks []Check) {
-	fmt.Fprintln(w, "| configuration | size | reps | synthesis s (err) | NTT s (err) | MSMs s (err) | s/proof predicted | s/proof measured | err | peak RSS predicted | measured | err |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| configuration | size | reps | synthesis s (err) | NTT s (err) | MSMs s (err) | s/proof predicted | s/proof measured | err | partitions/s err | peak RSS predicted | measured | err |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, c := range checks {
 		p := c.Point
-		fmt.Fprintf(w, "| %s | 2^%d | %d | %.3f (%s) | %.3f (%s) | %.3f (%s) | %.3f | %.3f | %s | %s | %s | %s |\n", p.Scenario,
+		fmt.Fprintf(w, "| %s | 2^%d | %d | %.3f (%s) | %.3f (%s) | %.3f (%s) | %.3f | %.3f | %s | %s | %s | %s | %s |\n", p.Scenario,
 			bits.Len(uint(p.Spec.Workload.Constraints))-1, p.Reps, c.Synthesis, relErr(c.Synthesis, p.Synthesis),
 			c.GPUStart, relErr(c.GPUStart, p.GPUStart), c.Finalize, relErr(c.Finalize, p.Finalize),
-			c.SecondsPerProof, p.SecondsPerProof, relErr(c.SecondsPerProof, p.SecondsPerProof),
+			c.SecondsPerProof, p.SecondsPerProof, relErr(c.SecondsPerProof, p.SecondsPerProof), rateErr(c.SecondsPerProof, p.SecondsPerProof),
 			units.FormatBytes(int64(c.PeakRSS)), units.FormatBytes(int64(p.PeakRSS)), relErr(c.PeakRSS, p.PeakRSS))
 	}
 	fmt.Fprintln(w, "\n(predicted, and its error against the median of the measured repetitions)")
@@ -101,10 +105,10 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 	for _, mode := range slices.Sorted(maps.Keys(m.Synthesis)) {
 		law := m.Synthesis[mode]
 		x := "constraints × (rounds+1)"
-		if mode == pipeline.SynthesisCached {
+		if mode == config.SynthesisCached {
 			x = "constraints (the copy of a cached witness)"
 		}
-		if law.Witness != nil && law.Round != nil && mode != pipeline.SynthesisCached {
+		if law.Witness != nil && law.Round != nil && mode != config.SynthesisCached {
 			fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = witness + rounds × round   x = constraints\n", mode)
 			fmt.Fprintf(w, "  witness = %v   round = %v\n", *law.Witness, *law.Round)
 		} else {
@@ -126,7 +130,7 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 		fmt.Fprintf(w, "pageable upload (s per GiB)         = %.3f   (%.1f GB/s: a dataset beyond the pool, in the device's stream)\n", m.PageableUpload*(1<<30), 1e-9/m.PageableUpload)
 	}
 	if m.Pooled {
-		fmt.Fprintln(w, "page-locked pool                    = pipeline.WarmPoolDatasets datasets, reserved before the clock (its datasets add no RSS)")
+		fmt.Fprintln(w, "page-locked pool                    = config.WarmPoolDatasets datasets, reserved before the clock (its datasets add no RSS)")
 	}
 	fmt.Fprintf(w, "finalize (s)                        = %v   x = constraints\n", m.Finalize)
 	if m.PinStall > 0 {
@@ -150,7 +154,24 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 	fmt.Fprintln(w, "error on the calibration runs themselves:")
 	fmt.Fprintln(w)
 	PrintChecks(w, checks)
+	in, err := m.InSample(hostMemory)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s\n", in)
+	for _, warning := range m.Warnings() {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
 	return nil
+}
+
+// rateErr is the error of the rate a time implies (partitions/s against
+// s/proof): measured / predicted - 1, as a signed percentage.
+func rateErr(pred, meas float64) string {
+	if pred <= 0 {
+		return "-"
+	}
+	return relErr(meas, pred)
 }
 
 // relErr is (predicted - measured) / measured as a signed percentage.

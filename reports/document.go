@@ -84,7 +84,7 @@ func documentWarnings(run *results.Run, sums []*scenarioSummary) []string {
 	for _, s := range sums {
 		if s.rssBounds > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s: the kernel peak RSS of %d measured %s is wait4's ru_maxrss, an upper bound (it includes the parent's peak), not the child's VmHWM.",
-				s.sc.Name, s.rssBounds, plural(s.rssBounds, "repetition")))
+				s.sc.Name, s.rssBounds, units.Noun(s.rssBounds, "repetition")))
 		}
 	}
 	if len(unplotted) > 0 {
@@ -229,8 +229,13 @@ func glossarySection(run *results.Run) section {
 func runMeta(run *results.Run) []string {
 	env := &run.Environment
 	tool := "provebench " + orUnknown(run.ToolVersion)
-	if env.GitCommit != "" {
-		tool += ", commit " + env.GitCommit
+	if c := env.GitCommit; c != "" {
+		// A version read from the build names the commit already (module
+		// version, then commit): said once, as the commit.
+		if v := strings.TrimSpace(strings.Replace(run.ToolVersion, c, "", 1)); v != run.ToolVersion {
+			tool = "provebench " + orUnknown(v)
+		}
+		tool += ", commit " + c
 	}
 	when := "started " + formatTime(run.StartedAt)
 	if !run.FinishedAt.IsZero() {
@@ -499,13 +504,6 @@ func formatTime(t time.Time) string {
 		return "unknown"
 	}
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 func orUnknown(s string) string {

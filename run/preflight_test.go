@@ -10,22 +10,22 @@ import (
 
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/groth16"
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 )
 
 func TestEstimateTakesTheTightestGate(t *testing.T) {
 	p := circuit.Params{Constraints: 1 << 20}
 	abc, wires := p.DatasetBytes()
 	one := abc + wires
-	base := Spec{Name: "x", Workload: pipeline.Workload{Constraints: p.Constraints, Partitions: 10, Proofs: 4, Concurrency: 2},
+	base := Spec{Name: "x", Workload: config.Workload{Constraints: p.Constraints, Partitions: 10, Proofs: 4, Concurrency: 2},
 		Devices: 1}
 	for _, tc := range []struct {
-		cfg  pipeline.Config
+		cfg  config.Config
 		want int64
 	}{
-		{pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}, 20},
-		{pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 4, ChannelCapacity: 2, GPUWorkers: 1}, 4 + 2 + 2},
-		{pipeline.Config{Strategy: "hold+budget", PartitionWorkers: 8, ChannelCapacity: 8, GPUWorkers: 1, Budget: 3 * one}, 3},
+		{config.Config{Strategy: config.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}, 20},
+		{config.Config{Strategy: config.Hold, PartitionWorkers: 4, ChannelCapacity: 2, GPUWorkers: 1}, 4 + 2 + 2},
+		{config.Config{Strategy: "hold+budget", PartitionWorkers: 8, ChannelCapacity: 8, GPUWorkers: 1, Budget: 3 * one}, 3},
 	} {
 		s := base
 		s.Pipeline = tc.cfg
@@ -40,15 +40,30 @@ func TestEstimateTakesTheTightestGate(t *testing.T) {
 }
 
 func TestPreflightRefusesOverTheLimits(t *testing.T) {
-	s := Spec{Name: "big", Source: "f.yaml:3", Workload: pipeline.Workload{Constraints: 1 << 22, Partitions: 4, Proofs: 1, Concurrency: 1},
-		Pipeline: pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}}
+	s := Spec{Name: "big", Source: "f.yaml:3", Workload: config.Workload{Constraints: 1 << 22, Partitions: 4, Proofs: 1, Concurrency: 1},
+		Pipeline: config.Config{Strategy: config.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}}
 	dir := t.TempDir()
 	if _, err := Preflight([]Spec{s}, 1<<40, dir, nil); err != nil {
 		t.Fatalf("a 2^22 configuration on a 1 TiB host: %v", err)
 	}
 	_, err := Preflight([]Spec{s}, 1<<30, dir, nil)
-	if err == nil || !strings.Contains(err.Error(), "big (f.yaml:3): estimated peak RSS") || !strings.Contains(err.Error(), "host's memory") {
+	if err == nil || !strings.Contains(err.Error(), "host's memory 1.00 GiB  f.yaml:3") || !strings.Contains(err.Error(), "estimated from: the strategy's bound") {
 		t.Fatalf("over the host's memory: %v", err)
+	}
+	// Issue 41: the refusal is a short table, a row per configuration
+	// starting with its name (it was a 330-character sentence each).
+	var refused *RefusedError
+	if !errors.As(err, &refused) || len(refused.Refused) != 1 {
+		t.Fatalf("the refusal is no RefusedError of one row: %v", err)
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[1], "configuration") || !strings.HasPrefix(lines[2], "big ") {
+		t.Errorf("the refusal is not a heading, a table and the basis:\n%v", err)
+	}
+	for _, l := range lines {
+		if len(l) > 160 {
+			t.Errorf("a line of %d characters: %q", len(l), l)
+		}
 	}
 	s.MemoryLimit = 512 << 20
 	if _, err := Preflight([]Spec{s}, 1<<40, dir, nil); err == nil || !strings.Contains(err.Error(), "memory_limit") {
@@ -57,18 +72,18 @@ func TestPreflightRefusesOverTheLimits(t *testing.T) {
 }
 
 func TestPreflightTakesAPrediction(t *testing.T) {
-	s := Spec{Name: "p", Source: "f.yaml:1", Workload: pipeline.Workload{Constraints: 1 << 10, Partitions: 2, Proofs: 1, Concurrency: 1},
-		Pipeline: pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
+	s := Spec{Name: "p", Source: "f.yaml:1", Workload: config.Workload{Constraints: 1 << 10, Partitions: 2, Proofs: 1, Concurrency: 1},
+		Pipeline: config.Config{Strategy: config.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
 	big := func(*Spec) (int64, string, error) { return 2 << 30, "simulated", nil }
 	_, err := Preflight([]Spec{s}, 1<<30, t.TempDir(), big)
-	if err == nil || !strings.Contains(err.Error(), "predicted peak RSS 2.00 GiB (simulated)") {
+	if err == nil || !strings.Contains(err.Error(), "2.00 GiB  host's memory 1.00 GiB") || !strings.Contains(err.Error(), "estimated from: simulated") {
 		t.Fatalf("a predicted 2 GiB on a 1 GiB host: %v", err)
 	}
 }
 
 func TestPreflightHoldsAPredictionToTheFloor(t *testing.T) {
-	s := Spec{Name: "porep", Source: "f.yaml:1", Workload: pipeline.Workload{Constraints: 1 << 27, Partitions: 10, Proofs: 1, Concurrency: 1},
-		Pipeline: pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
+	s := Spec{Name: "porep", Source: "f.yaml:1", Workload: config.Workload{Constraints: 1 << 27, Partitions: 10, Proofs: 1, Concurrency: 1},
+		Pipeline: config.Config{Strategy: config.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
 	e := EstimateSpec(&s)
 	floor := e.KeyBytes + e.Dataset
 	small := func(*Spec) (int64, string, error) { return 1 << 30, "a model of 2^10..2^12", nil }
@@ -93,8 +108,8 @@ func TestPreflightHoldsAPredictionToTheFloor(t *testing.T) {
 }
 
 func TestPreflightFallsBackToTheBound(t *testing.T) {
-	s := Spec{Name: "p", Source: "f.yaml:1", Workload: pipeline.Workload{Constraints: 1 << 10, Partitions: 2, Proofs: 1, Concurrency: 1},
-		Pipeline: pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
+	s := Spec{Name: "p", Source: "f.yaml:1", Workload: config.Workload{Constraints: 1 << 10, Partitions: 2, Proofs: 1, Concurrency: 1},
+		Pipeline: config.Config{Strategy: config.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
 	none := func(*Spec) (int64, string, error) { return 0, "", fmt.Errorf("%w: no cached run", ErrNoPrediction) }
 	checks, err := Preflight([]Spec{s}, 1<<40, t.TempDir(), none)
 	if err != nil || len(checks) != 1 || checks[0].PeakRSS != EstimateSpec(&s).PeakRSS || !strings.Contains(checks[0].Basis, "no cached run") {
@@ -111,8 +126,8 @@ func TestPreflightFallsBackToTheBound(t *testing.T) {
 // + 4 datasets"): it has none, and the run is not refused.
 func TestPreflightDoesNotEstimateExec(t *testing.T) {
 	s := Spec{Name: "sleep", Source: "f.yaml:2", Exec: &ExecSpec{Command: []string{"sleep", "0.2"}}, MemoryLimit: 64 << 20,
-		Workload: pipeline.Workload{Constraints: 1 << 22, Partitions: 4, Proofs: 1, Concurrency: 1},
-		Pipeline: pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}}
+		Workload: config.Workload{Constraints: 1 << 22, Partitions: 4, Proofs: 1, Concurrency: 1},
+		Pipeline: config.Config{Strategy: config.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}}
 	predicted := func(*Spec) (int64, string, error) { return 1 << 40, "simulated", nil }
 	checks, err := Preflight([]Spec{s}, 1<<30, t.TempDir(), predicted)
 	if err != nil {
@@ -144,8 +159,8 @@ func cachedKey(t *testing.T, s *Spec) string {
 // needs and the folder, and the same key already in the cache is not
 // counted.
 func TestPreflightRefusesAKeyTheDiskCannotHold(t *testing.T) {
-	s := Spec{Name: "huge", Source: "f.yaml:1", Workload: pipeline.Workload{Constraints: 1 << 40, Partitions: 1, Proofs: 1, Concurrency: 1},
-		Pipeline: pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 1, ChannelCapacity: 1, GPUWorkers: 1}}
+	s := Spec{Name: "huge", Source: "f.yaml:1", Workload: config.Workload{Constraints: 1 << 40, Partitions: 1, Proofs: 1, Concurrency: 1},
+		Pipeline: config.Config{Strategy: config.Hold, PartitionWorkers: 1, ChannelCapacity: 1, GPUWorkers: 1}}
 	if need := EstimateSpec(&s).KeyBytes; need < 1<<48 {
 		t.Fatalf("a 2^40 key estimated at %d bytes: not beyond any disk, the test shows nothing", need)
 	}

@@ -10,8 +10,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/provebench/provebench/gpu/groth16"
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/gpu/shape"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/spec"
 )
 
@@ -164,18 +164,19 @@ func (p *parser) spec(pt *point) spec.Spec {
 	if s.Workload.Constraints > 0 {
 		s.Key = s.Key.Resolve(s.Workload.Constraints)
 	}
-	s.Verify = s.Verify && s.Key == groth16.KindSetup
+	s.Verify = s.Verify && s.Key == shape.KindSetup
 	return s
 }
 
 // check applies the rules that involve more than one field. A rule whose
 // fields did not parse is skipped: their errors are already reported. The
-// engine's own validation (pipeline.Workload.Validate, Config.Validate)
+// engine's own validation (config.Workload.Validate, Config.Validate)
 // runs last, so the loader never accepts a configuration the engine would
 // refuse; its findings on fields this loader already reported are dropped.
 func (p *parser) check(pt *point, s *spec.Spec) {
 	c := p.newPointCheck(pt)
 	c.sampleInterval(s)
+	c.choicesWritten(s)
 	if c.valid("workload.constraints") {
 		c.datasetFits(s)
 	}
@@ -226,6 +227,23 @@ func (c *pointCheck) sampleInterval(s *spec.Spec) {
 	}
 }
 
+// choicesWritten refuses a strategy whose setting has no default a user
+// could mean: a byte budget is the memory given to the pipeline, and a
+// default of some MiB silently meant no limit at 2^12 constraints and an
+// unusable one at 2^27. (The pacer's settings are control gains and a
+// queue depth in partitions, the same at every size: their defaults
+// stand.)
+func (c *pointCheck) choicesWritten(s *spec.Spec) {
+	if !c.valid("pipeline.strategy") || !s.Pipeline.Strategy.Has(config.Budget) {
+		return
+	}
+	if l := c.pt.values["pipeline.budget"]; l == nil || l.node == nil {
+		c.report("pipeline.strategy", "%s needs pipeline.budget, the live dataset bytes the pipeline may hold (such as budget: 8GiB); it has no default",
+			c.written("pipeline.strategy"))
+		c.reported["pipeline.budget"] = true // the default's own problems are moot
+	}
+}
+
 // datasetFits checks the fields one partition's dataset must fit in (the
 // budget, the memory limit), and that a real setup of its size is one that
 // finishes.
@@ -236,27 +254,27 @@ func (c *pointCheck) datasetFits(s *spec.Spec) {
 	dataset := fmt.Sprintf("one partition's dataset at 2^%d constraints (%s: %s a/b/c + %s wires)",
 		params.LogConstraints(), formatBytes(abc+wires), formatBytes(abc), formatBytes(wires))
 	// The budget gate's own check, worded with the value as written.
-	if c.valid("pipeline.strategy", "pipeline.budget") && pc.Strategy.Has(pipeline.Budget) && pc.Budget < abc+wires {
+	if c.valid("pipeline.strategy", "pipeline.budget") && !c.reported["pipeline.budget"] && pc.Strategy.Has(config.Budget) && pc.Budget < abc+wires {
 		c.report("pipeline.budget", "%s is less than %s; admission could never start one", c.written("pipeline.budget"), dataset)
 	}
 	if c.valid("memory_limit") && s.MemoryLimit > 0 && s.MemoryLimit < abc+wires {
 		c.report("memory_limit", "%s is less than %s; every repetition would be stopped", c.written("memory_limit"), dataset)
 	}
-	if c.valid("key") && s.Key == groth16.KindSetup && w.Constraints > maxSetupConstraints {
+	if c.valid("key") && s.Key == shape.KindSetup && w.Constraints > maxSetupConstraints {
 		c.report("key", "a real setup of 2^%d constraints takes hours; above 2^%d use key random (or auto)",
 			params.LogConstraints(), log2(maxSetupConstraints))
 	}
 }
 
 // engineRules reports what the engine's own validation finds: each gate of
-// the strategy checks its fields (pipeline.Registered). A field that did
+// the strategy checks its fields (config.Registered). A field that did
 // not parse is zero here: while there is one, only the problems of fields
 // that parsed are reported.
 func (c *pointCheck) engineRules(s *spec.Spec) {
 	w, pc := s.Workload, s.Pipeline
 	pt := c.pt
 	for _, err := range flatten(errors.Join(w.Validate(), pc.ValidateWritten(), pc.Resolved().Validate(w))) {
-		var fe *pipeline.FieldError
+		var fe *config.FieldError
 		if !errors.As(err, &fe) {
 			if c.complete {
 				c.p.pointError(pt, "", err.Error())

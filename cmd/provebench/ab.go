@@ -215,12 +215,12 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	failed := countStatus(base, results.StatusFailed, results.StatusCrashed) + countStatus(cur, results.StatusFailed, results.StatusCrashed)
 	if failed > 0 && rep.Outcome() == compare.Pass {
 		fmt.Fprintf(w, "FAILED: %d repetitions failed or crashed (see %s); the pairs that ran:\n\n", failed, runner.OutDir)
-		if err := publishComparison(w, rep, f.markdown); err != nil {
+		if err := publishWith(rep.WriteBrief(w, filepath.Join(runner.OutDir, "ab.md")), rep, f.markdown); err != nil {
 			return err
 		}
 		return exitError{code: exitFailure, err: fmt.Errorf("%d repetitions failed or crashed (see %s)", failed, runner.OutDir)}
 	}
-	published := publishComparison(w, rep, f.markdown)
+	published := publishWith(rep.WriteBrief(w, filepath.Join(runner.OutDir, "ab.md")), rep, f.markdown)
 	if failed > 0 {
 		fmt.Fprintf(w, "(%d repetitions failed or crashed: see %s)\n", failed, runner.OutDir)
 	}
@@ -348,7 +348,7 @@ func planAB(ctx context.Context, args []string, f abFlags) (*ab.Runner, []ab.Con
 	if err != nil {
 		return nil, nil, err
 	}
-	runner := &ab.Runner{Base: base, New: cur, OutDir: f.out, Format: format, CacheDir: f.cacheDir, Log: os.Stderr, WorkerReps: f.workerReps}
+	runner := &ab.Runner{Base: base, New: cur, OutDir: f.out, Format: format, CacheDir: f.cacheDir, Log: os.Stderr, WorkerReps: f.workerReps, Load: childrenLoad}
 	if runner.HostMemory, err = hostMemory(ctx, f.hostMemory); err != nil {
 		return nil, nil, err
 	}
@@ -496,4 +496,16 @@ func orDefaultFiles(v, def []string) []string {
 		return def
 	}
 	return v
+}
+
+// childrenLoad measures the host's load around one repetition a side's
+// binary runs, counting this process and its reaped children (the side's
+// run and its child) as the measured processes: ab.Runner's Load.
+func childrenLoad(ctx context.Context) func() (*results.HostLoad, error) {
+	m := sample.StartLoadOf(ctx, func() (float64, bool) {
+		self, ok := sample.CPUSeconds(sample.Self)
+		children, ok2 := sample.CPUSeconds(sample.Children)
+		return self + children, ok && ok2
+	})
+	return m.Stop
 }

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/provebench/provebench/reports"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run/shard"
 )
@@ -41,7 +42,7 @@ and missing shards unless --allow-missing.
 Exit status: 0 merged, 1 merged but a repetition did not finish in a shard
 (failed, crashed, memory limit, timeout), 2 bad or mismatched input.`,
 		Example: `  provebench merge shard-1 shard-2 shard-3 shard-4 -o out/all
-  provebench merge results/*/results.json -o out/all --allow-missing`,
+  provebench merge out/shard-* -o out/all --allow-missing`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMerge(cmd.Context(), cmd.OutOrStdout(), args, f)
@@ -77,7 +78,7 @@ func runMerge(ctx context.Context, w io.Writer, args []string, f mergeFlags) err
 	if err != nil {
 		return err
 	}
-	printRunSummary(w, doc, written)
+	reports.PrintRunSummary(w, doc, written)
 	if !doc.Complete {
 		fmt.Fprintln(w, "note: the merged results are incomplete (a shard is missing or did not finish)")
 	}

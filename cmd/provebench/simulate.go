@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/predict"
+	"github.com/provebench/provebench/reports"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run"
 )
@@ -57,7 +58,13 @@ of the files (matrix axes may be ranges, such as {from: 4, to: 18, step: 2}:
 hundreds of configurations in seconds); with -o it writes DIR/search.csv (every
 configuration's prediction) and DIR/search-front.md (the front), and
 --best-scenario FILE writes the fastest under the cap as a scenario file that
-provebench run runs as is.
+provebench run runs as is. --explain, --check, --search and --best-scenario
+give the model's error on its calibration runs (in-sample) beside the
+predictions, and a calibrated simulate warns when the calibration ran under
+high or uneven host load or without interleaving. On the CPU backend the
+prover shares the host's cores: predictions are for a quiet host, and
+--explain and --check predict each run at the share of the CPU its
+repetitions recorded.
 
 Calibration documents must describe one prover: documents built from
 different commits, or where no commit is recorded by different binaries
@@ -69,7 +76,7 @@ calibration at one size says on stderr that every exponent is assumed 1.
 
 Validating a model on your own host: run plain shapes and the shapes you
 mean to predict (provebench run ... -o out/cal, -o out/val), then
-  provebench simulate --cross-validate out/cal/results.json out/val/results.json -o out/xval
+  provebench simulate --cross-validate out/cal out/val -o out/xval
 groups the runs' configurations into families (--family-by matrix: a
 scenario's vars.family, else its matrix, else itself; config; or
 label:NAME, such as label:workload.constraints to leave one size out),
@@ -98,10 +105,10 @@ func newSimulateCmd() *cobra.Command {
 		Short: "Predict scenarios in virtual time, calibrated from real runs",
 		Long:  simulateHelp,
 		Example: `  provebench simulate scenarios/cuzk-phase12.yaml -o out/cuzk
-  provebench simulate scenarios/backpressure.yaml --calibration out/cal/results.json -o out/sim --explain
+  provebench simulate scenarios/backpressure.yaml --calibration out/cal -o out/sim --explain
   provebench simulate scenarios/cuzk-phase12.yaml --search --memory-cap 480GiB
   provebench simulate docs/results/cuzk-phase12-search.yaml --search --memory-cap 480GiB -o out/search --best-scenario out/best.yaml
-  provebench simulate --cross-validate out/cal/results.json out/val/results.json --target-p90 10% --target-max 15% -o out/xval`,
+  provebench simulate --cross-validate out/cal out/val --target-p90 10% --target-max 15% -o out/xval`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.crossValidate {
@@ -220,6 +227,11 @@ func simulationModel(ctx context.Context, errw io.Writer, f simulateFlags) (*pre
 		return nil, env, usageError{err}
 	}
 	printNotes(errw, model.Notes)
+	if !f.explain && !f.search { // --explain and --search print them beside the predictions
+		for _, warning := range model.Warnings() {
+			fmt.Fprintf(errw, "warning: %s\n", warning)
+		}
+	}
 	return model, model.Environment, nil
 }
 
@@ -247,6 +259,7 @@ func explainModel(ctx context.Context, w, errw io.Writer, model *predict.Model, 
 		printNotes(errw, notes)
 		fmt.Fprintf(w, "predictions for %s:\n\n", file)
 		predict.PrintChecks(w, checks)
+		fmt.Fprintln(w, predict.Summarise(checks).Line("error on "+file))
 		fmt.Fprintln(w)
 	}
 	return nil
@@ -256,7 +269,7 @@ func explainModel(ctx context.Context, w, errw io.Writer, model *predict.Model, 
 // and says why a configuration has no timeline or was predicted to pass
 // its memory limit.
 func printSimulatedSummary(w io.Writer, doc *results.Run, written []string) {
-	printRunSummary(w, doc, written)
+	reports.PrintRunSummary(w, doc, written)
 	if n := len(doc.Scenarios); n > predict.MaxSeriesConfigurations {
 		fmt.Fprintf(w, "note: %d configurations: no timelines (series are kept up to %d; --filter picks a few to see over time)\n", n, predict.MaxSeriesConfigurations)
 	}
