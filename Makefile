@@ -6,7 +6,7 @@
 #                the engine under the race detector;
 #                the CUDA backend and the gnark peer where their prerequisites
 #                are built, else skipped and said so: mk/test.mk), then fuzz
-#                the scenario loader, results reader and key files for a few
+#                the scenario loader, results reader, key files and exec templates for a few
 #                seconds each
 #
 # GPU hosts: see docs/gpu.md (make icicle, make build-cuda, make run-cuda).
@@ -65,7 +65,7 @@ test: vet funcs test-prepare
 # "context deadline exceeded" with no failing input). make fuzz FUZZTIME=5m
 # for a longer hunt. Minimizing a new input is capped: the key decoder's
 # runs touch files, and minimizing would take the time.
-FUZZ_TARGETS := FuzzLoad:./scenarios/:5000x FuzzDecode:./results/:20000x FuzzLoadKey:./gpu/groth16/:1000x
+FUZZ_TARGETS := FuzzLoad:./scenarios/:5000x FuzzDecode:./results/:20000x FuzzLoadKey:./gpu/groth16/:1000x FuzzRender:./spec/:3000x
 FUZZTIME ?=
 fuzz:
 	@set -e; for t in $(FUZZ_TARGETS); do \

@@ -474,6 +474,7 @@ func (c *comparer) scenario(bsc, nsc *results.Scenario) ScenarioResult {
 	out.Notes = append(out.Notes, notes...)
 	for i := range out.Metrics {
 		tooFewIsInconclusive(&out.Metrics[i])
+		c.namedIsJudged(&out.Metrics[i])
 	}
 	out.Verdict = scenarioVerdict(out.Metrics)
 	if len(nm) == 0 {
@@ -598,6 +599,24 @@ func tooFewIsInconclusive(m *MetricResult) {
 		m.Verdict, m.Unjudged = Inconclusive, "too few samples"
 		m.Note = strings.TrimSuffix("not judged: too few samples; "+m.Note, "; ")
 	}
+}
+
+// namedIsJudged makes a metric the user gated by name (a threshold that
+// is not the default one) that could not be judged for want of data
+// inconclusive, not a pass: a gate asked for and not judged must not
+// pass (compare --threshold minor_faults=0% against a baseline without
+// minor faults said OK). Metrics gated by default keep "no data" where a
+// run does not measure them (a GPU's figures on the CPU).
+func (c *comparer) namedIsJudged(m *MetricResult) {
+	if !m.Gated() || m.Verdict != NoData {
+		return
+	}
+	def, isDefault := DefaultThresholds().For(m.Metric)
+	if isDefault && def == m.Threshold {
+		return
+	}
+	m.Verdict, m.Unjudged = Inconclusive, "no data"
+	m.Note = strings.TrimSuffix("not judged: gated by --threshold, but "+m.Note, "; ")
 }
 
 // counterPeaks compares the live counters' peaks: exact when they repeat

@@ -28,6 +28,14 @@ func TestNewRejectsBadConfiguration(t *testing.T) {
 		{"channel", nil, func(c *Config) { c.ChannelCapacity = 0 }, "pipeline.channel_capacity", ">= 1"},
 		{"gpu workers", nil, func(c *Config) { c.GPUWorkers = 0 }, "pipeline.gpu_workers", ">= 1"},
 		{"synthesis workers", nil, func(c *Config) { c.SynthesisWorkers = -1 }, "pipeline.synthesis_workers", ">= 0"},
+		// Issue 42 case 2: counts the engine and simulator keep state for
+		// are bounded, so an accepted configuration fits in memory.
+		{"partitions huge", func(w *Workload) { w.Partitions = 1_000_000_000_000 }, nil, "workload.partitions", "<= 65536"},
+		{"partitions x proofs", func(w *Workload) { w.Partitions, w.Proofs = 1000, 1000 }, nil, "workload.partitions", "1000000 in one repetition, more than 65536"},
+		{"proofs huge", func(w *Workload) { w.Proofs = 1 << 20 }, nil, "workload.proofs", "<= 65536"},
+		{"gpu workers huge", nil, func(c *Config) { c.GPUWorkers = 1_000_000_000 }, "pipeline.gpu_workers", "<= 4096"},
+		{"channel huge", nil, func(c *Config) { c.ChannelCapacity = 1 << 40 }, "pipeline.channel_capacity", "<= 65536"},
+		{"synthesis workers huge", nil, func(c *Config) { c.SynthesisWorkers = 1 << 20 }, "pipeline.synthesis_workers", "<= 4096"},
 		{"budget too small", nil, func(c *Config) { c.Strategy, c.Budget = Budget, datasetBytes()-1 }, "pipeline.budget", "cannot hold one partition's dataset"},
 		{"budget negative", nil, func(c *Config) { c.Budget = -1 }, "pipeline.budget", ">= 0"},
 		{"pacer target", nil, func(c *Config) { c.Strategy, c.Pacer.TargetDepth = Pacer, -1 }, "pipeline.pacer.target_depth", "> 0"},

@@ -820,3 +820,29 @@ func TestHostProverTakesMeasuredStageTimes(t *testing.T) {
 		t.Errorf("prover cores %d, want the host's %d", o.Host.ProverCores, m.Cores)
 	}
 }
+
+// Issue 42 case 14: a calibration of 1e-300 s a proof printed a
+// 307-character percentage. Figures outside the bounds history add holds
+// them to are refused when the calibration loads, and a percentage past
+// 10^6 % prints in three significant figures.
+func TestCrossValidationFiguresBounded(t *testing.T) {
+	if got := signedPercent(1e300); len(got) > 12 {
+		t.Errorf("signedPercent(1e300) = %q", got)
+	}
+	if got := percent(-3e305); len(got) > 12 {
+		t.Errorf("percent(-3e305) = %q", got)
+	}
+	if got := signedPercent(0.123); got != "+12.3%" {
+		t.Errorf("signedPercent(0.123) = %q", got)
+	}
+	dir := t.TempDir()
+	tiny := rewrite(t, cpuCalibrate, dir, "tiny.json", func(d *results.Run) {
+		for i := range d.Scenarios[0].Repetitions {
+			r := &d.Scenarios[0].Repetitions[i]
+			r.PartitionsPerSecond = 1e300
+		}
+	})
+	if _, err := Load(t.Context(), []string{tiny}, LoadOptions{}); err == nil || !strings.Contains(err.Error(), "partitions_per_second") {
+		t.Errorf("a calibration of 1e300 partitions a second: %v", err)
+	}
+}

@@ -137,8 +137,16 @@ func percent(v float64) string {
 	if math.IsNaN(v) {
 		return "—"
 	}
+	if math.Abs(v) >= maxPrintedFraction {
+		return fmt.Sprintf("%.3g%%", 100*v)
+	}
 	return fmt.Sprintf("%.1f%%", 100*v)
 }
+
+// maxPrintedFraction is where a percentage turns to three significant
+// figures: an error of 10^300 (a measurement of 10^-300 s) is no figure
+// to print in full, 307 characters wide.
+const maxPrintedFraction = 1e4
 
 // signedOr writes a signed error as a percentage, or "not predicted".
 func signedOr(v float64, why string) string {
@@ -151,6 +159,9 @@ func signedOr(v float64, why string) string {
 func signedPercent(v float64) string {
 	if math.IsNaN(v) {
 		return "—"
+	}
+	if math.Abs(v) >= maxPrintedFraction {
+		return fmt.Sprintf("%+.3g%%", 100*v)
 	}
 	return fmt.Sprintf("%+.1f%%", 100*v)
 }

@@ -260,6 +260,9 @@ func (ms *Measurements) add(f string, doc *results.Run, pending *[]measured) err
 		if err != nil {
 			return fmt.Errorf("calibration %s: %w", f, err)
 		}
+		if err := checkFigures(sc); err != nil {
+			return fmt.Errorf("calibration %s: scenario %s: %w", f, sc.Name, err)
+		}
 		key := configurationKey(doc, sc, view)
 		i := slices.IndexFunc(*pending, func(m measured) bool { return m.key == key })
 		if i < 0 {
@@ -276,6 +279,27 @@ func (ms *Measurements) add(f string, doc *results.Run, pending *[]measured) err
 	if len(execs) > 0 {
 		ms.Notes = append(ms.Notes, fmt.Sprintf("calibration %s: left out %s run by the exec driver (%s): an external prover is not what the model describes; the built-in pipeline's configurations calibrate",
 			f, count(len(execs), "configuration"), abbreviate(execs)))
+	}
+	return nil
+}
+
+// checkFigures refuses a calibration whose measured figures lie outside
+// the bounds history add holds them to (results.Metric.Check): 1e-300 s a
+// proof is 10^300 partitions a second, and a model fitted to it predicts
+// nothing a table can print.
+func checkFigures(sc *results.Scenario) error {
+	for j := range sc.Repetitions {
+		r := &sc.Repetitions[j]
+		if !r.Measured() {
+			continue
+		}
+		for _, m := range results.MetricsFor(results.Tracked) {
+			if v, ok := m.Value(r); ok {
+				if err := m.Check(v); err != nil {
+					return fmt.Errorf("repetition %d: %w", r.Index, err)
+				}
+			}
+		}
 	}
 	return nil
 }

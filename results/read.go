@@ -9,8 +9,9 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"time"
+
+	"github.com/provebench/provebench/internal/openfile"
 )
 
 // What a reader takes from one document. A results document is read whole
@@ -55,7 +56,7 @@ func Read(path string) (*Run, error) { return ReadContext(context.Background(), 
 // and, once the JSON is in memory, at once, leaving the decoding it
 // abandons to end on its own (bounded by the limits).
 func ReadContext(ctx context.Context, path string) (*Run, error) {
-	f, err := os.Open(path)
+	f, err := openfile.OpenContext(ctx, path)
 	if err != nil {
 		return nil, err
 	}

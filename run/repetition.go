@@ -336,7 +336,7 @@ func (r *Runner) verdict(spec *Spec, rep *results.Repetition, stopped supervise.
 		return results.StatusFailed, childErr
 	case res == nil:
 		msg := fmt.Sprintf("child %s without a result", supervise.DescribeExit(w.cmd.ProcessState))
-		if tail := w.stderr.String(); tail != "" {
+		if tail := w.stderr.Crash(); tail != "" {
 			msg += ": " + tail
 		}
 		return results.StatusCrashed, msg

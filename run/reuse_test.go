@@ -110,4 +110,18 @@ func TestServeAnswersEachRequest(t *testing.T) {
 	if _, err := r.Serve(context.Background(), spec, strings.NewReader("{oops\n"), &replies); err == nil || !strings.Contains(err.Error(), "bad request") {
 		t.Errorf("a malformed request: %v, want a bad request", err)
 	}
+	// Issue 42 case 12: an index asked twice, or past any document's
+	// numbering, is a bad request, answered before a repetition runs: the
+	// document would number two repetitions alike, which history add
+	// refuses.
+	for _, reqs := range []string{`{"index":1}` + "\n" + `{"index":1}`, `{"index":9223372036854775807}`} {
+		replies.Reset()
+		doc, err := r.Serve(context.Background(), spec, strings.NewReader(reqs+"\n"), &replies)
+		if err == nil || !strings.Contains(err.Error(), "bad request") {
+			t.Errorf("%s: %v, want a bad request", reqs, err)
+		}
+		if n := len(doc.Scenarios[0].Repetitions); n > 1 {
+			t.Errorf("%s: %d repetitions run, want at most the first", reqs, n)
+		}
+	}
 }

@@ -40,6 +40,31 @@ type ServeReply struct {
 // bad input for the command.
 var ErrBadRequest = errors.New("bad request")
 
+// MaxServeIndex bounds a request's repetition index: a document holds far
+// fewer repetitions, and history add refuses what no run could number.
+const MaxServeIndex = 1 << 20
+
+// servedIndices are the repetition indices a server has run, warm-ups and
+// measured ones apart: the document it writes numbers each once, as
+// history add requires.
+type servedIndices map[[2]int]bool
+
+// check refuses a request whose index is out of range or already served.
+func (s servedIndices) check(req ServeRequest) error {
+	if req.Index < 1 || req.Index > MaxServeIndex {
+		return fmt.Errorf("%w: repetition index %d: numbered from 1 to %d", ErrBadRequest, req.Index, MaxServeIndex)
+	}
+	key := [2]int{req.Index, 0}
+	if req.Warmup {
+		key[1] = 1
+	}
+	if s[key] {
+		return fmt.Errorf("%w: repetition index %d (warm-up %v) asked twice: a document numbers each repetition once", ErrBadRequest, req.Index, req.Warmup)
+	}
+	s[key] = true
+	return nil
+}
+
 // Serve runs spec's repetitions on request until requests ends, answering
 // each on replies, and returns the results document it kept up to date in
 // OutDir. A configuration whose prepare fails (its proving key) is
@@ -57,6 +82,7 @@ func (r *Runner) Serve(ctx context.Context, spec Spec, requests io.Reader, repli
 		return r.stopped(ctx, doc, err)
 	}
 	dec, enc := json.NewDecoder(requests), json.NewEncoder(replies)
+	served := servedIndices{}
 	for {
 		var req ServeRequest
 		if err := dec.Decode(&req); err != nil {
@@ -66,8 +92,9 @@ func (r *Runner) Serve(ctx context.Context, spec Spec, requests io.Reader, repli
 			_ = r.finalSave(r.ResultsPath(), doc)
 			return doc, fmt.Errorf("%w: %w", ErrBadRequest, err)
 		}
-		if req.Index < 1 {
-			return doc, fmt.Errorf("%w: repetition index %d: numbered from 1", ErrBadRequest, req.Index)
+		if err := served.check(req); err != nil {
+			_ = r.finalSave(r.ResultsPath(), doc)
+			return doc, err
 		}
 		reply := ServeReply{Index: req.Index}
 		if sw.drivers[0] == nil {

@@ -123,7 +123,7 @@ var execKeys = []struct {
 	read execReader
 }{
 	{"command", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) { e.Command = p.argv(v, at) }},
-	{"env", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) { e.Env = p.stringMap(v, at) }},
+	{"env", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) { e.Env = p.envMap(v, at) }},
 	{"dir", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) { e.Dir = p.str(v, at) }},
 	{"files", func(p *parser, e *spec.ExecSpec, v *yaml.Node, at string) {
 		for i, item := range p.mappings(v, at) {
@@ -218,6 +218,30 @@ func (p *parser) stringMap(n *yaml.Node, path string) map[string]string {
 	out := make(map[string]string)
 	for _, kv := range p.pairs(n, path, 0) {
 		out[kv.key.Value] = p.str(kv.val, joinPath(path, kv.key.Value))
+	}
+	return out
+}
+
+// envMap reads exec.env: names a process environment can hold (not
+// empty, no '=' and no NUL byte, which execve cannot pass) and values
+// without NUL bytes.
+func (p *parser) envMap(n *yaml.Node, path string) map[string]string {
+	n = deref(n)
+	if n.Kind != yaml.MappingNode {
+		p.errorf(n, path, "want a mapping; got %s", describe(n))
+		return nil
+	}
+	out := make(map[string]string)
+	for _, kv := range p.pairs(n, path, 0) {
+		k, at := kv.key.Value, joinPath(path, kv.key.Value)
+		v := p.str(kv.val, at)
+		switch {
+		case k == "" || strings.ContainsAny(k, "=\x00"):
+			p.errorf(kv.key, at, "an environment variable's name may not be empty or hold '=' or a NUL byte; got %q", k)
+		case strings.Contains(v, "\x00"):
+			p.errorf(kv.val, at, "a NUL byte: an environment variable's value cannot hold one")
+		}
+		out[k] = v
 	}
 	return out
 }

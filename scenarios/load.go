@@ -5,12 +5,12 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"slices"
 	"strings"
 
+	"github.com/provebench/provebench/internal/openfile"
 	"github.com/provebench/provebench/spec"
 )
 
@@ -41,7 +41,7 @@ func Load(paths ...string) ([]spec.Spec, error) {
 			continue
 		}
 		given[filepath.Clean(p)] = true
-		data, err := os.ReadFile(p)
+		data, err := openfile.ReadFile(p)
 		if err != nil {
 			var pe *fs.PathError
 			if errors.As(err, &pe) {

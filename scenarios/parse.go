@@ -97,6 +97,10 @@ type parser struct {
 	// idle collects the values written for fields that do nothing on the
 	// configurations they reach (exec configurations).
 	idle idleFields
+	// boundless remembers the exec blocks whose templates went past the
+	// renderer's bounds, so that one shared by many configurations is
+	// rendered (and reported) once, not once for each.
+	boundless map[*leaf]bool
 }
 
 // configCount is the running total of a load's configurations.
@@ -180,6 +184,7 @@ func (p *parser) decodeTop(data []byte) *yaml.Node {
 	} else if !errors.Is(err, io.EOF) {
 		p.syntaxError(data, err)
 	}
+	p.customTags(&root, 0)
 	top := deref(root.Content[0])
 	if top.Kind != yaml.MappingNode {
 		p.errorf(top, "", "want a mapping with version, defaults, scenarios and matrix; got %s", describe(top))
@@ -643,6 +648,23 @@ func editDistance(a, b string) int {
 		prev, cur = cur, prev
 	}
 	return prev[len(b)]
+}
+
+// customTags reports each node under n that carries an application tag
+// (!hold {strategy: hold}): the format gives no tag a meaning, and one
+// read as its plain value would be a setting the writer did not mean.
+// depth bounds the walk as deref bounds aliases (aliases are not
+// followed: their anchors are walked where they stand).
+func (p *parser) customTags(n *yaml.Node, depth int) {
+	if n == nil || depth > 1000 {
+		return
+	}
+	if strings.HasPrefix(n.Tag, "!") && !strings.HasPrefix(n.Tag, "!!") && n.Kind != yaml.AliasNode {
+		p.errorf(n, "", "YAML tag %s: a scenario file gives tags no meaning; remove it", n.Tag)
+	}
+	for _, c := range n.Content {
+		p.customTags(c, depth+1)
+	}
 }
 
 // deref follows aliases (*anchor) to the node they name.

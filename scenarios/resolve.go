@@ -305,6 +305,7 @@ func (p *parser) checkExec(pt *point, s *spec.Spec) {
 		p.pointError(pt, "memory_limit", fmt.Sprintf("%s is less than %s, below what any process tree needs; every repetition would be stopped",
 			l.text, formatBytes(minExecMemoryLimit)))
 	}
+	p.dryRunExec(pt, s)
 }
 
 // flatten lists the errors joined in err (errors.Join nests).

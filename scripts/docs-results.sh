@@ -13,12 +13,46 @@ GO=${GO:-go}
 [ "$#" -gt 0 ] || set -- docs/results
 "$GO" run ./scripts/compactresults "$@"
 find "$@" \( -name results.csv -o -name results.bench \) -exec gzip -9nf {} +
+# Only what provebench wrote is removed: the report's two documents (its
+# fixed names) and the pictures the folder's manifest (.provebench-files)
+# lists; a user's own picture beside them stays. The manifest then lists
+# the files that are there: the ones removed leave it, the report's
+# regenerated ones join it.
+manifest=.provebench-files
+own_pictures() { # dir: the PNG and SVG names its manifest lists
+	[ -f "$1/$manifest" ] || return 0
+	while IFS= read -r name; do
+		case $name in
+		*/* | .* | '') ;;
+		*.png | *.svg) printf '%s\n' "$name" ;;
+		esac
+	done <"$1/$manifest"
+}
+relist() { # dir before-list: the manifest without gone files, with new pictures
+	[ -f "$1/$manifest" ] || return 0
+	{
+		while IFS= read -r name; do
+			[ -e "$1/$name" ] && printf '%s\n' "$name"
+		done <"$1/$manifest"
+		for f in "$1"/*.png "$1"/report.md "$1"/report.html; do
+			[ -e "$f" ] || continue
+			name=${f##*/}
+			grep -qxF "$name" "$2" || printf '%s\n' "$name"
+		done
+	} | awk '!seen[$0]++' >"$1/$manifest.new"
+	mv "$1/$manifest.new" "$1/$manifest"
+}
 find "$@" -name results.json.gz | sort | while read -r doc; do
 	dir=$(dirname "$doc")
 	# A folder had a report when it has report.md or report.html; folders
 	# that keep only results (an ab side, a check's input) stay so.
 	[ -e "$dir/report.md" ] || [ -e "$dir/report.html" ] || continue
-	rm -f "$dir"/*.png "$dir"/*.svg "$dir/report.md" "$dir/report.html"
+	own_pictures "$dir" | while IFS= read -r name; do rm -f "$dir/$name"; done
+	rm -f "$dir/report.md" "$dir/report.html"
+	before=$(mktemp)
+	ls -A "$dir" >"$before"
 	"$BIN" report "$doc" -o "$dir" --format png >/dev/null
+	relist "$dir" "$before"
+	rm -f "$before"
 	echo "$dir: report regenerated"
 done

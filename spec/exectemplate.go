@@ -1,7 +1,6 @@
 package spec
 
 import (
-	"bytes"
 	"fmt"
 	"text/template"
 	"text/template/parse"
@@ -43,14 +42,16 @@ func CheckExecTemplates(e *ExecSpec) error {
 		if err != nil {
 			return
 		}
-		if _, perr := template.New(where).Option("missingkey=error").Parse(*s); perr != nil {
+		if _, perr := new(renderBudget).parse(where, *s); perr != nil {
 			err = fmt.Errorf("%s: %w", where, perr)
 		}
 	})
 	return err
 }
 
-// Render returns a copy of e with every template executed against d.
+// Render returns a copy of e with every template executed against d,
+// within the bounds of templatelimits.go (an error wrapping
+// ErrTemplateBounds past them).
 func (e *ExecSpec) Render(d *ExecData) (*ExecSpec, error) {
 	out := *e
 	out.Command = append([]string(nil), e.Command...)
@@ -77,21 +78,17 @@ func (e *ExecSpec) Render(d *ExecData) (*ExecSpec, error) {
 		out.Prometheus = &pm
 	}
 	var err error
+	budget := new(renderBudget) // one budget for all of e's templates
 	out.each(func(where string, s *string) {
 		if err != nil {
 			return
 		}
-		t, perr := template.New(where).Option("missingkey=error").Parse(*s)
-		if perr != nil {
-			err = fmt.Errorf("%s: %w", where, perr)
+		r, rerr := budget.render(where, *s, d)
+		if rerr != nil {
+			err = fmt.Errorf("%s: %w", where, rerr)
 			return
 		}
-		var b bytes.Buffer
-		if xerr := t.Execute(&b, d); xerr != nil {
-			err = fmt.Errorf("%s: %w", where, xerr)
-			return
-		}
-		*s = b.String()
+		*s = r
 	})
 	return &out, err
 }

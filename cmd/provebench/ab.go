@@ -10,6 +10,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -118,9 +119,11 @@ also appended to $GITHUB_STEP_SUMMARY when that is set.
 
 Exit status: 0 no regression (every gated metric judged), 3 regression,
 4 inconclusive (no regression found, but a gated metric could not be
-judged), 1 a repetition failed or crashed, 2 bad input (also when the sides'
-backends differ, unless --allow-different-hardware), 130 interrupted. The
-first line of the report says the same.`
+judged), 1 a side measured nothing, or repetitions failed or crashed where
+the pairs that ran would have passed (the report then starts FAILED), 2 bad
+input (also when the sides' backends differ, unless
+--allow-different-hardware, a -o that another ab holds or a finished ab
+wrote), 130 interrupted. The first line of the report says the same.`
 
 func newABCmd() *cobra.Command {
 	var f abFlags
@@ -163,13 +166,18 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	if f.untilResolved < 0 {
 		return usagef("--until-resolved: %v: want a duration such as 10m", f.untilResolved)
 	}
-	if f.workerReps < 0 {
-		return usagef("--worker-reps %d: a count of repetitions per worker, 0 for a process each", f.workerReps)
+	if f.workerReps < 0 || f.workerReps > ab.MaxWorkerReps {
+		return usagef("--worker-reps %d: a count of repetitions per worker, 0 for a process each, at most %d", f.workerReps, ab.MaxWorkerReps)
 	}
 	runner, configs, err := planAB(ctx, args, f)
 	if err != nil {
 		return err
 	}
+	unlock, err := openABOut(runner.OutDir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 	fmt.Fprintf(w, "ab: %d configurations, base %s, new %s; results in %s\n", len(configs),
 		describeSide(runner.Base), describeSide(runner.New), runner.OutDir)
 	opts := compare.Options{Thresholds: th, Paired: true, AllowDifferentHardware: f.allowDifferentHardware}
@@ -188,6 +196,9 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 		return runErr
 	}
 	fmt.Fprintf(w, "measured in %s\n\n", time.Since(start).Round(time.Second))
+	if err := sidesMeasured(base, cur, runner.OutDir); err != nil {
+		return err
+	}
 	rep, err := compare.Compare(base, cur, opts)
 	if err != nil {
 		return usageError{err}
@@ -198,11 +209,55 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	if err := writeABFiles(runner.OutDir, rep); err != nil {
 		return err
 	}
+	// The exit status is the verdict's first line's: a comparison that
+	// did not pass says so whatever crashed; one that would have passed
+	// is no pass with repetitions failed, and says that first.
+	failed := countStatus(base, results.StatusFailed, results.StatusCrashed) + countStatus(cur, results.StatusFailed, results.StatusCrashed)
+	if failed > 0 && rep.Outcome() == compare.Pass {
+		fmt.Fprintf(w, "FAILED: %d repetitions failed or crashed (see %s); the pairs that ran:\n\n", failed, runner.OutDir)
+		if err := publishWith(rep.WriteBrief(w, filepath.Join(runner.OutDir, "ab.md")), rep, f.markdown); err != nil {
+			return err
+		}
+		return exitError{code: exitFailure, err: fmt.Errorf("%d repetitions failed or crashed (see %s)", failed, runner.OutDir)}
+	}
 	published := publishWith(rep.WriteBrief(w, filepath.Join(runner.OutDir, "ab.md")), rep, f.markdown)
-	if n := countStatus(base, results.StatusFailed, results.StatusCrashed) + countStatus(cur, results.StatusFailed, results.StatusCrashed); n > 0 {
-		return exitError{code: exitFailure, err: fmt.Errorf("%d repetitions failed or crashed (see %s)", n, runner.OutDir)}
+	if failed > 0 {
+		fmt.Fprintf(w, "(%d repetitions failed or crashed: see %s)\n", failed, runner.OutDir)
 	}
 	return published
+}
+
+// sidesMeasured refuses to compare a side none of whose repetitions was
+// measured (every one crashed or failed, its binary's fault or its
+// lines not results): there is nothing of it to compare, and its empty
+// record would read as another machine. The error names the side and
+// its first repetition's error.
+func sidesMeasured(base, cur *results.Run, dir string) error {
+	for i, doc := range []*results.Run{base, cur} {
+		if countStatus(doc, results.StatusOK) > 0 {
+			continue
+		}
+		name, why := [2]string{"base", "new"}[i], "no repetition ran"
+		for _, sc := range doc.Scenarios {
+			if len(sc.Repetitions) > 0 {
+				why = fmt.Sprintf("%d repetitions, none measured; the first: %s: %s", countStatus(doc, results.StatusFailed, results.StatusCrashed), sc.Repetitions[0].Status, firstLine(sc.Repetitions[0].Error))
+				break
+			}
+		}
+		return exitError{code: exitFailure, err: fmt.Errorf("the %s side measured nothing (%s); see %s", name, why, dir)}
+	}
+	return nil
+}
+
+// firstLine is s up to its first line break, at most 300 bytes.
+func firstLine(s string) string {
+	if i := strings.IndexByte(s, '\n'); i >= 0 {
+		s = s[:i]
+	}
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return s
 }
 
 // judgeAB is --until-resolved's judge: compare's own estimate, per
@@ -341,7 +396,7 @@ func pairConfigs(baseFiles, newFiles []string, f abFlags) ([]ab.Config, error) {
 		if b.Backend != n.Backend && !f.allowDifferentHardware {
 			return nil, usagef("configuration %q: backend %s on the base side, %s on the new: timings across backends differ for reasons that are not the code's (--allow-different-hardware to compare anyway)", b.Name, b.Backend, n.Backend)
 		}
-		cfg := ab.Config{Name: b.Name, Pairs: f.pairs, Warmups: f.warmups.v, PeakRSS: estimatedPeak(&b, &n)}
+		cfg := ab.Config{Name: b.Name, Pairs: f.pairs, Warmups: f.warmups.v, Timeout: max(b.Timeout, n.Timeout), PeakRSS: estimatedPeak(&b, &n)}
 		if cfg.Pairs == 0 {
 			cfg.Pairs = max(b.Repeats, n.Repeats, defaultMinPairs)
 		}
@@ -381,6 +436,34 @@ func estimatedPeak(base, cur *run.Spec) int64 {
 		return 0
 	}
 	return max(run.EstimateSpec(base).PeakRSS, run.EstimateSpec(cur).PeakRSS)
+}
+
+// openABOut locks ab's output folder for this ab, as run locks its own
+// (a second ab into it would rewrite this one's documents), and refuses
+// one that holds a finished ab (its ab.txt or ab.md, or a side's
+// results): a later ab would silently replace it. Both are bad input,
+// exit 2, as is a -o that is not a directory.
+func openABOut(dir string) (unlock func(), err error) {
+	unlock, err = run.LockOutDir(dir)
+	if err != nil {
+		return nil, usagef("-o %s: %w", dir, err)
+	}
+	finished := ""
+	for _, name := range []string{"ab.txt", "ab.md"} {
+		if _, serr := os.Lstat(filepath.Join(dir, name)); serr == nil {
+			finished = name
+		}
+	}
+	for _, side := range []string{"base", "new"} {
+		if cerr := run.CheckFinished(filepath.Join(dir, side)); cerr != nil && finished == "" {
+			finished = side + "/"
+		}
+	}
+	if finished != "" {
+		unlock()
+		return nil, usagef("-o %s: holds the results of a previous ab (%s); choose another -o", dir, finished)
+	}
+	return unlock, nil
 }
 
 func writeABFiles(dir string, rep *compare.Report) error {

@@ -394,11 +394,14 @@ series); 1 the history could not be read or the pictures written.`,
 			if out == "" {
 				return usagef("--out: an output directory is required")
 			}
+			if st, err := os.Stat(out); err == nil && !st.IsDir() {
+				return usagef("-o %s: not a directory", out)
+			}
 			series, err := q.series(cmd.Context(), cmd.ErrOrStderr(), *db)
 			if err != nil {
 				return err
 			}
-			figs, err := historyFigures(series)
+			figs, err := historyFigures(cmd.Context(), series)
 			if err != nil {
 				return err
 			}
@@ -420,8 +423,8 @@ series); 1 the history could not be read or the pictures written.`,
 
 // historyFigures groups series by metric, in the order of ingest.Metrics,
 // with their change points.
-func historyFigures(series []trend.Series) ([]plot.Figure, error) {
-	rep, err := trend.Changes(series, changeOptions(changepoint.Options{}, 0))
+func historyFigures(ctx context.Context, series []trend.Series) ([]plot.Figure, error) {
+	rep, err := trend.Changes(ctx, series, changeOptions(changepoint.Options{}, 0))
 	if err != nil {
 		return nil, err
 	}
@@ -518,11 +521,17 @@ func newHistoryChangesCmd(db *string) *cobra.Command {
 			if !(o.FDR > 0 && o.FDR < 1) {
 				return usagef("--fdr %g: want 0 < q < 1", o.FDR)
 			}
+			if err := changepoint.CheckDraws(1, o.FDR); err != nil {
+				return usagef("--fdr: %v", err)
+			}
 			series, err := q.series(cmd.Context(), cmd.ErrOrStderr(), *db)
 			if err != nil {
 				return err
 			}
-			rep, err := trend.Changes(series, changeOptions(o, recent))
+			rep, err := trend.Changes(cmd.Context(), series, changeOptions(o, recent))
+			if errors.Is(err, changepoint.ErrFDRTooSmall) {
+				return usagef("--fdr: %v (or select fewer series with --metric, --configuration)", err)
+			}
 			if err != nil {
 				return err
 			}

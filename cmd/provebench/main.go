@@ -68,9 +68,12 @@ func executeWithSignals(args []string, caught func()) int {
 	if caught != nil {
 		caught()
 	}
-	// A repetition's child stops at its first signal (the terminal's, or
-	// the one its parent forwards); only the user's process quits at once.
-	child := len(args) > 0 && args[0] == "child"
+	// A repetition's child and an exec repetition's supervisor stop at
+	// their first signal (the terminal's, the one their parent forwards,
+	// or their parent-death signal) and print nothing of it: their
+	// output is a pipe to the runner, which may be gone (issue 42 case 4);
+	// only the user's process quits at once.
+	child := len(args) > 0 && (args[0] == "child" || args[0] == "exec-shim")
 	go onInterrupt(sig, cancel, !child, func() { os.Exit(exitInterrupted) })
 	return execute(ctx, args)
 }

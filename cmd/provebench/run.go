@@ -12,6 +12,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/provebench/provebench/internal/openfile"
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/compare/ab"
@@ -217,7 +218,7 @@ func scenarioFiles(args []string) ([]results.ScenarioFile, error) {
 		if name, ok := strings.CutPrefix(a, "embedded:"); ok {
 			data, err = scenarios.Embedded.ReadFile(strings.TrimSuffix(name, ".yaml") + ".yaml")
 		} else {
-			data, err = os.ReadFile(a)
+			data, err = openfile.ReadFile(a)
 		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", a, err)

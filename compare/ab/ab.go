@@ -62,6 +62,11 @@ type Config struct {
 	Name    string
 	Pairs   int
 	Warmups int
+	// Timeout is the longer of the sides' repetition timeouts: a warm
+	// side that has not answered a request within it (and an allowance
+	// for its worker's setup) is stopped and its repetition recorded as
+	// crashed; 0 means defaultTimeout.
+	Timeout time.Duration
 	// PeakRSS is the configuration's estimated peak RSS on either side
 	// (the larger), 0 when unknown: whether two warm sides' first
 	// warm-ups may overlap (alone.go).
@@ -105,6 +110,11 @@ type Runner struct {
 
 	// modes says how each side ran (Modes).
 	modes [2]string
+	// timeouts are the configurations' Timeout, by name.
+	timeouts map[string]time.Duration
+	// replyAllowance, when above 0, is what a warm server's reply may
+	// take beyond the timeout, in place of the setup allowances (tests).
+	replyAllowance time.Duration
 	// alone holds, per configuration measured one side warm at a time,
 	// why (alone.go); starts counts the processes each side started per
 	// configuration, keyed by side and configuration name.
@@ -170,6 +180,10 @@ func (r *Runner) Run(ctx context.Context, configs []Config) (base, cur *results.
 // nothing.
 func (r *Runner) RunUntil(ctx context.Context, configs []Config, deadline time.Time, judge Judge) (base, cur *results.Run, err error) {
 	sides := [2]*side{{Side: r.Base}, {Side: r.New}}
+	r.timeouts = make(map[string]time.Duration, len(configs))
+	for _, c := range configs {
+		r.timeouts[c.Name] = c.Timeout
+	}
 	for i, s := range sides {
 		s.dir = filepath.Join(r.OutDir, s.Name)
 		if err := os.MkdirAll(s.dir, 0o755); err != nil {

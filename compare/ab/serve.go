@@ -5,12 +5,15 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"os/exec"
 	"regexp"
 	"strconv"
+	"strings"
+	"syscall"
 	"time"
 
 	"github.com/provebench/provebench/results"
@@ -78,6 +81,11 @@ const (
 	maxStretch   = 4
 )
 
+// MaxWorkerReps bounds Runner.WorkerReps: a worker asked to serve more
+// is never replaced in any run that ends, and maxStretch times more
+// must stay a count (2^62 wrapped to --reuse-process 0).
+const MaxWorkerReps = 1 << 20
+
 // retired reports whether the server has served its share: reps
 // repetitions at least, and enough windows to have paid for its setup.
 func (sv *server) retired(reps int) bool {
@@ -102,12 +110,18 @@ func (r *Runner) startServer(ctx context.Context, s *side, config string) (*serv
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", s.Name, err)
 	}
+	if r.WorkerReps > MaxWorkerReps {
+		return nil, fmt.Errorf("%w: %d repetitions per worker, more than %d", ErrBadInput, r.WorkerReps, MaxWorkerReps)
+	}
 	args := append([]string{"run"}, s.Files...)
 	args = append(args, "--filter", "^"+regexp.QuoteMeta(config)+"$", "--serve",
 		"--reuse-process", strconv.Itoa(maxStretch*r.WorkerReps), "--warmups", "0", "--repeat", "1",
 		"--no-report", "--cache", r.CacheDir, "-o", dir)
 	cmd := exec.Command(s.Exe, args...)
 	cmd.Env = append(os.Environ(), NoCalibrationStoreEnv+"=1")
+	// ab killed outright (a second signal) must not leave the server
+	// and its worker behind.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
 	sv := &server{config: config, cmd: cmd, dir: dir, output: &bytes.Buffer{}, exited: make(chan struct{})}
 	cmd.Stderr = &capped{b: sv.output, max: 64 << 10}
 	if sv.stdin, err = cmd.StdinPipe(); err != nil {
@@ -152,9 +166,11 @@ func (r *Runner) serveOne(ctx context.Context, s *side, config string, index int
 	_, werr := sv.stdin.Write(append(req, '\n'))
 	var rerr error
 	if werr == nil {
-		rerr = sv.replies.Decode(&reply)
+		rerr = sv.reply(ctx, &reply, sv.replyWithin(r.timeouts[config], r.replyAllowance))
 	}
 	if ctx.Err() != nil {
+		sv.kill()
+		s.closeServer()
 		return results.Repetition{}, nil, ctx.Err()
 	}
 	if werr != nil || rerr != nil || reply.Repetition == nil {
@@ -164,6 +180,9 @@ func (r *Runner) serveOne(ctx context.Context, s *side, config string, index int
 			return results.Repetition{}, nil, fmt.Errorf("%s side: %s run --serve: %w:\n%s", s.Name, s.Exe, ErrBadInput, tail(sv.output.Bytes()))
 		}
 		why := reply.Error
+		if errors.Is(rerr, errNoReply) {
+			why = rerr.Error()
+		}
 		if why == "" {
 			why = fmt.Sprintf("the side's server exited (status %d) without a reply", code)
 		}
@@ -178,6 +197,115 @@ func (r *Runner) serveOne(ctx context.Context, s *side, config string, index int
 		}
 	}
 	return *reply.Repetition, sv.record, nil
+}
+
+// defaultTimeout is a configuration's timeout where none is given.
+const defaultTimeout = 10 * time.Minute
+
+// firstReplyAllowance is what a server's first reply may take beyond the
+// repetition's timeout: the worker's setup (keys loaded, the device
+// prepared), not yet measured. Later replies are allowed twice the setups
+// the server measured, at least setupAllowance.
+const (
+	firstReplyAllowance = 2 * time.Minute
+	setupAllowance      = 30 * time.Second
+)
+
+// replyWithin is how long the server may take to answer a request of a
+// configuration whose repetitions time out after timeout; allowance, when
+// above 0, replaces the setup allowances (tests).
+func (sv *server) replyWithin(timeout, allowance time.Duration) time.Duration {
+	if timeout <= 0 {
+		timeout = defaultTimeout
+	}
+	if allowance > 0 {
+		return timeout + allowance
+	}
+	if sv.served == 0 {
+		return timeout + firstReplyAllowance
+	}
+	return timeout + max(setupAllowance, time.Duration(2*sv.setup*float64(time.Second)))
+}
+
+// errNoReply is a server's silence past its deadline.
+var errNoReply = errors.New("no reply")
+
+// reply reads the server's reply to the request just sent, or gives up
+// (killing the server, so that nothing of it is left) when ctx is done or
+// within has passed: a server that stops answering (hung, or stopped by
+// SIGSTOP) must not hold ab for ever.
+func (sv *server) reply(ctx context.Context, reply *serveReply, within time.Duration) error {
+	got := make(chan error, 1)
+	go func() { got <- sv.replies.Decode(reply) }()
+	timer := time.NewTimer(within)
+	defer timer.Stop()
+	look := time.NewTicker(stoppedLook)
+	defer look.Stop()
+	stoppedFor := 0
+	for {
+		select {
+		case err := <-got:
+			return err
+		case <-ctx.Done():
+			sv.kill()
+			<-got
+			return ctx.Err()
+		case <-timer.C:
+			sv.kill()
+			<-got
+			return fmt.Errorf("%w within %s: the server was stopped", errNoReply, within)
+		case <-look.C:
+			if stoppedFor = stoppedCount(stoppedFor, treeStopped(sv.cmd.Process.Pid)); stoppedFor >= stoppedLooks {
+				sv.kill()
+				<-got
+				return fmt.Errorf("%w: the server or its worker was stopped (a stop signal) and did not resume; the server was killed", errNoReply)
+			}
+		}
+	}
+}
+
+// A server, or its worker, stopped by a signal (SIGSTOP, SIGTSTP) answers
+// nothing until someone resumes it: seen stopped at stoppedLooks looks in
+// a row, stoppedLook apart, it is killed rather than waited for to its
+// deadline.
+const (
+	stoppedLook  = 500 * time.Millisecond
+	stoppedLooks = 4
+)
+
+// stoppedCount counts consecutive looks that saw the tree stopped.
+func stoppedCount(count int, stopped bool) int {
+	if stopped {
+		return count + 1
+	}
+	return 0
+}
+
+// treeStopped reports whether the process pid or one of its children is
+// stopped (state T in /proc/PID/stat).
+func treeStopped(pid int) bool {
+	pids := []int{pid}
+	if kids, err := os.ReadFile(fmt.Sprintf("/proc/%d/task/%d/children", pid, pid)); err == nil {
+		for _, f := range strings.Fields(string(kids)) {
+			if k, err := strconv.Atoi(f); err == nil {
+				pids = append(pids, k)
+			}
+		}
+	}
+	for _, p := range pids {
+		stat, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", p))
+		// The state follows the command's name, which ends at the last ')'.
+		if i := bytes.LastIndexByte(stat, ')'); err == nil && i >= 0 && i+2 < len(stat) && stat[i+2] == 'T' {
+			return true
+		}
+	}
+	return false
+}
+
+// kill ends the server at once; its workers end with it (their
+// parent-death signal).
+func (sv *server) kill() {
+	_ = sv.cmd.Process.Kill()
 }
 
 // mustFind is the document in a server's folder, or the name it would

@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -34,6 +35,11 @@ type Options struct {
 	// Seed seeds Detect's draws, so that a series gives the same answer
 	// every time (DetectFamily takes a seed per series).
 	Seed uint64
+
+	// exhaustive draws every test to its end, as if its decision were
+	// never certain sooner: the reference the early decisions are tested
+	// against (same seeds, same change points).
+	exhaustive bool
 }
 
 // Defaults.
@@ -111,7 +117,9 @@ type ChangePoint struct {
 	// divergence (Permutation) or t² (Gaussian; +Inf for a step between
 	// two noise-free regimes).
 	Q float64
-	// PValue is the test's p-value for that split.
+	// PValue is the test's p-value for that split, or, where the test
+	// stopped drawing once it was certain to be below the level
+	// (family.go), the largest it could have ended with.
 	PValue float64
 	// Test is the test that judged it.
 	Test Test
@@ -143,13 +151,16 @@ type Result struct {
 	// permutations (PermutationFrom(MinSize, Judged, FDR)); shorter ones
 	// were judged under the Gaussian null.
 	PermutationFrom int
+	// NullDraws is the number of null series drawn, all tests together:
+	// the work the family cost.
+	NullDraws int64
 }
 
 // Detect returns the change points of one series, in the order of their
 // indices, at significance o.FDR. A series shorter than two minimum
 // segments has none.
-func Detect(values []float64, o Options) ([]ChangePoint, error) {
-	r, err := DetectFamily([]Series{{Values: values, Seed: o.Seed}}, o)
+func Detect(ctx context.Context, values []float64, o Options) ([]ChangePoint, error) {
+	r, err := DetectFamily(ctx, []Series{{Values: values, Seed: o.Seed}}, o)
 	if err != nil {
 		return nil, err
 	}
@@ -161,8 +172,15 @@ func Detect(values []float64, o Options) ([]ChangePoint, error) {
 // split is tested, Benjamini-Hochberg keeps the series whose p-values pass
 // the step-up bound, and within each kept series the search for further
 // change points goes on at the level the family reached (Benjamini and
-// Bogomolov's selective procedure).
-func DetectFamily(family []Series, opts Options) (Result, error) {
+// Bogomolov's selective procedure). It returns ctx's error once ctx is
+// done.
+//
+// Cost: each test draws only until its decision is certain (family.go),
+// so a family of m series of n values costs O(m·n²/q) null draws' work
+// where every series changed (each decided at the level q) and
+// O(m·n² + n²·m/q) where one did: near-linear in m, where drawing every
+// test to Draws would be O(m²·n²/q).
+func DetectFamily(ctx context.Context, family []Series, opts Options) (Result, error) {
 	o, err := opts.withDefaults()
 	if err != nil {
 		return Result{}, err
@@ -183,33 +201,38 @@ func DetectFamily(family []Series, opts Options) (Result, error) {
 	if res.Judged == 0 {
 		return res, nil
 	}
+	if err := CheckDraws(res.Judged, o.FDR); err != nil {
+		return Result{}, err
+	}
 	res.Draws = Draws(o.Permutations, res.Judged, o.FDR)
 	res.PermutationFrom = PermutationFrom(o.MinSize, res.Judged, o.FDR)
 	searches := make([]*search, len(family))
-	firsts := make([]candidate, len(family))
-	var ps []float64
 	for i, s := range family {
-		if len(s.Values) < 2*o.MinSize {
-			continue
+		if len(s.Values) >= 2*o.MinSize {
+			searches[i] = newSearch(s, o, res.Draws, len(s.Values) >= res.PermutationFrom)
+			searches[i].exhaustive = opts.exhaustive
 		}
-		searches[i] = newSearch(s, o, res.Draws, len(s.Values) >= res.PermutationFrom)
-		firsts[i] = searches[i].next()
-		ps = append(ps, firsts[i].p)
 	}
-	k := benjaminiHochberg(ps, o.FDR)
-	if k == 0 {
-		return res, nil
+	f := &familyTest{ctx: ctx, q: o.FDR, m: res.Judged, searches: searches}
+	firsts, err := f.firsts()
+	if err != nil {
+		return Result{}, err
+	}
+	k, err := f.decide(firsts)
+	if err != nil || k == 0 {
+		res.NullDraws = f.drawn()
+		return res, err
 	}
 	res.Level = o.FDR * float64(k) / float64(res.Judged)
 	for i, sr := range searches {
-		if sr == nil || firsts[i].p > res.Level {
+		if sr == nil || !firsts[i].ok || firsts[i].t.hi(sr.draws) > res.Level {
 			continue
 		}
-		for c := firsts[i]; c.ok && c.p <= res.Level; c = sr.next() {
-			sr.accept(c)
+		if res.ChangePoints[i], err = sr.within(ctx, firsts[i], res.Level); err != nil {
+			return Result{}, err
 		}
-		res.ChangePoints[i] = sr.found
 	}
+	res.NullDraws = f.drawn()
 	return res, nil
 }
 
@@ -234,6 +257,25 @@ func benjaminiHochberg(ps []float64, q float64) int {
 // below that bound in all but a few percent of families.
 func Draws(min, m int, q float64) int {
 	return max(min, int(math.Ceil(10*float64(m)/q)))
+}
+
+// MaxDraws bounds the draws one test may need: a family asks 10m/q
+// (Draws), and one whose rate is too small for its size (--fdr 1e-300)
+// would draw without end.
+const MaxDraws = 10_000_000
+
+// ErrFDRTooSmall is wrapped by CheckDraws' error.
+var ErrFDRTooSmall = errors.New("changepoint: false discovery rate too small for the family")
+
+// CheckDraws refuses a rate q for a family of m series whose tests would
+// need more than MaxDraws draws each (10m/q): the smallest rate it can
+// honour is 10m/MaxDraws.
+func CheckDraws(m int, q float64) error {
+	if need := 10 * float64(m) / q; need > MaxDraws {
+		return fmt.Errorf("%w: %g over %d series asks %.3g draws a test, more than %d; the least it can honour is %g",
+			ErrFDRTooSmall, q, m, need, MaxDraws, 10*float64(m)/MaxDraws)
+	}
+	return nil
 }
 
 // PermutationFrom is the length from which a series of a family of m at
@@ -261,12 +303,12 @@ func binomial(n, k int) float64 {
 	return c
 }
 
-// candidate is a series' best split over its current segments and its
-// p-value; ok is false when no segment can be split.
+// candidate is a series' best split over its current segments and the
+// test of its statistic; ok is false when no segment can be split.
 type candidate struct {
 	tau  int
 	stat float64
-	p    float64
+	t    *seqTest
 	ok   bool
 }
 
@@ -279,6 +321,10 @@ type search struct {
 	rng    *rand.Rand
 	draws  int
 	found  []ChangePoint
+	// exhaustive: see Options.exhaustive.
+	exhaustive bool
+	// made counts the null series drawn.
+	made int64
 }
 
 // statistic is a test's statistic over the segments of a series.
@@ -305,43 +351,12 @@ func newSearch(s Series, o Options, draws int, permutation bool) *search {
 	return sr
 }
 
-// next is the best split over the current segments and its p-value.
-func (s *search) next() candidate {
-	tau, q, ok := s.stat.observed(s.bounds)
-	if !ok {
-		return candidate{p: 1}
-	}
-	return candidate{tau: tau, stat: q, p: s.pValue(q), ok: true}
-}
-
 // accept makes a candidate a change point: a new segment boundary.
 func (s *search) accept(c candidate) {
-	s.found = append(s.found, ChangePoint{Index: c.tau, Q: c.stat, PValue: c.p, Test: s.test})
+	s.found = append(s.found, ChangePoint{Index: c.tau, Q: c.stat, PValue: c.t.hi(s.draws), Test: s.test})
 	i, _ := slices.BinarySearch(s.bounds, c.tau)
 	s.bounds = slices.Insert(s.bounds, i, c.tau)
 	slices.SortFunc(s.found, func(a, b ChangePoint) int { return a.Index - b.Index })
-}
-
-// pValue is the sequential Monte Carlo p-value of an observed statistic
-// (Besag and Clifford 1991): null series are drawn until exceedances of
-// them reach q (p = exceedances/drawn) or s.draws are drawn
-// (p = (1 + reached)/(1 + draws)). Either way P(p <= u) <= u under the
-// null: a valid p-value, precise where it is small, cheap where it is not.
-func (s *search) pValue(q float64) float64 {
-	reached := 0
-	threshold := q
-	if !math.IsInf(q, 0) {
-		threshold -= tieSlack * math.Abs(q)
-	}
-	for l := 1; l <= s.draws; l++ {
-		if nq, ok := s.stat.null(s.bounds, s.rng); ok && nq >= threshold {
-			reached++
-			if reached == exceedances {
-				return float64(exceedances) / float64(l)
-			}
-		}
-	}
-	return float64(1+reached) / float64(1+s.draws)
 }
 
 // energy is E-Divisive's statistic, its null the series permuted within

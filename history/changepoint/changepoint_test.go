@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"context"
 	"errors"
 	"math"
 	"math/rand/v2"
@@ -48,7 +49,7 @@ func TestStepFound(t *testing.T) {
 		t.Run(tc.name, func(t *testing.T) {
 			for seed := range uint64(5) {
 				v := tc.build(rand.New(rand.NewPCG(seed, 1)))
-				got, err := Detect(v, Options{Seed: seed})
+				got, err := Detect(context.Background(), v, Options{Seed: seed})
 				if err != nil {
 					t.Fatal(err)
 				}
@@ -78,7 +79,7 @@ func TestFlatNoiseHasNone(t *testing.T) {
 			"gaussian, outliers": withOutliers(noisy(r, 30, 100, 0.03), 1.4, 3, 17, 26),
 			"long, 1%":           noisy(r, 120, 7, 0.01),
 		} {
-			got, err := Detect(v, Options{Seed: seed})
+			got, err := Detect(context.Background(), v, Options{Seed: seed})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -96,7 +97,7 @@ func TestFalseAlarmRate(t *testing.T) {
 	alarms := 0
 	for seed := range uint64(series) {
 		v := noisy(rand.New(rand.NewPCG(seed, 3)), 30, 1, 0.05)
-		got, err := Detect(v, Options{Seed: seed})
+		got, err := Detect(context.Background(), v, Options{Seed: seed})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -112,8 +113,8 @@ func TestFalseAlarmRate(t *testing.T) {
 
 func TestDeterministic(t *testing.T) {
 	v := append(noisy(rand.New(rand.NewPCG(9, 9)), 12, 1, 0.05), noisy(rand.New(rand.NewPCG(10, 9)), 12, 1.05, 0.05)...)
-	a, _ := Detect(v, Options{Seed: 4})
-	b, _ := Detect(v, Options{Seed: 4})
+	a, _ := Detect(context.Background(), v, Options{Seed: 4})
+	b, _ := Detect(context.Background(), v, Options{Seed: 4})
 	if len(a) != len(b) {
 		t.Fatalf("two calls differ: %v, %v", a, b)
 	}
@@ -169,15 +170,15 @@ func direct(x, y []float64, alpha float64) float64 {
 }
 
 func TestBadInput(t *testing.T) {
-	if _, err := Detect([]float64{1, math.NaN(), 2}, Options{}); !errors.Is(err, ErrNotFinite) {
+	if _, err := Detect(context.Background(), []float64{1, math.NaN(), 2}, Options{}); !errors.Is(err, ErrNotFinite) {
 		t.Errorf("NaN: %v", err)
 	}
 	for _, o := range []Options{{Alpha: 2}, {MinSize: 1}, {Permutations: -1}, {FDR: 1}} {
-		if _, err := Detect([]float64{1, 2}, o); err == nil {
+		if _, err := Detect(context.Background(), []float64{1, 2}, o); err == nil {
 			t.Errorf("%+v accepted", o)
 		}
 	}
-	if got, err := Detect([]float64{1, 2, 3, 4, 5}, Options{}); err != nil || len(got) != 0 {
+	if got, err := Detect(context.Background(), []float64{1, 2, 3, 4, 5}, Options{}); err != nil || len(got) != 0 {
 		t.Errorf("a series too short to split: %v, %v", got, err)
 	}
 }
@@ -188,7 +189,7 @@ func BenchmarkDetect(b *testing.B) {
 	r := rand.New(rand.NewPCG(1, 1))
 	v := append(noisy(r, 200, 100, 0.03), noisy(r, 165, 110, 0.03)...)
 	for b.Loop() {
-		if _, err := Detect(v, Options{Seed: 1}); err != nil {
+		if _, err := Detect(context.Background(), v, Options{Seed: 1}); err != nil {
 			b.Fatal(err)
 		}
 	}

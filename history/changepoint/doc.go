@@ -41,7 +41,12 @@
 // or until Draws are drawn, p = (1 + reached)/(1 + Draws): Besag and
 // Clifford's sequential Monte Carlo p-value, valid (P(p <= u) <= u under
 // the null), precise where it is small and cheap where it is not: a flat
-// series stops after a few dozen draws; a change costs Draws.
+// series stops after a few dozen draws. A test also stops once its
+// p-value is certain to fall on one side of the level it is judged at
+// (family.go): a family whose series all changed costs about 10/q draws
+// a series, not Draws, with the same change points; Draws (at most
+// MaxDraws: a rate too small for the family is refused) is reached only
+// by a test whose side of the level stays open.
 //
 // # Young series: the Gaussian test
 //

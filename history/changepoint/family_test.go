@@ -1,6 +1,7 @@
 package changepoint
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -138,7 +139,7 @@ func TestYoungHistory(t *testing.T) {
 			for seed := range uint64(10) {
 				nights := 0
 				for n := 6; n <= 8; n++ {
-					r, err := DetectFamily(family(seed, m, n, 3, 0.5, sd), Options{})
+					r, err := DetectFamily(context.Background(), family(seed, m, n, 3, 0.5, sd), Options{})
 					if err != nil {
 						t.Fatal(err)
 					}
@@ -164,7 +165,7 @@ func TestYoungHistory(t *testing.T) {
 		}
 	}
 	// Five values cannot be split into two sides of 3: not judged.
-	r, err := DetectFamily(family(1, 3, 5, 3, 0.5, 0), Options{})
+	r, err := DetectFamily(context.Background(), family(1, 3, 5, 3, 0.5, 0), Options{})
 	if err != nil || r.Judged != 0 || r.ChangePoints[0] != nil {
 		t.Errorf("5 values: judged %d, %+v, %v", r.Judged, r.ChangePoints, err)
 	}
@@ -182,7 +183,7 @@ func TestFamilyFalseDiscoveries(t *testing.T) {
 	withAlarm, uncorrected := 0, 0
 	for seed := range uint64(10) {
 		fam := family(seed, 1000, 30, 0, 0, 0.03)
-		r, err := DetectFamily(fam, Options{})
+		r, err := DetectFamily(context.Background(), fam, Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -199,7 +200,7 @@ func TestFamilyFalseDiscoveries(t *testing.T) {
 		}
 		if seed == 0 {
 			for _, s := range fam[:200] {
-				if cps, _ := Detect(s.Values, Options{Seed: s.Seed}); len(cps) > 0 {
+				if cps, _ := Detect(context.Background(), s.Values, Options{Seed: s.Seed}); len(cps) > 0 {
 					uncorrected++
 				}
 			}
@@ -218,7 +219,7 @@ func TestFamilyFalseDiscoveries(t *testing.T) {
 // (30 runs, 3% noise) is still found, at its run, and nothing else is.
 func TestFamilyFindsLoneStep(t *testing.T) {
 	for seed := range uint64(2) {
-		r, err := DetectFamily(family(seed, 1000, 30, 15, 0.12, 0.03), Options{})
+		r, err := DetectFamily(context.Background(), family(seed, 1000, 30, 15, 0.12, 0.03), Options{})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -246,7 +247,7 @@ func TestGaussianFalseAlarmRate(t *testing.T) {
 			if outlier {
 				v[rng.IntN(8)] *= 1.4
 			}
-			got, err := Detect(v, Options{Seed: seed})
+			got, err := Detect(context.Background(), v, Options{Seed: seed})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -284,7 +285,7 @@ func TestDetectionNight(t *testing.T) {
 				for k := 3; k <= 12 && night == 0; k++ {
 					found := 0
 					for seed := range uint64(trials) {
-						r, err := DetectFamily(family(seed+100, m, at+k, at, step, 0.03), Options{})
+						r, err := DetectFamily(context.Background(), family(seed+100, m, at+k, at, step, 0.03), Options{})
 						if err != nil {
 							t.Fatal(err)
 						}

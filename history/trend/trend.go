@@ -1,6 +1,7 @@
 package trend
 
 import (
+	"context"
 	"fmt"
 	"hash/fnv"
 	"math"
@@ -161,7 +162,7 @@ type Report struct {
 // Changes finds the change points of the series, judged together: the
 // false discovery rate is held at o.FDR over every series long enough to
 // split, whatever Recent keeps.
-func Changes(series []Series, o Options) (Report, error) {
+func Changes(ctx context.Context, series []Series, o Options) (Report, error) {
 	family := make([]changepoint.Series, len(series))
 	for i := range series {
 		med := series[i].Medians()
@@ -172,7 +173,7 @@ func Changes(series []Series, o Options) (Report, error) {
 		}
 		family[i] = changepoint.Series{Values: med, Seed: o.Seed ^ seed(series[i].Key)}
 	}
-	res, err := changepoint.DetectFamily(family, o.Options)
+	res, err := changepoint.DetectFamily(ctx, family, o.Options)
 	if err != nil {
 		return Report{}, err
 	}

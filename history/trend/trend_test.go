@@ -1,6 +1,7 @@
 package trend
 
 import (
+	"context"
 	"fmt"
 	"math"
 	"math/rand/v2"
@@ -71,7 +72,7 @@ func TestChanges(t *testing.T) {
 		return 1e9 * noise()
 	})...)
 	higher := func(m string) bool { return m == "partitions_per_second" }
-	rep, err := Changes(FromRows(in), Options{HigherIsBetter: higher})
+	rep, err := Changes(context.Background(), FromRows(in), Options{HigherIsBetter: higher})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -95,11 +96,11 @@ func TestChanges(t *testing.T) {
 		}
 	}
 	// Recent: a change 10 runs back is not among the last 5.
-	recent, err := Changes(FromRows(in), Options{HigherIsBetter: higher, Recent: 5})
+	recent, err := Changes(context.Background(), FromRows(in), Options{HigherIsBetter: higher, Recent: 5})
 	if err != nil || len(recent.Changes) != 0 || recent.Judged != 3 {
 		t.Errorf("--recent 5: %+v, %v", recent, err)
 	}
-	recent, err = Changes(FromRows(in), Options{HigherIsBetter: higher, Recent: 10})
+	recent, err = Changes(context.Background(), FromRows(in), Options{HigherIsBetter: higher, Recent: 10})
 	if err != nil || len(recent.Changes) != 3 {
 		t.Errorf("--recent 10: %+v, %v", recent, err)
 	}
@@ -146,7 +147,7 @@ func TestFlatSweep(t *testing.T) {
 		return in
 	}
 	higher := func(m string) bool { return m == "partitions_per_second" }
-	flat, err := Changes(FromRows(sweep(-1)), Options{HigherIsBetter: higher})
+	flat, err := Changes(context.Background(), FromRows(sweep(-1)), Options{HigherIsBetter: higher})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -158,7 +159,7 @@ func TestFlatSweep(t *testing.T) {
 	}
 	alone := 0
 	for _, s := range FromRows(sweep(-1)) {
-		rep, err := Changes([]Series{s}, Options{HigherIsBetter: higher})
+		rep, err := Changes(context.Background(), []Series{s}, Options{HigherIsBetter: higher})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -168,7 +169,7 @@ func TestFlatSweep(t *testing.T) {
 	if alone == 0 {
 		t.Error("no flat series judged alone had a change point: this sweep does not show what the family corrects")
 	}
-	step, err := Changes(FromRows(sweep(7)), Options{HigherIsBetter: higher})
+	step, err := Changes(context.Background(), FromRows(sweep(7)), Options{HigherIsBetter: higher})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -39,6 +39,18 @@ func (c Config) Resolved() Config {
 	return c
 }
 
+// The largest counts a configuration may ask for. The engine and the
+// simulator keep state for every partition of a repetition and every
+// worker (a goroutine, a slot, a queue), so a count written without bound
+// is memory without bound, taken before any repetition's limit applies:
+// MaxPartitions partitions in one repetition (all proofs together) keep
+// the simulator's record of them to a few hundred MiB, and no host runs
+// more than MaxWorkers workers of one kind usefully.
+const (
+	MaxPartitions = 1 << 16
+	MaxWorkers    = 4096
+)
+
 // Validate checks a workload on its own. The error joins one *FieldError
 // per problem.
 func (w Workload) Validate() error {
@@ -60,6 +72,12 @@ func (w Workload) Validate() error {
 	errs.atLeast("workload.partitions", w.Partitions, 1, "")
 	errs.atLeast("workload.proofs", w.Proofs, 1, "")
 	errs.atLeast("workload.concurrency", w.Concurrency, 1, "")
+	errs.atMost("workload.partitions", w.Partitions, MaxPartitions, "")
+	errs.atMost("workload.proofs", w.Proofs, MaxPartitions, "")
+	errs.atMost("workload.concurrency", w.Concurrency, MaxPartitions, "")
+	if !errs.has("workload.partitions") && !errs.has("workload.proofs") && w.Partitions*w.Proofs > MaxPartitions {
+		errs.add("workload.partitions", "%d partitions of %d proofs are %d in one repetition, more than %d", w.Partitions, w.Proofs, w.Partitions*w.Proofs, MaxPartitions)
+	}
 	return errs.join()
 }
 
@@ -82,6 +100,10 @@ func (c Config) ValidateFor(abc, wires int64) error {
 	errs.atLeast("pipeline.channel_capacity", c.ChannelCapacity, 1, "")
 	errs.atLeast("pipeline.gpu_workers", c.GPUWorkers, 1, "")
 	errs.atLeast("pipeline.synthesis_workers", c.SynthesisWorkers, 0, "")
+	errs.atMost("pipeline.channel_capacity", c.ChannelCapacity, MaxPartitions, "")
+	errs.atMost("pipeline.gpu_workers", c.GPUWorkers, MaxWorkers, "")
+	errs.atMost("pipeline.synthesis_workers", c.SynthesisWorkers, MaxWorkers, "")
+	errs.atMost("pipeline.partition_workers", c.PartitionWorkers, MaxWorkers, "")
 	// Each gate of a valid strategy checks its own fields (its
 	// StrategyDef); the fields of the gates it lacks must at least not be
 	// negative.
@@ -116,6 +138,12 @@ func (e *fieldErrors) add(field, format string, args ...any) {
 func (e *fieldErrors) atLeast(field string, v, min int, context string) {
 	if v < min {
 		e.add(field, "must be >= %d%s (got %d)", min, context, v)
+	}
+}
+
+func (e *fieldErrors) atMost(field string, v, max int, context string) {
+	if v > max {
+		e.add(field, "must be <= %d%s (got %d)", max, context, v)
 	}
 }
 

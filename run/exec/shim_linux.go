@@ -104,6 +104,10 @@ type reapedProc struct {
 // ShimMain runs the exec driver's supervisor: the job from in, messages to
 // stream.
 func ShimMain(ctx context.Context, in io.Reader, stream io.Writer) error {
+	// The runner reads its pipes; once it is gone a write there must
+	// fail, not end the supervisor (SIGPIPE) before it has ended the
+	// tree.
+	signal.Ignore(syscall.SIGPIPE)
 	var job shimJob
 	if err := json.NewDecoder(in).Decode(&job); err != nil {
 		return fmt.Errorf("exec-shim: read job: %w", err)
@@ -186,6 +190,12 @@ func (s *shim) run(ctx context.Context, started func()) *shimResult {
 	defer tick.Stop()
 	for {
 		select {
+		case <-ctx.Done(): // main's handler may have taken the signal before s.term listened
+			res.Stopped = true
+			res.Figures.WallSeconds = time.Since(t0).Seconds()
+			s.stopAll()
+			s.fillStatus(res, pid)
+			return res
 		case <-s.term:
 			res.Stopped = true
 			res.Figures.WallSeconds = time.Since(t0).Seconds()
