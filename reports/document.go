@@ -75,6 +75,9 @@ func documentWarnings(run *results.Run, sums []*scenarioSummary) []string {
 	} else if !run.Environment.NVML {
 		warnings = append(warnings, "NVML was absent: GPU memory figures were not measured and read n/a.")
 	}
+	if w := loadSkewWarning(run, sums); w != "" {
+		warnings = append(warnings, w)
+	}
 	var unplotted []string
 	for _, s := range sums {
 		if !s.pps.ok() {
@@ -293,6 +296,10 @@ func summarySection(run *results.Run, sums []*scenarioSummary) section {
 		if pareto[s.sc.Name] {
 			front = "yes"
 		}
+		if s.loadSkew != nil {
+			front += fmt.Sprintf(" (host load differed: %.0f%% against %.0f%%)", 100*s.loadSkew.Others, 100*s.loadSkew.Rest)
+			front = strings.TrimSpace(front)
+		}
 		t.Rows = append(t.Rows, []string{
 			s.sc.Name, s.sc.Strategy, s.statuses,
 			cell(s.pps, results.PartitionsPerSecond), cell(s.spp, results.SecondsPerProof),
@@ -314,7 +321,8 @@ func summarySection(run *results.Run, sums []*scenarioSummary) section {
 			"Peak RSS (kernel) is the kernel's exact high-water mark of the child process (VmHWM); " +
 			"sampled is the highest RSS the sampler saw" + interval + ". Device busy is the backend's busy time over the pipeline's wall time; " +
 			"steady busy the same between 10% and 90% of the partitions done, without the ramp-up and the drain. " +
-			"Pareto marks the configurations no other beats beyond the noise of the repetitions on both throughput and peak RSS (see the plot below)." + deviceNotes,
+			"Pareto marks the configurations no other beats beyond the noise of the repetitions on both throughput and peak RSS (see the plot below), " +
+			"and a configuration whose repetitions ran while neighbours took a different share of the host (median against the other configurations' medians, beyond a tenth of the host)." + deviceNotes,
 	}}
 }
 

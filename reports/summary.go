@@ -36,6 +36,9 @@ func spreadOf(vals []float64) spread {
 type scenarioSummary struct {
 	sc       *results.Scenario
 	measured []*results.Repetition
+	// loadSkew is set when the configuration's repetitions ran under a
+	// different host load than the rest's (results.LoadSkews).
+	loadSkew *results.LoadSkew
 
 	pps, spp, rss, rssSampled, busy, steadyBusy spread
 	// gpu and gpuDevice have N == 0 when NVML was absent.

@@ -69,7 +69,8 @@ counters, the strategies' bounds) are compared directly. Outliers (modified
 Z-score beyond 3.5) and high host load are flagged.
 
 Device time per partition (device_seconds_per_partition: the GPU's own
-clock; the GPU worker's busy time on the CPU backend) gates by default at 5%
+clock; on the CPU backend the GPU worker's busy time, on the host's clock,
+which moves with load like wall time) gates by default at 5%
 beside wall and CPU time. A gated metric that cannot be judged makes the
 outcome inconclusive, never a pass: its interval holds the threshold (the
 report says about how many more pairs would resolve it), too few pairs, or,
