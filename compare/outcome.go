@@ -52,7 +52,7 @@ func (r *Report) Unjudged() []UnjudgedMetric {
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
 		for j := range s.Metrics {
-			if s.Metrics[j].Verdict == Inconclusive {
+			if s.Metrics[j].Verdict == Inconclusive && s.Metrics[j].Waived == "" {
 				out = append(out, UnjudgedMetric{Scenario: s.Name, MetricResult: &s.Metrics[j]})
 			}
 		}
