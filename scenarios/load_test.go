@@ -591,7 +591,7 @@ func TestLoadFiles(t *testing.T) {
 
 func TestEmbedded(t *testing.T) {
 	names := EmbeddedNames()
-	if want := []string{"backpressure", "bias-h200", "bias-h200-cal", "bias-h200-cal-r4", "bias-h200-r2", "bias-h200-r3", "bias-h200-r4", "ci", "cuzk-phase12", "exec-provebench", "gate-h200", "gate-h200-slow", "gpu", "peer-gnark", "porep-h200", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
+	if want := []string{"backpressure", "bias-h200", "bias-h200-cal", "bias-h200-cal-r4", "bias-h200-r2", "bias-h200-r3", "bias-h200-r4", "ci", "cuzk-phase12", "exec-provebench", "frozen-h200-23", "frozen-h200-26", "gate-h200", "gate-h200-26", "gate-h200-slow", "gpu", "peer-gnark", "porep-h200", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
 		t.Fatalf("EmbeddedNames() = %v, want %v", names, want)
 	}
 	for _, name := range names {
@@ -612,7 +612,7 @@ func TestEmbedded(t *testing.T) {
 	if _, err := LoadEmbedded("quickstart.yaml"); err != nil {
 		t.Errorf("LoadEmbedded with extension: %v", err)
 	}
-	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, bias-h200, bias-h200-cal, bias-h200-cal-r4, bias-h200-r2, bias-h200-r3, bias-h200-r4, ci, cuzk-phase12, exec-provebench, gate-h200, gate-h200-slow, gpu, peer-gnark, porep-h200, quickstart, snarkjs") {
+	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, bias-h200, bias-h200-cal, bias-h200-cal-r4, bias-h200-r2, bias-h200-r3, bias-h200-r4, ci, cuzk-phase12, exec-provebench, frozen-h200-23, frozen-h200-26, gate-h200, gate-h200-26, gate-h200-slow, gpu, peer-gnark, porep-h200, quickstart, snarkjs") {
 		t.Errorf("LoadEmbedded(nope): %v", err)
 	}
 }
@@ -905,6 +905,29 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 			if s.Exec != nil && s.Exec.Env["CUDA_LAUNCH_BLOCKING"] != "" {
 				t.Errorf("%s: CUDA_LAUNCH_BLOCKING set on the CPU", s.Name)
 			}
+		}
+	})
+	t.Run("issue 43 at 2^26", func(t *testing.T) {
+		const gib = 1 << 30
+		frozen, gate := byName("frozen-h200-26"), byName("gate-h200-26")
+		depths := map[string]bool{}
+		for _, s := range frozen {
+			if (datasetBytes(s)+gib/2)/gib != 8 || s.Workload.Synthesis != "cached" {
+				t.Errorf("%s: a dataset of %d bytes from %q synthesis, the file says 8 GiB from a cached witness", s.Name, datasetBytes(s), s.Workload.Synthesis)
+			}
+			depths[fmt.Sprintf("%s/%d", s.Pipeline.Strategy, s.Pipeline.ChannelCapacity)] = true
+		}
+		for _, want := range []string{"hold/1", "hold/2", "release/1", "release/2"} {
+			if !depths[want] {
+				t.Errorf("frozen-h200-26 lacks %s: the test needs hold and release at both channel depths", want)
+			}
+		}
+		if big := gate["big26"]; (datasetBytes(big)+gib/2)/gib != 8 || big.Pipeline.PartitionWorkers != 2 || big.Pipeline.ChannelCapacity != 1 {
+			t.Errorf("gate-h200-26 big26: %+v, the file says hold pw=2 C=1 at 2^26", big.Pipeline)
+		}
+		second := byName("frozen-h200-23")
+		if n := budgetHolds(second["budget-early"]); n != 3 {
+			t.Errorf("frozen-h200-23 budget-early holds %d datasets, the file says 3", n)
 		}
 	})
 }

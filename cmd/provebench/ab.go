@@ -21,6 +21,8 @@ import (
 	"github.com/provebench/provebench/internal/atomicfile"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run"
+	"github.com/provebench/provebench/run/sample"
+	"github.com/provebench/provebench/scenarios"
 )
 
 // defaultMinPairs is the fewest pairs ab measures per configuration unless
@@ -43,6 +45,7 @@ type abFlags struct {
 	format                 resultsFormatFlag
 	workerReps             int
 	hostClock              string
+	hostMemory             string
 }
 
 // defaultWorkerReps is how many repetitions one warm worker of a side
@@ -94,7 +97,14 @@ device, pool, warm-up partition) and serves --worker-reps repetitions
 (default 8) before a fresh one replaces it, more (up to 4 times as many)
 while its windows add up to less than 8 times its setup, so a pair costs its
 two measured windows and a small share of a setup rather than two setups;
-both sides' first warm-ups run at once, so that their setups overlap. Each
+both sides' first warm-ups run at once, so that their setups overlap, where
+two fit the host's memory (--host-memory) by the strategies' bound. Where
+they may not, the base side warms up alone first, and if twice its measured
+peak RSS or GPU memory passes 90% of the host's or the GPU's, the sides are
+warm one at a time: the pairs run in ABBA blocks (the warm side's half of
+the pairs, then the other side's process started, after the first's has
+ended, for its two halves, then the first's again), each process warmed as
+it starts, and the report's cost lines say so. Each
 repetition is still measured alone (its clock, counters, GPU peaks, CPU
 time, and its kernel peak RSS since its start). A side whose binary cannot serve (built
 before --serve) runs a process per repetition; --worker-reps 0 makes both
@@ -153,6 +163,7 @@ func newABCmd() *cobra.Command {
 	f.format.register(fl)
 	fl.StringVar(&f.hostClock, "host-clock-unjudged", "pass", "what a gated metric on the host's clock (wall time; the CPU backend's device time) that could not be judged makes of the verdict: pass (the default: the verdict rests on CPU time, the exact figures and memory, where CPU time was judged and the metric's estimate is within its threshold; the report says wall time was not judged and why) or inconclusive (exit 4)")
 	fl.BoolVar(&f.allowDifferentHardware, "allow-different-hardware", false, "compare sides whose configurations run on different backends")
+	fl.StringVar(&f.hostMemory, "host-memory", "", "the memory two warm sides must fit in together, e.g. 100GiB (default: this host's MemTotal; set it where a cgroup limit is lower)")
 	fl.IntVar(&f.workerReps, "worker-reps", defaultWorkerReps, "repetitions each side's warm worker serves before a fresh process replaces it (more, up to 4 times as many, while its windows add up to less than 8x its setup); 0: a process per repetition")
 	return c
 }
@@ -202,8 +213,8 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 		return usageError{err}
 	}
 	baseMode, newMode := runner.Modes()
-	rep.Cost = []string{ab.CostOf(base, cur, time.Since(start)).String(),
-		fmt.Sprintf("base ran in %s, new in %s", baseMode, newMode)}
+	rep.Cost = append([]string{ab.CostOf(base, cur, time.Since(start)).String(),
+		fmt.Sprintf("base ran in %s, new in %s", baseMode, newMode)}, runner.Notes()...)
 	if err := writeABFiles(runner.OutDir, rep); err != nil {
 		return err
 	}
@@ -320,7 +331,11 @@ func planAB(ctx context.Context, args []string, f abFlags) (*ab.Runner, []ab.Con
 	if err != nil {
 		return nil, nil, err
 	}
-	return &ab.Runner{Base: base, New: cur, OutDir: f.out, Format: format, CacheDir: f.cacheDir, Log: os.Stderr, WorkerReps: f.workerReps}, configs, nil
+	runner := &ab.Runner{Base: base, New: cur, OutDir: f.out, Format: format, CacheDir: f.cacheDir, Log: os.Stderr, WorkerReps: f.workerReps}
+	if runner.HostMemory, err = hostMemory(ctx, f.hostMemory); err != nil {
+		return nil, nil, err
+	}
+	return runner, configs, nil
 }
 
 // validateSide has the side's own binary check its scenario files, so that
@@ -364,7 +379,7 @@ func pairConfigs(baseFiles, newFiles []string, f abFlags) ([]ab.Config, error) {
 		if b.Backend != n.Backend && !f.allowDifferentHardware {
 			return nil, usagef("configuration %q: backend %s on the base side, %s on the new: timings across backends differ for reasons that are not the code's (--allow-different-hardware to compare anyway)", b.Name, b.Backend, n.Backend)
 		}
-		cfg := ab.Config{Name: b.Name, Pairs: f.pairs, Warmups: f.warmups.v}
+		cfg := ab.Config{Name: b.Name, Pairs: f.pairs, Warmups: f.warmups.v, PeakRSS: estimatedPeak(&b, &n)}
 		if cfg.Pairs == 0 {
 			cfg.Pairs = max(b.Repeats, n.Repeats, defaultMinPairs)
 		}
@@ -377,6 +392,33 @@ func pairConfigs(baseFiles, newFiles []string, f abFlags) ([]ab.Config, error) {
 		return nil, usagef("the sides share no configuration by name: ab pairs configurations by name, so give both sides' files the same scenario names")
 	}
 	return configs, nil
+}
+
+// hostMemory is what two warm sides must fit in together: --host-memory,
+// else the host's MemTotal, else 0 (unknown: the sides' first warm-ups
+// overlap as before).
+func hostMemory(ctx context.Context, flag string) (uint64, error) {
+	if flag != "" {
+		n, err := scenarios.ParseSize(flag)
+		if err != nil || n <= 0 {
+			return 0, usagef("--host-memory %q: want a size such as 100GiB", flag)
+		}
+		return uint64(n), nil
+	}
+	if env, err := sample.Host(ctx); err == nil {
+		return env.MemoryBytes, nil
+	}
+	return 0, nil
+}
+
+// estimatedPeak is the larger of two sides' estimated peak RSS for one
+// configuration, from their strategies' bounds; 0 where either runs an
+// external command, which no estimate covers.
+func estimatedPeak(base, cur *run.Spec) int64 {
+	if base.IsExec() || cur.IsExec() {
+		return 0
+	}
+	return max(run.EstimateSpec(base).PeakRSS, run.EstimateSpec(cur).PeakRSS)
 }
 
 func writeABFiles(dir string, rep *compare.Report) error {

@@ -35,6 +35,7 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run/sample"
 	"golang.org/x/sync/errgroup"
@@ -60,6 +61,10 @@ type Config struct {
 	Name    string
 	Pairs   int
 	Warmups int
+	// PeakRSS is the configuration's estimated peak RSS on either side
+	// (the larger), 0 when unknown: whether two warm sides' first
+	// warm-ups may overlap (alone.go).
+	PeakRSS int64
 }
 
 // Runner runs the sides.
@@ -81,6 +86,9 @@ type Runner struct {
 	// per side and configuration whose workers each serve up to this many
 	// repetitions (run --serve --reuse-process). 0: a run per repetition.
 	WorkerReps int
+	// HostMemory is the host's memory in bytes, 0 when unknown: what two
+	// warm sides' estimated peaks must fit (alone.go).
+	HostMemory uint64
 
 	// runOne runs one repetition of a side; nil means the side's server,
 	// or runBinary. Tests replace it with a double to exercise the
@@ -89,6 +97,11 @@ type Runner struct {
 
 	// modes says how each side ran (Modes).
 	modes [2]string
+	// alone holds, per configuration measured one side warm at a time,
+	// why (alone.go); starts counts the processes each side started per
+	// configuration, keyed by side and configuration name.
+	alone  map[string]string
+	starts map[[2]string]int
 }
 
 // Mode values: how a side's repetitions ran.
@@ -109,6 +122,9 @@ type side struct {
 	// serve: the side's binary serves repetitions; server is the one up.
 	serve  bool
 	server *server
+	// warmFor is the configuration the side's warm process serves, ""
+	// when none is up.
+	warmFor string
 }
 
 // Judge looks at both sides' documents so far and returns, per
@@ -234,7 +250,7 @@ func (r *Runner) resolve(ctx context.Context, sides [2]*side, configs []Config, 
 		}
 		cfg := configs[slices.IndexFunc(configs, func(c Config) bool { return c.Name == current })]
 		from := done[current] + 1
-		if err := r.pairs(ctx, sides, cfg, from, from+1, 0, deadline); err != nil {
+		if err := r.pairs(ctx, sides, cfg, from, from+r.roundPairs(current)-1, 0, deadline); err != nil {
 			return err
 		}
 		done[current] = max(done[current], lastPair(sides[0].doc, current))
@@ -292,11 +308,17 @@ func lastPair(doc *results.Run, config string) int {
 }
 
 // warmups runs one configuration's warm-ups, the sides alternating; with
-// both sides warm, the first at once (warmTogether).
+// both sides warm, the first of both first (firstWarmups: at once where
+// two fit), and none after it where two do not (each side's are run as
+// its block of pairs begins: pairsAlone).
 func (r *Runner) warmups(ctx context.Context, sides [2]*side, cfg Config) error {
-	for k := 1; k <= cfg.Warmups; k++ {
-		if k == 1 && sides[0].serve && sides[1].serve {
-			if err := r.warmTogether(ctx, sides, cfg.Name); err != nil {
+	both := sides[0].serve && sides[1].serve
+	if both && cfg.Warmups == 0 && !r.fitsByEstimate(cfg) {
+		r.setAlone(cfg.Name, "by the estimate: two warm sides need 2 × "+units.FormatBytes(cfg.PeakRSS)+" of peak RSS, the host has "+units.FormatBytes(int64(r.HostMemory)))
+	}
+	for k := 1; k <= cfg.Warmups && r.alone[cfg.Name] == ""; k++ {
+		if k == 1 && both {
+			if err := r.firstWarmups(ctx, sides, cfg); err != nil {
 				return err
 			}
 			continue
@@ -314,6 +336,9 @@ func (r *Runner) warmups(ctx context.Context, sides [2]*side, cfg Config) error 
 // what the log counts them out of (0: open-ended). With a deadline, no
 // pair starts after it.
 func (r *Runner) pairs(ctx context.Context, sides [2]*side, cfg Config, from, to, total int, deadline time.Time) error {
+	if r.alone[cfg.Name] != "" {
+		return r.pairsAlone(ctx, sides, cfg, from, to, total, deadline)
+	}
 	for i := from; i <= to; i++ {
 		if !deadline.IsZero() && !time.Now().Before(deadline) {
 			return nil
@@ -403,11 +428,27 @@ func (r *Runner) repetition(ctx context.Context, s *side, config string, index i
 		return nil, err
 	}
 	rep.Index, rep.Warmup = index, warm
+	if s.serve && rep.Status != results.StatusCrashed {
+		r.noteWarm(s, config)
+	}
 	s.add(config, sc, rep)
 	if err := r.save(s); err != nil {
 		return nil, err
 	}
 	return &rep, nil
+}
+
+// noteWarm records that the side's warm process serves the configuration,
+// counting a process started when it served another or none.
+func (r *Runner) noteWarm(s *side, config string) {
+	if s.warmFor == config {
+		return
+	}
+	if r.starts == nil {
+		r.starts = map[[2]string]int{}
+	}
+	r.starts[[2]string{s.Name, config}]++
+	s.warmFor = config
 }
 
 // runBinary runs one repetition of a side's configuration through the

@@ -159,7 +159,7 @@ func (r *Runner) serveOne(ctx context.Context, s *side, config string, index int
 	}
 	if werr != nil || rerr != nil || reply.Repetition == nil {
 		code := sv.wait()
-		s.server = nil
+		s.server, s.warmFor = nil, ""
 		if code == 2 {
 			return results.Repetition{}, nil, fmt.Errorf("%s side: %s run --serve: %w:\n%s", s.Name, s.Exe, ErrBadInput, tail(sv.output.Bytes()))
 		}
@@ -209,6 +209,7 @@ func (s *side) closeServer() {
 		s.server.wait()
 		s.server = nil
 	}
+	s.warmFor = ""
 }
 
 // capped keeps the last max bytes written to it.

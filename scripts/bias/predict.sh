@@ -24,7 +24,10 @@
 #            missed, 4 when no configuration ran.
 #
 # Environment: DIR (default docs/results/h200-bias), FILE (the scenario
-# file predicted, default scenarios/bias-h200.yaml), BIN (default
+# file predicted, default scenarios/bias-h200.yaml), CAL (the calibration:
+# documents separated by commas, such as the committed
+# docs/results/h200-validation set, instead of $DIR/calibration), ISSUE
+# (what the documents name, default "issue 33 item 4"), BIN (default
 # bin/provebench: make build). DIR may be outside this repository in a git
 # repository of its own (a rehearsal's: scripts/bias/rehearse.sh). Needs
 # jq, and Go for check.
@@ -34,6 +37,8 @@ ROOT=$PWD
 DIR=${DIR:-docs/results/h200-bias}
 FILE=${FILE:-scenarios/bias-h200.yaml}
 BIN=${BIN:-bin/provebench}
+CAL=${CAL:-}
+ISSUE=${ISSUE:-issue 33 item 4}
 TARGET=10%
 
 die() { # status message...
@@ -55,9 +60,16 @@ document() {
 	done
 }
 
-# about prints a document's tool version, host and start.
+# calibration prints the calibration: $CAL, else $DIR/calibration's
+# document.
+calibration() {
+	if [ -n "$CAL" ]; then echo "$CAL"; else document "$DIR/calibration"; fi
+}
+
+# about prints a document's tool version, host and start (the first's,
+# of documents separated by commas).
 about() {
-	zcat -f "$1" | jq -r '.environment as $e | ([$e.cpu_model] + ($e.gpus // [] | map(.name)) | join(", ")) as $hw |
+	zcat -f "${1%%,*}" | jq -r '.environment as $e | ([$e.cpu_model] + ($e.gpus // [] | map(.name)) | join(", ")) as $hw |
 		"\(.tool_version) on \($e.hostname) (\($hw)), started \(.started_at)"'
 }
 
@@ -66,11 +78,11 @@ summary() { sed -n '/^configuration  *ok\/runs/,/^(medians/p' "$1"; }
 
 predict() {
 	local other cal out status
-	other=$(find "$DIR" -path "$DIR/calibration" -prune -o \( -name results.json.gz -o -name results.json \) -print 2>/dev/null | head -1)
+	other=$(find "$DIR" -path "$DIR/calibration" -prune -o -path "$DIR/prediction*" -prune -o \( -name results.json.gz -o -name results.json \) -print 2>/dev/null | head -1)
 	[ -z "$other" ] || die 2 "$other exists: a prediction made now would not be frozen before the runs it predicts (the order is the point)"
 	[ ! -e "$DIR/prediction" ] || die 2 "$DIR/prediction exists: a frozen prediction is made once (remove it first only if it was never committed)"
-	cal=$(document "$DIR/calibration")
-	[ -n "$cal" ] || die 2 "$DIR/calibration: no results document (call A's run folder goes there)"
+	cal=$(calibration)
+	[ -n "$cal" ] || die 2 "$DIR/calibration: no results document (call A's run folder goes there, or CAL names the documents)"
 	[ -x "$BIN" ] || die 2 "no binary $BIN (make build)"
 	command -v jq >/dev/null || die 2 "jq is needed to read the documents' versions"
 
@@ -103,11 +115,11 @@ readme() { # calibration-document prediction-folder
 	git -C "$ROOT" diff --quiet HEAD -- predict sim pipeline spec ||
 		dirty=" (with uncommitted changes to predict, sim, pipeline or spec)"
 	cat <<EOF
-# The frozen prediction of \`$FILE\` (issue 33 item 4)
+# The frozen prediction of \`$FILE\` ($ISSUE)
 
 Made by \`scripts/bias/predict.sh predict\` before any run of \`$FILE\`
-existed, calibrated only on call A's document (shapes at sizes below the
-predicted ones, run in the session whose call B runs these).
+existed, calibrated only on $(if [ -n "$CAL" ]; then echo "the committed documents named below (CAL)"; else echo "call A's document (shapes at sizes below the
+predicted ones, run in the session whose call B runs these)"; fi).
 
 - simulating binary: \`$("$BIN" --version 2>&1 | head -2 | tr '\n' ' ')\`
 - source: commit $commit$dirty (\`commit.txt\`); the check is this
@@ -169,7 +181,7 @@ check() {
 	local pred runs cal commit status
 	pred=$(document "$DIR/prediction")
 	runs=$(document "$DIR/runs")
-	cal=$(document "$DIR/calibration")
+	cal=$(calibration)
 	[ -n "$pred" ] || die 2 "$DIR/prediction: no prediction (scripts/bias/predict.sh predict)"
 	committed
 	[ -n "$runs" ] || die 2 "$DIR/runs: no results document (call B's run folder goes there)"
@@ -187,7 +199,7 @@ check() {
 	status=$?
 	case $status in 0 | 3 | 4) ;; *) die 1 "scripts/frozen failed (exit $status): check.md not written" ;; esac
 	{
-		echo "# The frozen prediction of \`$FILE\` judged by call B's runs"
+		echo "# The frozen prediction of \`$FILE\` judged by call B's runs ($ISSUE)"
 		echo
 		echo "- calibration: \`$cal\`, $(about "$cal")"
 		echo "- runs: \`$runs\`, $(about "$runs")"

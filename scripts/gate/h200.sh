@@ -17,6 +17,11 @@
 #                     PROVEBENCH_MSM_PRECOMPUTE=1 (a slower prover), synth23
 #   slow21            ab of slow21 against gate-h200-slow.yaml's (one more
 #                     synthesis round, ~10% more synthesis)
+#   identical-big26   ab of identical binaries at 2^26 (scenarios/
+#                     gate-h200-26.yaml: two warm sides do not fit, ab
+#                     keeps one warm at a time; issue 43)
+#   precompute-big26  the default binary against PROVEBENCH_MSM_PRECOMPUTE=1
+#                     at 2^26
 #
 # Needs bin/provebench-cuda and the CUDA libraries in place (scripts/device/
 # bundle.sh's archive, unpacked) and no Go.
@@ -83,6 +88,8 @@ for step in "$@"; do
 	identical-synth23) ab "$step" scenarios/gate-h200.yaml --filter '^synth23$' --base-binary "$BIN" --new-binary "$BIN" ;;
 	identical-gpu22) ab "$step" scenarios/gate-h200.yaml --filter '^gpu22$' --base-binary "$BIN" --new-binary "$BIN" ;;
 	precompute) ab "$step" scenarios/gate-h200.yaml --filter '^synth23$' --base-binary "$BIN" --new-binary "$RESULTS/precompute1.sh" ;;
+	identical-big26) ab "$step" scenarios/gate-h200-26.yaml --base-binary "$BIN" --new-binary "$BIN" ;;
+	precompute-big26) ab "$step" scenarios/gate-h200-26.yaml --base-binary "$BIN" --new-binary "$RESULTS/precompute1.sh" ;;
 	slow21) ab "$step" --filter '^slow21$' --base-binary "$BIN" --new-binary "$BIN" \
 		--base-scenario scenarios/gate-h200.yaml --new-scenario scenarios/gate-h200-slow.yaml ;;
 	*) echo "scripts/gate/h200.sh: unknown step $step" >&2; exit 2 ;;
