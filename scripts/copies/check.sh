@@ -40,23 +40,27 @@ DIR=scripts/copies
 
 rm -rf "$OUT"
 mkdir -p "$OUT"
-# The linker's copy: built into $OUT, as `make build` builds bin/provebench
-# (-buildvcs: the results record the commit).
-LINKED="$OUT/provebench"
-go build -buildvcs=auto -o "$LINKED" ./cmd/provebench
-LINKED=$(cd "$(dirname "$LINKED")" && pwd)/provebench
 TMPS=()
 cleanup() {
 	[ -z "${HOG_PID:-}" ] || kill "$HOG_PID" 2>/dev/null || true
 	[ ${#TMPS[@]} -eq 0 ] || rm -rf "${TMPS[@]}"
 }
 trap cleanup EXIT
+# The linker's copy: built into $OUT from a clone of the committed HEAD, so
+# that the results record the commit (Go stamps none in a git worktree,
+# whose .git is a file) and nothing uncommitted is measured.
+OUT=$(cd "$OUT" && pwd)
+LINKED="$OUT/provebench"
+src=$(mktemp -d)
+COPIES=$(mktemp -d)
+TMPS+=("$src" "$COPIES")
+git clone -q . "$src/tree"
+(cd "$src/tree" && go build -buildvcs=true -o "$LINKED" ./cmd/provebench)
 # fresh_copy prints the path of a new `cp` of the build in a new temporary
 # folder: its page cache is cp's, not the linker's.
 fresh_copy() {
 	local d
-	d=$(mktemp -d)
-	TMPS+=("$d")
+	d=$(mktemp -d -p "$COPIES")
 	cp "$LINKED" "$d/provebench"
 	echo "$d/provebench"
 }
