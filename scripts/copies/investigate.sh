@@ -16,12 +16,16 @@ set -euo pipefail
 cd "$(dirname "$0")/../.."
 REPS=${1:-3}
 PEAKS=scripts/copies/peaks.py
-make build >/dev/null
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
+# The linker's copy, built from a clone of the committed HEAD so that it
+# records its commit (Go stamps none in a git worktree) into bin/, as make
+# build would.
+git clone -q . "$tmp/tree"
+(cd "$tmp/tree" && go build -buildvcs=true -o "$OLDPWD/bin/provebench" ./cmd/provebench)
 cp bin/provebench "$tmp/provebench"
 
-echo "commit $(git rev-parse --short HEAD); kernel $(uname -r); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
+echo "$(bin/provebench --version | tr '\n' ' '); kernel $(uname -r); $(nproc) CPUs; load $(cut -d' ' -f1-3 /proc/loadavg)"
 for f in enabled defrag shmem_enabled; do
 	echo "transparent_hugepage/$f: $(cat /sys/kernel/mm/transparent_hugepage/$f 2>/dev/null || echo n/a)"
 done
