@@ -41,6 +41,6 @@ for i in $(seq 1 "$RUNS"); do
 	"$OUT/provebench" run --backend cpu --overwrite -o "$OUT/run-$i" >"$OUT/run-$i.txt" 2>&1 || rc=$?
 	echo "run $i: exit $rc in $((SECONDS - start))s, load average $(cut -d' ' -f1 /proc/loadavg)"
 	sed -n '/^configuration /,/^wrote:/p' "$OUT/run-$i.txt" | grep -v '^wrote:'
-	grep -E '^\| (release|hold|budget|pacer) ' "$OUT/run-$i/report.md" | awk -F'|' '{print "  report: " $2 "Pareto:" $(NF-1)}' || true
+	grep -E '^\| (release|hold|budget|pacer) ' "$OUT/run-$i/report.md" | head -4 | awk -F'|' '{print "  report: " $2 "Pareto:" $(NF-1)}' || true
 	grep -o "The host's load differed[^|]*" "$OUT/run-$i/report.md" | head -1 | cut -c1-400 | sed 's/^/  report warning: /' || true
 done
