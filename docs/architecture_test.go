@@ -69,7 +69,8 @@ func TestNoTestingOutsideTests(t *testing.T) {
 
 // TestLayers checks the direction of the arrows in architecture.md:
 // scenarios -> spec -> pipeline -> gpu and run -> spec, the loader linking
-// no runner, run, predict, compare and history never importing each other,
+// no runner, the exec driver (run/exec) linking no backend and the
+// sampling packages beneath both drivers, run, predict, compare and history never importing each other,
 // results read by all and reading only internal/, reports reading results
 // only, internal/ holding leaves.
 func TestLayers(t *testing.T) {
@@ -88,6 +89,13 @@ func TestLayers(t *testing.T) {
 		{pkg: "results", only: []string{"results", "internal"}},
 		// the runner measures; it neither predicts nor judges
 		{pkg: "run", not: []string{"predict", "compare", "history", "scenarios", "reports", "cmd"}},
+		// the exec driver runs another program's prover: it links none of ours
+		{pkg: "run/exec", not: []string{"run/shard", "gpu/backends", "gpu/cpu", "gpu/cuda"}},
+		// the sampling loop, the probes and the event readers serve both
+		// drivers and know neither
+		{pkg: "run/supervise", not: []string{"run/exec", "run/shard", "run/events"}},
+		{pkg: "run/sample", not: []string{"run/exec", "run/shard", "run/events", "run/supervise"}},
+		{pkg: "run/events", not: []string{"run/exec", "run/shard", "run/sample", "run/supervise"}},
 		{pkg: "predict", not: []string{"run", "compare", "history", "scenarios", "reports", "cmd"}},
 		{pkg: "compare", not: []string{"predict", "history", "scenarios", "reports", "cmd"}},
 		{pkg: "history", not: []string{"run", "predict", "compare", "scenarios", "reports", "cmd"}},

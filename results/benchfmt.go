@@ -50,6 +50,48 @@ func higherIsBetter() []string {
 	return units
 }
 
+// exactUnits lists the units of exact figures, counted rather than read on
+// a clock: the metrics of Kind Exact and every counter's peak that a
+// measured repetition of the run has. benchstat reads "Unit ... assume=exact"
+// and then reports any difference as one rather than testing it as noise.
+func exactUnits(run *Run) []string {
+	var units []string
+	for _, m := range metrics {
+		if m.Bench != "" && m.Kind == Exact {
+			units = append(units, m.Bench)
+		}
+	}
+	counters := map[string]bool{}
+	for i := range run.Scenarios {
+		for j := range run.Scenarios[i].Repetitions {
+			if r := &run.Scenarios[i].Repetitions[j]; r.Measured() {
+				for k := range r.PeakCounters {
+					counters[k] = true
+				}
+			}
+		}
+	}
+	for _, k := range slices.Sorted(maps.Keys(counters)) {
+		units = append(units, CounterUnit(k))
+	}
+	return units
+}
+
+// writeUnits writes one "Unit UNIT key=value" line for each unit.
+func writeUnits(bw *benchfmt.Writer, key, value string, units []string) error {
+	for _, unit := range units {
+		meta := &benchfmt.UnitMetadata{
+			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: key},
+			OrigUnit:        unit,
+			Value:           value,
+		}
+		if err := bw.Write(meta); err != nil {
+			return fmt.Errorf("write benchmark units: %w", err)
+		}
+	}
+	return nil
+}
+
 // WriteBenchfmt writes the run in the Go benchmark format that benchstat
 // reads: one line per measured repetition (finished, not a warm-up), named
 // BenchmarkProvebench/<scenario>-<GOMAXPROCS>, with Iters the number of
@@ -66,15 +108,11 @@ func higherIsBetter() []string {
 // (benchstat -ignore simulated).
 func WriteBenchfmt(w io.Writer, run *Run) error {
 	bw := benchfmt.NewWriter(w)
-	for _, unit := range higherIsBetter() {
-		meta := &benchfmt.UnitMetadata{
-			UnitMetadataKey: benchfmt.UnitMetadataKey{Unit: unit, Key: "better"},
-			OrigUnit:        unit,
-			Value:           "higher",
-		}
-		if err := bw.Write(meta); err != nil {
-			return fmt.Errorf("write benchmark units: %w", err)
-		}
+	if err := writeUnits(bw, "better", "higher", higherIsBetter()); err != nil {
+		return err
+	}
+	if err := writeUnits(bw, "assume", "exact", exactUnits(run)); err != nil {
+		return err
 	}
 	for i := range run.Scenarios {
 		sc := &run.Scenarios[i]

@@ -48,6 +48,17 @@ func TestWriteBenchfmtParsesBack(t *testing.T) {
 	if rd.Units().GetBetter(results.UnitSecondsPerProof) != 0 {
 		t.Error("sec/proof has unexpected unit metadata")
 	}
+	// Counted figures are exact: benchstat must not test them as noise.
+	for _, unit := range []string{"minor-faults", "major-faults", results.CounterUnit("abc_bytes"), results.CounterUnit("in_channel")} {
+		if rd.Units().GetAssumption(unit) != benchmath.AssumeExact {
+			t.Errorf("%s is not marked assume=exact", unit)
+		}
+	}
+	for _, unit := range []string{results.UnitSecondsPerProof, results.UnitPeakRSS} {
+		if rd.Units().GetAssumption(unit) != benchmath.AssumeNothing {
+			t.Errorf("%s is marked exact; it is read on a clock", unit)
+		}
+	}
 
 	hold := got[0]
 	if hold.Name.String() != "Provebench/hold_pw:2-2" {

@@ -188,6 +188,14 @@ const (
 // Repetition is one run of a configuration in its own child process.
 // Figures marked "kernel" are the kernel's exact accounting; "sampled" ones
 // come from polling at the sampling interval.
+//
+// It is also the one measurement contract between the processes of a
+// repetition, as benchfmt.Result is x/perf's: the process that measures
+// the work (the pipeline's child, the exec supervisor) fills its figures
+// through its probes (run/sample.Probe) and sends this type as is; the
+// runner adopts it (Adopt) and adds what only it sees from outside. A new
+// figure is its probe, its field here and its entry in the metric table
+// (metrics.go).
 type Repetition struct {
 	// Index numbers the repetition from 1, warm-ups and measured ones
 	// separately (in ab, the pair the repetition belongs to).
@@ -535,6 +543,31 @@ func (r *Repetition) CPUSeconds() float64 {
 		return *r.RunCPUSeconds
 	}
 	return r.CPUUserSeconds + r.CPUSystemSeconds
+}
+
+// Adopt takes the figures a measuring process sent as the record's own,
+// keeping the record's identity: its index, warm-up flag and start.
+func (r *Repetition) Adopt(figures Repetition) {
+	id := *r
+	*r = figures
+	r.Index, r.Warmup, r.StartedAt = id.Index, id.Warmup, id.StartedAt
+}
+
+// Derive fills the figures that follow from others, once a driver's are
+// in: partitions per second and seconds per proof from the wall time,
+// joules per proof from the energy (absent without it).
+func (r *Repetition) Derive() {
+	r.PartitionsPerSecond, r.SecondsPerProof, r.JoulesPerProof = 0, 0, nil
+	if r.WallSeconds > 0 {
+		r.PartitionsPerSecond = float64(r.Partitions) / r.WallSeconds
+	}
+	if r.Proofs > 0 {
+		r.SecondsPerProof = r.WallSeconds / float64(r.Proofs)
+	}
+	if r.EnergyJoules != nil && r.Proofs > 0 {
+		j := *r.EnergyJoules / float64(r.Proofs)
+		r.JoulesPerProof = &j
+	}
 }
 
 // Measured reports whether the repetition counts in statistics: finished

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"sync"
@@ -107,24 +108,29 @@ func runChild(ctx context.Context, in io.Reader, out *msgWriter) error {
 func serveRepetition(ctx context.Context, pr *preparedProver, spec *Spec, req childRequest, served int, serve bool,
 	proofs *proofLog, energy *energyMeter, out *msgWriter) error {
 	cols := planColumns(pr, req.HeapProfile != "")
-	w := openWindow(pr.be, serve, energy)
+	cols.probes = append(sample.Probes{energy}, sample.OwnRun()...)
+	cols.probes = append(cols.probes, &cpuSplit{})
+	w := openWindow(pr.be, serve)
 	out.send(childMsg{Kind: msgReady, Names: cols.names})
-	m, err := runMeasured(ctx, pr, spec.SampleInterval, cols, w.start, energy, out)
+	res := &childResult{}
+	report, err := runMeasured(ctx, pr, spec.SampleInterval, cols, w.start, &res.Figures, out)
 	if err != nil {
 		return err
 	}
 
-	res := newChildResult(pr, spec, m, w.busySince(pr.be))
+	fillChildResult(res, pr, spec, report, w.busySince(pr.be))
 	describeServing(res, pr, spec, served, serve, w.peakReset)
-	res.UnpooledBuffers = w.unpooledSince(cols.pool != nil)
-	summarizeRun(res, pr.engine.Tracker(), m)
-	res.ProofsVerified, res.VerifyFailed = verifyProofs(pr.vk, proofs.taken(), spec.Workload.Partitions)
+	res.Figures.UnpooledBuffers = w.unpooledSince(cols.pool != nil)
+	summarizeRun(res, pr.engine.Tracker(), report)
+	res.Figures.ProofsVerified, res.VerifyFailed = verifyProofs(pr.vk, proofs.taken(), spec.Workload.Partitions)
 	if req.HeapProfile != "" && cols.gomem.heap.Len() > 0 {
 		if err := results.WriteFile(req.HeapProfile, cols.gomem.heap.Bytes()); err != nil {
 			return fmt.Errorf("child: heap profile: %w", err)
 		}
-		res.HeapProfileSecs = &cols.gomem.profileAt
+		res.Figures.HeapProfile = filepath.Base(req.HeapProfile)
+		res.Figures.HeapProfileSeconds = &cols.gomem.profileAt
 	}
+	res.Figures.Derive()
 	res.VmHWM = kernelPeakRSS()
 	if serve {
 		// A served repetition's process lives on: its CPU time over the
@@ -143,6 +149,9 @@ type sampleColumns struct {
 	names []string
 	gomem *goMemory
 	pool  prover.HostReserver // nil: no pool reserved
+	// probes measure the run's figures; those that sample read at every
+	// tick too.
+	probes sample.Probes
 }
 
 func planColumns(pr *preparedProver, heapProfile bool) sampleColumns {
@@ -179,7 +188,7 @@ type repWindow struct {
 // openWindow takes the readings a repetition is measured from, in this
 // order: a serving child's collection and peak reset first, so that
 // neither falls inside the window, then the counters, then the clock.
-func openWindow(be prover.Backend, serve bool, energy *energyMeter) *repWindow {
+func openWindow(be prover.Backend, serve bool) *repWindow {
 	w := &repWindow{}
 	if serve {
 		// What the last repetition left for the collector is collected
@@ -195,7 +204,6 @@ func openWindow(be prover.Backend, serve bool, energy *energyMeter) *repWindow {
 	}
 	w.cpu, w.cpuOK = sample.CPUTimes(sample.Self)
 	w.busy = deviceBusy(be)
-	energy.begin()
 	w.start = time.Now()
 	return w
 }
@@ -230,72 +238,63 @@ func (w *repWindow) cpuSince() (user, system *float64) {
 	return &u, &sy
 }
 
-// measuredRun is what was read around the engine's run.
-type measuredRun struct {
-	report       *pipeline.Report
-	joules       *float64
-	cpuSecs      *float64 // nil: rusage could not be read
-	minor, major *int64
-	cpuSplit     *results.CPUBreakdown
-}
-
 // runMeasured runs the engine while the sampler streams cols from start,
-// and reads the energy, CPU time and page faults right around the run, so
-// that they are the run's and nothing of the window's opening or closing.
+// and brackets the run with the probes, right around it, so that their
+// figures (into rep) are the run's and nothing of the window's opening or
+// closing.
 func runMeasured(ctx context.Context, pr *preparedProver, interval time.Duration, cols sampleColumns, start time.Time,
-	energy *energyMeter, out *msgWriter) (*measuredRun, error) {
+	rep *results.Repetition, out *msgWriter) (*pipeline.Report, error) {
 	stop := make(chan struct{})
 	sampled := make(chan struct{})
 	go func() {
 		defer close(sampled)
-		streamSamples(pr.engine.Tracker(), pr.be, cols.gomem, cols.pool, len(cols.names), interval, start, out, stop)
+		streamSamples(pr.engine.Tracker(), pr.be, cols, interval, start, out, stop)
 	}()
-	cpuBefore, cpuOK := cpuSeconds()
-	faultsBefore := pageFaults()
-	breakdown := startCPUMeter()
+	cols.probes.Begin()
 	report, runErr := pr.engine.Run(ctx)
-	joules := energy.end()
-	cpuAfter, cpuOK2 := cpuSeconds()
-	faultsAfter := pageFaults()
-	cpuSplit := breakdown.stop()
+	cols.probes.End(rep)
 	close(stop)
 	<-sampled
 	if runErr != nil {
 		return nil, fmt.Errorf("child: pipeline: %w", runErr)
 	}
-	m := &measuredRun{report: report, joules: joules, cpuSplit: cpuSplit}
-	if cpuOK && cpuOK2 {
-		c := cpuAfter - cpuBefore
-		m.cpuSecs = &c
-	}
-	m.minor, m.major = faultsAfter.since(faultsBefore)
-	return m, nil
+	return report, nil
 }
 
-// newChildResult is the repetition's result as the run's report and the
-// prover it ran on give it.
-func newChildResult(pr *preparedProver, spec *Spec, m *measuredRun, busy []time.Duration) *childResult {
-	report := m.report
-	return &childResult{
-		Backend:          pr.be.Name(),
-		WhyNotCUDA:       pr.whyNotCUDA,
-		Devices:          pr.be.Devices(),
-		KeyKind:          string(pr.pk.Kind),
-		Verifiable:       pr.vk != nil && spec.Verify,
-		WallSecs:         report.Wall.Seconds(),
-		ElapsedSecs:      report.Elapsed.Seconds(),
-		PartitionsDone:   report.PartitionsDone,
-		PartitionsFailed: report.PartitionsFailed,
-		ProofsDone:       report.ProofsDone,
-		ProofsFailed:     report.ProofsFailed,
-		DeviceBusy:       busy,
-		PeakCounters:     map[string]int64{},
-		FinalCounters:    pr.engine.Tracker().Live(),
-		Stages:           map[string]results.StageSummary{},
-		Measure:          results.MeasureWarm,
-		EnergyJoules:     m.joules,
-		CPUBreakdown:     m.cpuSplit,
+// fillChildResult records what the run's report and the prover it ran on
+// say: the prover, the engine's counts, and the devices' busy fraction.
+func fillChildResult(res *childResult, pr *preparedProver, spec *Spec, report *pipeline.Report, busy []time.Duration) {
+	res.Backend, res.WhyNotCUDA, res.Devices = pr.be.Name(), pr.whyNotCUDA, pr.be.Devices()
+	res.KeyKind = string(pr.pk.Kind)
+	res.ProofsFailed = report.ProofsFailed
+	f := &res.Figures
+	f.Verifiable = pr.vk != nil && spec.Verify
+	f.WallSeconds = report.Wall.Seconds()
+	f.Partitions, f.FailedPartitions, f.Proofs = report.PartitionsDone, report.PartitionsFailed, report.ProofsDone
+	f.PeakCounters, f.FinalCounters = map[string]int64{}, pr.engine.Tracker().Live()
+	f.Stages = map[string]results.StageSummary{}
+	f.Measure = results.MeasureWarm
+	f.DeviceBusyFraction = busyFraction(busy, f.WallSeconds, report.Elapsed.Seconds())
+}
+
+// busyFraction is the devices' busy time over the pipeline's wall time
+// (first admission to last partition's end), as the README and the report
+// define it, averaged over the devices; over the engine's whole Run
+// (elapsed) only for a run without a wall. Nil without devices or time.
+func busyFraction(busy []time.Duration, wall, elapsed float64) *float64 {
+	span := wall
+	if span <= 0 {
+		span = elapsed
 	}
+	if len(busy) == 0 || span <= 0 {
+		return nil
+	}
+	var sum time.Duration
+	for _, b := range busy {
+		sum += b
+	}
+	f := sum.Seconds() / span / float64(len(busy))
+	return &f
 }
 
 // describeServing records how the repetition was served: the setup on the
@@ -304,27 +303,25 @@ func describeServing(res *childResult, pr *preparedProver, spec *Spec, served in
 	if served == 1 {
 		// The setup was paid before this repetition alone.
 		setup := pr.setup.Seconds()
-		res.SetupSecs, res.SetupStages = &setup, pr.setupSeconds()
+		res.Figures.SetupSeconds, res.Figures.SetupStages = &setup, pr.setupSeconds()
 	}
 	if serve {
-		res.Worker = &results.Worker{Served: served, PID: os.Getpid(), PeakReset: peakReset}
+		res.Figures.Worker = &results.Worker{Served: served, PID: os.Getpid(), PeakReset: peakReset}
 	}
 	if d, ok := pr.be.(prover.Describer); ok {
-		res.ProverSettings = d.Settings()
+		res.Figures.ProverSettings = d.Settings()
 	}
 	if spec.Cold() {
-		res.Measure = results.MeasureCold
+		res.Figures.Measure = results.MeasureCold
 	}
 }
 
 // summarizeRun adds what the run's report and the tracker say: the first
-// start, the CPU time and faults, the first error, the counters' peaks and
-// the stages' and devices' times.
-func summarizeRun(res *childResult, tr *pipeline.Tracker, m *measuredRun) {
-	report := m.report
-	res.FirstStartSecs = firstStart(report.Partitions)
-	res.RunCPUSecs = m.cpuSecs
-	res.MinorFaults, res.MajorFaults = m.minor, m.major
+// start, the first error, the counters' peaks and the stages' and devices'
+// times.
+func summarizeRun(res *childResult, tr *pipeline.Tracker, report *pipeline.Report) {
+	f := &res.Figures
+	f.FirstStartSeconds = firstStart(report.Partitions)
 	for i := range report.Partitions {
 		if err := report.Partitions[i].Err; err != nil {
 			res.FirstError = err.Error()
@@ -334,12 +331,12 @@ func summarizeRun(res *childResult, tr *pipeline.Tracker, m *measuredRun) {
 	var snap pipeline.Snapshot
 	tr.Snapshot(&snap)
 	for i, name := range tr.Names() {
-		res.PeakCounters[name] = snap.Peaks[i]
+		f.PeakCounters[name] = snap.Peaks[i]
 	}
 	for name, st := range pipeline.Summarize(report.Partitions) {
-		res.Stages[name] = StageSummary(st)
+		f.Stages[name] = StageSummary(st)
 	}
-	res.DeviceSecsPerPartition, res.DeviceStageSecs = deviceTimes(res.Stages)
+	f.DeviceSecondsPerPartition, f.DeviceStageSeconds = deviceTimes(f.Stages)
 }
 
 // kernelPeakRSS is this process's peak RSS as the kernel keeps it
@@ -426,7 +423,8 @@ func deviceBusy(be prover.Backend) []time.Duration {
 // streamSamples sends the tracker's live counters and the devices' stats
 // (memory, queued, busy and span) and the Go runtime's memory every
 // interval until stop closes, then once more.
-func streamSamples(tr *pipeline.Tracker, be prover.Backend, gomem *goMemory, pool prover.HostReserver, n int, interval time.Duration, start time.Time, out *msgWriter, stop <-chan struct{}) {
+func streamSamples(tr *pipeline.Tracker, be prover.Backend, cols sampleColumns, interval time.Duration, start time.Time, out *msgWriter, stop <-chan struct{}) {
+	gomem, pool, n := cols.gomem, cols.pool, len(cols.names)
 	if interval <= 0 {
 		interval = 10 * time.Millisecond
 	}
@@ -458,6 +456,7 @@ func streamSamples(tr *pipeline.Tracker, be prover.Backend, gomem *goMemory, poo
 			st := pool.HostPool()
 			values[n-2], values[n-1] = st.Bytes, st.IdleBytes
 		}
+		cols.probes.Sample()
 		out.send(childMsg{Kind: msgSample, T: t, Values: values})
 	}
 	tick := time.NewTicker(interval)

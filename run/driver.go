@@ -4,6 +4,7 @@ import (
 	"context"
 
 	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run/exec"
 )
 
 // A driver executes a configuration's repetitions: the built-in pipeline in
@@ -30,10 +31,29 @@ const DriverExec = "exec"
 // driverFor picks the driver of a configuration.
 func (r *Runner) driverFor(spec *Spec) driver {
 	if spec.IsExec() {
-		return &execDriver{r: r}
+		return execDriver{&exec.Driver{Exe: r.Exe, OutDir: r.OutDir, CacheDir: r.CacheDir, GPU: r.GPU, Log: r.Log}}
 	}
 	return &pipelineDriver{r: r}
 }
+
+// execDriver runs an external command (run/exec); it keeps nothing
+// between repetitions.
+type execDriver struct{ d *exec.Driver }
+
+func (e execDriver) prepare(ctx context.Context, spec *Spec, sc *results.Scenario) error {
+	return e.d.Prepare(ctx, spec, sc)
+}
+
+func (e execDriver) repetition(ctx context.Context, spec *Spec, idx int, warmup bool, progress Progress) results.Repetition {
+	return e.d.Repetition(ctx, spec, idx, warmup, progress)
+}
+
+func (execDriver) release() {}
+
+// CheckExecPaths refuses, before anything is written, an exec
+// configuration's file that would land outside the output directory
+// outDir (exec.CheckPaths).
+func CheckExecPaths(specs []Spec, outDir string) error { return exec.CheckPaths(specs, outDir) }
 
 // pipelineDriver runs the built-in pipeline, each repetition in a child
 // process (`provebench child`) of its own or, with Runner.ReuseProcess, in

@@ -7,41 +7,9 @@ import (
 	"os"
 	"testing"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/results"
 )
-
-// TestPageFaultsCountFreshPages: touching n fresh pages between two
-// readings counts at least n minor faults. Huge pages are refused for the
-// mapping, so that each page is a fault of its own.
-func TestPageFaultsCountFreshPages(t *testing.T) {
-	const pages = 256
-	size := pages * os.Getpagesize()
-	mem, err := unix.Mmap(-1, 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_ANON|unix.MAP_PRIVATE)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer func() { _ = unix.Munmap(mem) }()
-	if err := unix.Madvise(mem, unix.MADV_NOHUGEPAGE); err != nil {
-		t.Logf("madvise(MADV_NOHUGEPAGE): %v (THP may merge faults)", err)
-	}
-	before := pageFaults()
-	for i := 0; i < size; i += os.Getpagesize() {
-		mem[i] = 1
-	}
-	minor, major := pageFaults().since(before)
-	if minor == nil || major == nil {
-		t.Fatal("page faults not read")
-	}
-	if *minor < pages || *major < 0 {
-		t.Errorf("%d pages touched: %d minor, %d major faults; want at least %d minor", pages, *minor, *major, pages)
-	}
-	if m, M := pageFaults().since(faults{}); m != nil || M != nil {
-		t.Error("faults since an unread reading are not absent")
-	}
-}
 
 // TestRepetitionsRecordPageFaults: a repetition of the built-in pipeline
 // records its child's page faults over the run (its datasets are fresh

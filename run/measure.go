@@ -3,8 +3,6 @@ package run
 import (
 	"time"
 
-	"golang.org/x/sys/unix"
-
 	"github.com/provebench/provebench/gpu/backends"
 	"github.com/provebench/provebench/gpu/nvml"
 	"github.com/provebench/provebench/gpu/prover"
@@ -49,40 +47,6 @@ func deviceTimes(stages map[string]results.StageSummary) (*float64, map[string]f
 	return &total, per
 }
 
-// cpuSeconds is this process's CPU time so far, user and system.
-func cpuSeconds() (float64, bool) {
-	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
-		return 0, false
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds(), true
-}
-
-// faults are this process's page faults so far (getrusage): minor ones
-// map a page without I/O, major ones read it from disk.
-type faults struct {
-	minor, major int64
-	ok           bool
-}
-
-func pageFaults() faults {
-	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_SELF, &ru) != nil {
-		return faults{}
-	}
-	return faults{minor: ru.Minflt, major: ru.Majflt, ok: true}
-}
-
-// since returns the faults from f to g; nil, nil where either could not
-// be read.
-func (g faults) since(f faults) (minor, major *int64) {
-	if !f.ok || !g.ok {
-		return nil, nil
-	}
-	mi, ma := g.minor-f.minor, g.major-f.major
-	return &mi, &ma
-}
-
 // firstStart is how long the backend's Start took for the first partition
 // a GPU worker took: with a warm device it is the upload and the NTT
 // region's launch; a device that is still starting up shows here. Nil when
@@ -107,9 +71,10 @@ func firstStart(parts []pipeline.PartitionTiming) *float64 {
 	return &s
 }
 
-// energyMeter reads the GPUs' energy counter around the measured run. It
-// is inert (end returns nil) without NVML, on the CPU backend, or where
-// the devices do not count energy: absent, not zero.
+// energyMeter reads the GPUs' energy counter around the measured run, a
+// probe (sample.Probe) of EnergyJoules. It is inert (the figure stays
+// absent) without NVML, on the CPU backend, or where the devices do not
+// count energy: absent, not zero.
 type energyMeter struct {
 	nv      *nvml.NVML
 	devices []int
@@ -138,7 +103,8 @@ func openEnergyMeter(be prover.Backend) *energyMeter {
 	return m
 }
 
-func (m *energyMeter) begin() {
+// Begin reads the counter as the window opens.
+func (m *energyMeter) Begin() {
 	if m.nv == nil {
 		return
 	}
@@ -146,17 +112,17 @@ func (m *energyMeter) begin() {
 	m.from, m.ok = mj, err == nil
 }
 
-// end is the energy since begin, in joules; nil when it cannot be told.
-func (m *energyMeter) end() *float64 {
+// End records the energy since Begin, in joules, where it can be told.
+func (m *energyMeter) End(rep *results.Repetition) {
 	if m.nv == nil || !m.ok {
-		return nil
+		return
 	}
 	mj, err := m.nv.EnergyMillijoules(m.devices)
 	if err != nil || mj < m.from {
-		return nil
+		return
 	}
 	j := float64(mj-m.from) / 1000
-	return &j
+	rep.EnergyJoules = &j
 }
 
 func (m *energyMeter) close() {
@@ -165,22 +131,10 @@ func (m *energyMeter) close() {
 	}
 }
 
-// fillProverFigures copies the child's setup, device-time, energy, CPU
-// and page-fault figures into the record.
-func fillProverFigures(rep *results.Repetition, res *childResult) {
-	rep.Measure = res.Measure
-	rep.SetupSeconds, rep.SetupStages = res.SetupSecs, res.SetupStages
-	rep.DeviceSecondsPerPartition = res.DeviceSecsPerPartition
-	rep.DeviceStageSeconds = res.DeviceStageSecs
-	rep.FirstStartSeconds = res.FirstStartSecs
-	rep.UnpooledBuffers = res.UnpooledBuffers
-	rep.EnergyJoules = res.EnergyJoules
-	rep.RunCPUSeconds = res.RunCPUSecs
-	rep.MinorFaults, rep.MajorFaults = res.MinorFaults, res.MajorFaults
-	rep.CPUBreakdown = res.CPUBreakdown
-	rep.ProverSettings = res.ProverSettings
-	if res.EnergyJoules != nil && res.ProofsDone > 0 {
-		j := *res.EnergyJoules / float64(res.ProofsDone)
-		rep.JoulesPerProof = &j
-	}
-}
+// cpuSplit is the run's CPU time split by where it went (cpuMeter), a
+// probe (sample.Probe) of CPUBreakdown.
+type cpuSplit struct{ m *cpuMeter }
+
+func (p *cpuSplit) Begin() { p.m = startCPUMeter() }
+
+func (p *cpuSplit) End(rep *results.Repetition) { rep.CPUBreakdown = p.m.stop() }

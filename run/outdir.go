@@ -11,6 +11,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/provebench/provebench/internal/fsname"
 	"github.com/provebench/provebench/results"
 )
 
@@ -104,7 +105,7 @@ func ClearOutDir(dir string) error {
 	if err == nil {
 		names = append(names, strings.Split(string(data), "\n")...)
 	} else if !errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%w: clear %s: %w", ErrOutDir, dir, rootPath(dir, err))
+		return fmt.Errorf("%w: clear %s: %w", ErrOutDir, dir, fsname.RootPath(dir, err))
 	}
 	var remove []string
 	var errs []error
@@ -118,7 +119,7 @@ func ClearOutDir(dir string) error {
 		if _, err := root.Lstat(name); errors.Is(err, fs.ErrNotExist) {
 			continue
 		} else if err != nil {
-			errs = append(errs, rootPath(dir, err))
+			errs = append(errs, fsname.RootPath(dir, err))
 			continue
 		}
 		remove = append(remove, name)
@@ -128,22 +129,11 @@ func ClearOutDir(dir string) error {
 	}
 	for _, name := range append(remove, results.ManifestName) {
 		if err := root.Remove(name); err != nil && !errors.Is(err, fs.ErrNotExist) {
-			errs = append(errs, rootPath(dir, err))
+			errs = append(errs, fsname.RootPath(dir, err))
 		}
 	}
 	if err := errors.Join(errs...); err != nil {
 		return fmt.Errorf("%w: clear %s: %w", ErrOutDir, dir, err)
 	}
 	return nil
-}
-
-// rootPath restates an error of an os.Root of dir with the path as the
-// user gave it: "out/link/victim: path escapes from parent" rather than
-// the root's "lstatat link/victim: ...".
-func rootPath(dir string, err error) error {
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return fmt.Errorf("%s: %w", filepath.Join(dir, pe.Path), pe.Err)
-	}
-	return err
 }

@@ -1,7 +1,7 @@
 package run
 
 import (
-	"time"
+	"slices"
 
 	"github.com/provebench/provebench/results"
 )
@@ -63,72 +63,30 @@ type childMsg struct {
 	Error  string       `json:"error,omitempty"`
 }
 
-// childResult is the child's account of its run: the engine's report in the
-// results document's terms, and what only the child can know exactly.
+// childResult is the child's account of its run. Figures is the
+// repetition's record as far as the child measured it (results.Repetition,
+// the one measurement contract: every figure of the run, filled by the
+// child's probes and its engine's report and sent as is); the parent
+// keeps it whole and adds what only it sees (the peaks sampled from
+// outside, the exit, the host's load). The other fields are what the
+// parent needs to judge and report the repetition, not figures of it.
 type childResult struct {
-	Backend string `json:"backend"`
+	Figures results.Repetition `json:"figures"`
+	Backend string             `json:"backend"`
 	// WhyNotCUDA says why backend auto ran on the CPU.
-	WhyNotCUDA string  `json:"why_not_cuda,omitempty"`
-	Devices    int     `json:"devices"`
-	KeyKind    string  `json:"key_kind"`
-	Verifiable bool    `json:"verifiable"`
-	WallSecs   float64 `json:"wall_seconds"`
-	// ElapsedSecs is the whole of the engine's Run, over which device busy
-	// time is measured.
-	ElapsedSecs float64 `json:"elapsed_seconds"`
+	WhyNotCUDA string `json:"why_not_cuda,omitempty"`
+	Devices    int    `json:"devices"`
+	KeyKind    string `json:"key_kind"`
 
-	PartitionsDone   int `json:"partitions_done"`
-	PartitionsFailed int `json:"partitions_failed"`
-	ProofsDone       int `json:"proofs_done"`
-	ProofsFailed     int `json:"proofs_failed"`
-	ProofsVerified   int `json:"proofs_verified"`
-	VerifyFailed     int `json:"verify_failed"`
+	ProofsFailed int `json:"proofs_failed"`
+	VerifyFailed int `json:"verify_failed"`
 	// FirstError is the first partition error, if any failed.
 	FirstError string `json:"first_error,omitempty"`
 
-	// DeviceBusy is each device's busy time during the pipeline run.
-	DeviceBusy []time.Duration `json:"device_busy"`
-
-	PeakCounters  map[string]int64                `json:"peak_counters"`
-	FinalCounters map[string]int64                `json:"final_counters"`
-	Stages        map[string]results.StageSummary `json:"stages"`
 	// VmHWM is the child's own kernel peak RSS, read just before it
-	// reported (0 if unreadable).
+	// reported (0 if unreadable): the parent weighs it against its own
+	// last reading of the same peak.
 	VmHWM uint64 `json:"vmhwm"`
-	// HeapProfileSecs is when the heap profile was taken (seconds since
-	// the pipeline's start); nil when none was written.
-	HeapProfileSecs *float64 `json:"heap_profile_seconds,omitempty"`
-
-	// Measure, SetupSecs and SetupStages: how the clock started and what
-	// the prover's setup took before it (results.Repetition's fields).
-	// SetupSecs is nil for every repetition a serving child runs after
-	// its first: the setup was paid once, before that one.
-	Measure     string             `json:"measure"`
-	SetupSecs   *float64           `json:"setup_seconds,omitempty"`
-	SetupStages map[string]float64 `json:"setup_stages,omitempty"`
-	// DeviceSecsPerPartition and DeviceStageSecs: device time per
-	// partition, on the device's clock (deviceTimes).
-	DeviceSecsPerPartition *float64           `json:"device_seconds_per_partition,omitempty"`
-	DeviceStageSecs        map[string]float64 `json:"device_stage_seconds,omitempty"`
-	// FirstStartSecs is the first partition's Start (firstStart).
-	FirstStartSecs *float64 `json:"first_start_seconds,omitempty"`
-	// UnpooledBuffers counts dataset buffers a warm start's page-locked
-	// pool could not serve (nil without a pool).
-	UnpooledBuffers *int64 `json:"unpooled_buffers,omitempty"`
-	// RunCPUSecs is the child's CPU time over the run alone (rusage).
-	RunCPUSecs *float64 `json:"run_cpu_seconds,omitempty"`
-	// MinorFaults and MajorFaults are the child's page faults over the
-	// run alone (rusage); nil where they could not be read.
-	MinorFaults *int64 `json:"minor_faults,omitempty"`
-	MajorFaults *int64 `json:"major_faults,omitempty"`
-	// EnergyJoules is the GPUs' energy over the run (NVML); nil without.
-	EnergyJoules *float64 `json:"energy_joules,omitempty"`
-	// ProverSettings are the backend's (prover.Describer).
-	ProverSettings map[string]string `json:"prover_settings,omitempty"`
-	// CPUBreakdown splits RunCPUSecs by where it went.
-	CPUBreakdown *results.CPUBreakdown `json:"cpu_breakdown,omitempty"`
-	// Worker is set by a serving child.
-	Worker *results.Worker `json:"worker,omitempty"`
 	// WindowUserSecs and WindowSystemSecs: a serving child's CPU time from
 	// the request to the result (its process lives on, so wait4 cannot
 	// tell the repetition's share).
@@ -147,3 +105,37 @@ const (
 	// their growth, which cannot pass 100%.
 	seriesDeviceSpan = "device_span_us"
 )
+
+// steadyBusyFraction is the devices' busy fraction between 10% and 90% of
+// the partitions done: the growth of their busy time over the growth of the
+// device time it covers (gpu.DeviceStats.Span), both as the child streamed
+// them, so the fraction is on the devices' own clock and cannot pass 100%
+// however late a backend credits its work; false when the run is too short,
+// or sampled too coarsely, to tell.
+func steadyBusyFraction(rows [][]int64, names []string, partitions int) (float64, bool) {
+	iDone, iBusy, iSpan := slices.Index(names, "partitions_done"), slices.Index(names, seriesDeviceBusy), slices.Index(names, seriesDeviceSpan)
+	if iDone < 0 || iBusy < 0 || iSpan < 0 || partitions < 5 {
+		return 0, false
+	}
+	lo, hi := -1, -1
+	for i, row := range rows {
+		if len(row) != len(names) {
+			continue
+		}
+		d := row[iDone]
+		if lo < 0 && d*10 >= int64(partitions) {
+			lo = i
+		}
+		if hi < 0 && d*10 >= int64(partitions)*9 {
+			hi = i
+		}
+	}
+	if lo < 0 || hi <= lo {
+		return 0, false
+	}
+	span := rows[hi][iSpan] - rows[lo][iSpan]
+	if span <= 0 {
+		return 0, false
+	}
+	return float64(rows[hi][iBusy]-rows[lo][iBusy]) / float64(span), true
+}

@@ -52,7 +52,7 @@ type worker struct {
 	proc   *sample.Process // nil when /proc could not be opened
 	stream *streamReader
 	stdin  io.WriteCloser // a serving worker's requests; nil otherwise
-	stderr *tailBuffer
+	stderr *supervise.TailBuffer
 	exited chan struct{} // closed once the process has been waited for
 	serve  bool
 	served int // repetitions asked of it so far
@@ -87,7 +87,7 @@ func (r *Runner) startWorker(ctx context.Context, spec *Spec, idx int, warmup, s
 	if err != nil {
 		return fail(results.StatusFailed, fmt.Errorf("stream pipe: %w", err))
 	}
-	w := &worker{stderr: &tailBuffer{max: stderrKeep}, exited: make(chan struct{}), serve: serve, served: 1, heapProfile: cj.HeapProfile, pr: pr}
+	w := &worker{stderr: &supervise.TailBuffer{Max: stderrKeep}, exited: make(chan struct{}), serve: serve, served: 1, heapProfile: cj.HeapProfile, pr: pr}
 	cmd := exec.Command(r.Exe, "child")
 	if serve {
 		in, err := cmd.StdinPipe()
@@ -208,7 +208,7 @@ func (r *Runner) serveOn(ctx context.Context, w *worker, spec *Spec, rep results
 	if interval <= 0 {
 		interval = supervise.DefaultInterval
 	}
-	ct := &childTarget{r: r, cmd: w.cmd, proc: w.proc, stream: w.stream, rec: newRecorder(interval, r.GPU != nil)}
+	ct := &childTarget{r: r, cmd: w.cmd, proc: w.proc, stream: w.stream, rec: supervise.NewRecorder(interval, r.GPU != nil)}
 	var ended <-chan struct{} = w.exited
 	if w.serve {
 		ended = ct.ended(w.exited)
@@ -226,6 +226,10 @@ func (r *Runner) serveOn(ctx context.Context, w *worker, spec *Spec, rep results
 	} else {
 		w.stream.poll(time.Now(), false)
 	}
+	res, childErr := w.stream.outcome()
+	if res != nil {
+		rep.Adopt(res.Figures) // the child's figures, as it measured them
+	}
 	end := time.Now()
 	rep.ProcessSeconds = end.Sub(began).Seconds()
 	if h, err := hostLoad.Stop(); err == nil {
@@ -235,9 +239,9 @@ func (r *Runner) serveOn(ctx context.Context, w *worker, spec *Spec, rep results
 	if !ready {
 		t0 = end
 	}
-	rep.Series = rec.series(t0, w.stream.names())
-	rep.PeakRSSSampledBytes = rec.peakRSS
-	rep.PeakGPUMemoryBytes, rep.PeakGPUDeviceMemoryBytes, rep.MeanGPUUtilization = rec.gpuPeaks()
+	rep.Series = rec.Series(t0, w.stream.names())
+	rep.PeakRSSSampledBytes = rec.PeakRSS
+	rep.PeakGPUMemoryBytes, rep.PeakGPUDeviceMemoryBytes, rep.MeanGPUUtilization = rec.GPUPeaks()
 	if w.dead() {
 		if usage, err := sample.ExitUsage(w.cmd.ProcessState); err == nil && !w.servedBefore() {
 			rep.CPUUserSeconds, rep.CPUSystemSeconds = usage.UserSeconds, usage.SystemSeconds
@@ -250,9 +254,8 @@ func (r *Runner) serveOn(ctx context.Context, w *worker, spec *Spec, rep results
 		// child growing fast between them (16 MiB per 5 ms in the tests)
 		// can leave the read peak below an RSS already seen, which the
 		// kernel's peak never is.
-		rep.PeakRSSBytes = max(rep.PeakRSSBytes, rec.peakRSS)
+		rep.PeakRSSBytes = max(rep.PeakRSSBytes, rec.PeakRSS)
 	}
-	res, childErr := w.stream.outcome()
 	if res != nil {
 		r.fillServed(&rep, w, res, rec)
 	}
@@ -283,32 +286,34 @@ func (w *worker) ownCPU() (float64, bool) {
 	return own, true
 }
 
-// fillServed copies the child's account of a repetition into its record,
-// with what a warm worker's repetition records differently: its CPU time
-// over the repetition alone, and its peak since the reset (or the sampled
-// one where the reset failed).
-func (r *Runner) fillServed(rep *results.Repetition, w *worker, res *childResult, rec *recorder) {
-	fillFromChild(rep, res)
-	if res.HeapProfileSecs != nil {
-		rep.HeapProfile = filepath.Base(w.heapProfile)
-		rep.HeapProfileSeconds = res.HeapProfileSecs
+// fillServed adds to the child's figures what the parent weighs against
+// its own readings: the kernel's peak (the child's VmHWM or the parent's
+// last reading of it, whichever came later), the steady busy fraction from
+// the samples, and what a warm worker's repetition records differently:
+// its CPU time over the repetition alone, and its peak since the reset (or
+// the sampled one where the reset failed).
+func (r *Runner) fillServed(rep *results.Repetition, w *worker, res *childResult, rec *supervise.Recorder) {
+	// The child's VmHWM read as it finished and the parent's last sample
+	// of it are both the kernel's exact figure at their moment: the larger
+	// is the later, and the peak.
+	if res.VmHWM > 0 && (rep.PeakRSSSource != results.PeakFromSampledVmHWM || res.VmHWM >= rep.PeakRSSBytes) {
+		rep.PeakRSSBytes, rep.PeakRSSSource = res.VmHWM, results.PeakFromVmHWM
 	}
 	if res.WhyNotCUDA != "" && !r.autoNoted {
 		r.autoNoted = true
 		r.warnf("backend auto: CUDA not used, running on the CPU: %s", res.WhyNotCUDA)
 	}
-	if f, ok := rec.steadyBusyFraction(w.stream.names(), res.PartitionsDone); ok {
+	if f, ok := steadyBusyFraction(rec.Rows(), w.stream.names(), rep.Partitions); ok {
 		rep.SteadyDeviceBusyFraction = &f
 	}
-	if res.Worker == nil {
+	if rep.Worker == nil {
 		return
 	}
-	rep.Worker = res.Worker
 	if res.WindowUserSecs != nil && res.WindowSystemSecs != nil {
 		rep.CPUUserSeconds, rep.CPUSystemSeconds = *res.WindowUserSecs, *res.WindowSystemSecs
 	}
-	if !res.Worker.PeakReset {
-		rep.PeakRSSBytes, rep.PeakRSSSource = rec.peakRSS, results.PeakFromSampled
+	if !rep.Worker.PeakReset {
+		rep.PeakRSSBytes, rep.PeakRSSSource = rec.PeakRSS, results.PeakFromSampled
 	}
 }
 
@@ -330,73 +335,22 @@ func (r *Runner) verdict(spec *Spec, rep *results.Repetition, stopped supervise.
 	case childErr != "":
 		return results.StatusFailed, childErr
 	case res == nil:
-		msg := fmt.Sprintf("child %s without a result", describeExit(w.cmd.ProcessState))
+		msg := fmt.Sprintf("child %s without a result", supervise.DescribeExit(w.cmd.ProcessState))
 		if tail := w.stderr.String(); tail != "" {
 			msg += ": " + tail
 		}
 		return results.StatusCrashed, msg
-	case res.PartitionsFailed > 0 || res.ProofsFailed > 0:
-		return results.StatusFailed, fmt.Sprintf("%d partitions failed: %s", res.PartitionsFailed, res.FirstError)
+	case res.Figures.FailedPartitions > 0 || res.ProofsFailed > 0:
+		return results.StatusFailed, fmt.Sprintf("%d partitions failed: %s", res.Figures.FailedPartitions, res.FirstError)
 	case res.VerifyFailed > 0:
 		return results.StatusFailed, fmt.Sprintf("%d partitions' proofs did not verify", res.VerifyFailed)
 	}
-	for name, v := range res.FinalCounters {
+	for name, v := range res.Figures.FinalCounters {
 		if v != 0 {
 			return results.StatusFailed, fmt.Sprintf("counter %s ended at %d, not 0: the pipeline leaked", name, v)
 		}
 	}
 	return results.StatusOK, ""
-}
-
-// fillFromChild copies the child's own account into the record.
-func fillFromChild(rep *results.Repetition, res *childResult) {
-	rep.WallSeconds = res.WallSecs
-	rep.Partitions = res.PartitionsDone
-	rep.FailedPartitions = res.PartitionsFailed
-	rep.Proofs = res.ProofsDone
-	if res.WallSecs > 0 {
-		rep.PartitionsPerSecond = float64(res.PartitionsDone) / res.WallSecs
-	}
-	if res.ProofsDone > 0 {
-		rep.SecondsPerProof = res.WallSecs / float64(res.ProofsDone)
-	}
-	rep.Verifiable = res.Verifiable
-	rep.ProofsVerified = res.ProofsVerified
-	rep.PeakCounters = res.PeakCounters
-	rep.FinalCounters = res.FinalCounters
-	rep.Stages = res.Stages
-	// Busy over the pipeline's wall time (first admission to last
-	// partition's end), as the README and the report define it; the
-	// engine's whole Run only for a child that did not report a wall.
-	span := res.WallSecs
-	if span <= 0 {
-		span = res.ElapsedSecs
-	}
-	if len(res.DeviceBusy) > 0 && span > 0 {
-		var sum time.Duration
-		for _, b := range res.DeviceBusy {
-			sum += b
-		}
-		f := sum.Seconds() / span / float64(len(res.DeviceBusy))
-		rep.DeviceBusyFraction = &f
-	}
-	// The child's VmHWM read as it finished and the parent's last sample
-	// of it are both the kernel's exact figure at their moment: the larger
-	// is the later, and the peak.
-	if res.VmHWM > 0 && (rep.PeakRSSSource != results.PeakFromSampledVmHWM || res.VmHWM >= rep.PeakRSSBytes) {
-		rep.PeakRSSBytes, rep.PeakRSSSource = res.VmHWM, results.PeakFromVmHWM
-	}
-	fillProverFigures(rep, res)
-}
-
-func describeExit(ps *os.ProcessState) string {
-	if ps == nil {
-		return "did not start"
-	}
-	if ws, ok := ps.Sys().(syscall.WaitStatus); ok && ws.Signaled() {
-		return fmt.Sprintf("killed by signal %s", ws.Signal())
-	}
-	return fmt.Sprintf("exited with status %d", ps.ExitCode())
 }
 
 // streamReader decodes the child's message stream. The sampler polls it at
@@ -514,29 +468,6 @@ func (s *streamReader) names() []string { return s.seriesNm }
 
 func (s *streamReader) outcome() (*childResult, string) { return s.result, s.errMsg }
 
-// tailBuffer keeps the last max bytes written to it.
-type tailBuffer struct {
-	mu  sync.Mutex
-	buf []byte
-	max int
-}
-
-func (b *tailBuffer) Write(p []byte) (int, error) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	b.buf = append(b.buf, p...)
-	if len(b.buf) > b.max {
-		b.buf = b.buf[len(b.buf)-b.max:]
-	}
-	return len(p), nil
-}
-
-func (b *tailBuffer) String() string {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	return string(bytes.TrimSpace(b.buf))
-}
-
 // heapProfileName is a repetition's heap profile file inside the output
 // directory: heap-<stem>-<index>.pprof, one file per configuration and
 // repetition (see fsname.Stem).
@@ -550,7 +481,7 @@ type childTarget struct {
 	cmd    *exec.Cmd
 	proc   *sample.Process // nil when /proc could not be opened
 	stream *streamReader
-	rec    *recorder
+	rec    *supervise.Recorder
 	last   sample.ProcSample // the latest read of the kernel's peak
 
 	// done, when set, is closed once the stream holds the repetition's
@@ -594,14 +525,14 @@ func (c *childTarget) Sample(at time.Time, detail bool) (uint64, bool) {
 	if res, errMsg := c.stream.outcome(); c.done != nil && (res != nil || errMsg != "") {
 		defer c.finish()
 	}
-	var g *GPUReading
+	var g *supervise.GPUReading
 	if c.r.GPU != nil {
 		if gr, err := c.r.GPU.Sample(c.cmd.Process.Pid); err == nil {
 			g = &gr
 		}
 	}
 	values, valuesT := c.stream.latest()
-	c.rec.add(at, rss, g, values, valuesT)
+	c.rec.Add(at, rss, g, values, valuesT)
 	return rss, true
 }
 

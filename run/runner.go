@@ -14,24 +14,16 @@ import (
 	"github.com/provebench/provebench/internal/version"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run/sample"
+	"github.com/provebench/provebench/run/supervise"
 )
 
-// GPUSampler reads GPU memory and utilisation for a process (NVML). The
-// runner works without one: GPU figures are then recorded as absent.
-type GPUSampler interface {
-	Sample(pid int) (GPUReading, error)
-}
-
-// GPUReading is one GPU sample, summed over devices.
-type GPUReading struct {
-	// ProcessBytes is the memory the sampled process holds on all GPUs;
-	// nil when that is unknown (NVML cannot see the process).
-	ProcessBytes *uint64
-	// DeviceBytes is the memory used on all devices, by anyone.
-	DeviceBytes uint64
-	// Utilization is the mean utilisation of the devices, 0..1.
-	Utilization float64
-}
+// GPUSampler reads GPU memory and utilisation for a process (NVML); the
+// supervising loop's (supervise.GPUSampler), named here for the runner's
+// callers.
+type (
+	GPUSampler = supervise.GPUSampler
+	GPUReading = supervise.GPUReading
+)
 
 // Runner runs specs, each repetition in its own child process.
 type Runner struct {

@@ -14,6 +14,8 @@ import (
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/run/exec"
+	"github.com/provebench/provebench/run/supervise"
 )
 
 // The test binary doubles as the child: the runner starts `Exe child`, and
@@ -25,7 +27,7 @@ func TestMain(m *testing.M) {
 		os.Exit(0)
 	}
 	if len(os.Args) > 1 && os.Args[1] == "exec-shim" {
-		if err := ShimMain(context.Background(), os.Stdin, os.NewFile(3, "stream")); err != nil {
+		if err := exec.ShimMain(context.Background(), os.Stdin, os.NewFile(3, "stream")); err != nil {
 			os.Stderr.WriteString(err.Error() + "\n")
 			os.Exit(1)
 		}
@@ -304,22 +306,22 @@ func TestStreamTimeAxis(t *testing.T) {
 
 func TestSteadyBusyFraction(t *testing.T) {
 	names := []string{"partitions_done", seriesDeviceBusy, seriesDeviceSpan}
-	r := newRecorder(10*time.Millisecond, false)
+	r := supervise.NewRecorder(10*time.Millisecond, false)
 	// 10 partitions; the device is busy 80% of the time throughout, and
 	// its busy time and span lag the host's clock (credited late).
 	for i := 0; i <= 100; i++ {
 		ts := float64(i) / 100
 		dev := max(0, ts-0.05)
-		r.add(time.Now(), 1, nil, []int64{int64(i / 10), int64(800_000 * dev), int64(1_000_000 * dev)}, ts)
+		r.Add(time.Now(), 1, nil, []int64{int64(i / 10), int64(800_000 * dev), int64(1_000_000 * dev)}, ts)
 	}
-	got, ok := r.steadyBusyFraction(names, 10)
+	got, ok := steadyBusyFraction(r.Rows(), names, 10)
 	if !ok || !(got >= 0.79 && got <= 0.81) { // NaN fails too
 		t.Fatalf("steady busy = %.3f, want 0.8", got)
 	}
-	if _, ok := r.steadyBusyFraction(names, 3); ok {
+	if _, ok := steadyBusyFraction(r.Rows(), names, 3); ok {
 		t.Fatal("too few partitions should give 0 (unknown)")
 	}
-	if _, ok := r.steadyBusyFraction(names[:2], 10); ok {
+	if _, ok := steadyBusyFraction(r.Rows(), names[:2], 10); ok {
 		t.Fatal("without a span series the fraction is unknown")
 	}
 }

@@ -1,9 +1,6 @@
 package run
 
 import (
-	"slices"
-	"time"
-
 	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/results"
 )
@@ -11,10 +8,4 @@ import (
 // StageSummary is a stage's figures as a results document records them.
 func StageSummary(st pipeline.StageStats) results.StageSummary {
 	return results.SummaryOf(st.Count, st.Total, st.Mean, st.P50, st.P90, st.Max)
-}
-
-// summarize summarises an exec stage's durations as the built-in
-// pipeline's are: the same nearest-rank percentiles.
-func summarize(ds []time.Duration) results.StageSummary {
-	return StageSummary(pipeline.SummarizeDurations(slices.Clone(ds)))
 }

@@ -5,7 +5,7 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/provebench/provebench/run"
+	"github.com/provebench/provebench/run/exec"
 )
 
 // newExecShimCmd is the exec driver's supervisor, one per repetition.
@@ -20,7 +20,7 @@ func newExecShimCmd() *cobra.Command {
 			if stream == nil {
 				return usagef("exec-shim: no stream on file descriptor 3 (this command is started by `provebench run`)")
 			}
-			return run.ShimMain(cmd.Context(), os.Stdin, stream)
+			return exec.ShimMain(cmd.Context(), os.Stdin, stream)
 		},
 	}
 }

@@ -33,6 +33,7 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 
 	"github.com/provebench/provebench/internal/units"
@@ -100,7 +101,9 @@ type Runner struct {
 	// alone holds, per configuration measured one side warm at a time,
 	// why (alone.go); starts counts the processes each side started per
 	// configuration, keyed by side and configuration name.
-	alone  map[string]string
+	alone map[string]string
+	// mu guards starts: both warm sides' first warm-ups run at once.
+	mu     sync.Mutex
 	starts map[[2]string]int
 }
 
@@ -444,6 +447,8 @@ func (r *Runner) noteWarm(s *side, config string) {
 	if s.warmFor == config {
 		return
 	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	if r.starts == nil {
 		r.starts = map[[2]string]int{}
 	}

@@ -132,6 +132,8 @@ func (r *Runner) Notes() []string {
 	}
 	slices.Sort(names)
 	lines := make([]string, 0, len(names))
+	r.mu.Lock()
+	defer r.mu.Unlock()
 	for _, name := range names {
 		lines = append(lines, fmt.Sprintf("%s: one side warm at a time (%s); processes started: base %d, new %d",
 			name, r.alone[name], r.starts[[2]string{"base", name}], r.starts[[2]string{"new", name}]))

@@ -1,6 +1,6 @@
 //go:build linux
 
-package run
+package exec
 
 import (
 	"bufio"
@@ -10,7 +10,7 @@ import (
 	"io"
 	"maps"
 	"os"
-	"os/exec"
+	osexec "os/exec"
 	"path/filepath"
 	"regexp"
 	"runtime"
@@ -28,25 +28,34 @@ import (
 	"github.com/provebench/provebench/run/supervise"
 )
 
-// execDriver runs an external command under the supervisor (`provebench
+// Driver runs an external command under the supervisor (`provebench
 // exec-shim`), samples its process tree, and turns its output lines and
 // endpoints into counters and stage timings.
-type execDriver struct {
-	r *Runner
+type Driver struct {
+	// Exe is the provebench binary, started as `Exe exec-shim`.
+	Exe string
+	// OutDir is the run's output directory; each configuration gets a
+	// folder beneath it (exec/<name>), CacheDir is the proving key cache
+	// (both for the command's templates).
+	OutDir, CacheDir string
+	// GPU, if set, samples the GPUs.
+	GPU supervise.GPUSampler
+	// Log receives the setup commands as they start; nil for silence.
+	Log io.Writer
 }
 
 // configDir is a configuration's own directory under the output
 // directory, one per configuration (see fsname.Stem).
-func (d *execDriver) configDir(spec *Spec) string {
-	return filepath.Join(d.r.OutDir, "exec", fsname.Stem(spec.Name))
+func (d *Driver) configDir(spec *Spec) string {
+	return filepath.Join(d.OutDir, "exec", fsname.Stem(spec.Name))
 }
 
-func (d *execDriver) data(spec *Spec, idx int, warmup bool) (*ExecData, error) {
+func (d *Driver) data(spec *Spec, idx int, warmup bool) (*ExecData, error) {
 	dir, err := filepath.Abs(d.configDir(spec))
 	if err != nil {
 		return nil, err
 	}
-	out, err := filepath.Abs(d.r.OutDir)
+	out, err := filepath.Abs(d.OutDir)
 	if err != nil {
 		return nil, err
 	}
@@ -57,7 +66,7 @@ func (d *execDriver) data(spec *Spec, idx int, warmup bool) (*ExecData, error) {
 	return &ExecData{
 		Name: spec.Name, Repetition: idx + 1, Warmup: warmup, Vars: vars,
 		Workload: spec.Workload, Pipeline: spec.Pipeline, Backend: spec.Backend,
-		Provebench: d.r.Exe, Dir: dir, OutDir: out, CacheDir: d.r.CacheDir,
+		Provebench: d.Exe, Dir: dir, OutDir: out, CacheDir: d.CacheDir,
 	}, nil
 }
 
@@ -78,7 +87,7 @@ type execRun struct {
 	rules  *events.Rules
 	// rejected counts the lines refused before the readers saw them.
 	rejected events.Rejections
-	stderr   *tailBuffer
+	stderr   *supervise.TailBuffer
 
 	started   time.Time // when the supervisor started the command
 	haveStart bool
@@ -88,10 +97,9 @@ type execRun struct {
 	streamMu  sync.Mutex
 }
 
-// release: the exec driver keeps nothing between repetitions.
-func (d *execDriver) release() {}
-
-func (d *execDriver) repetition(ctx context.Context, spec *Spec, idx int, warmup bool, progress Progress) results.Repetition {
+// Repetition runs one repetition of spec, numbered idx from 0, and
+// returns its record; failures of every kind end up in its Status.
+func (d *Driver) Repetition(ctx context.Context, spec *Spec, idx int, warmup bool, progress Progress) results.Repetition {
 	// Numbered from 1, as the built-in pipeline's and the console's.
 	rep := results.Repetition{Index: idx + 1, Warmup: warmup, StartedAt: time.Now().UTC()}
 	fail := func(err error) results.Repetition {
@@ -129,7 +137,7 @@ func (d *execDriver) repetition(ctx context.Context, spec *Spec, idx int, warmup
 }
 
 func newExecRun(spec *Spec, e *ExecSpec) (*execRun, error) {
-	x := &execRun{spec: spec, e: e, sink: events.NewSink(), stderr: &tailBuffer{max: stderrKeep}}
+	x := &execRun{spec: spec, e: e, sink: events.NewSink(), stderr: &supervise.TailBuffer{Max: stderrKeep}}
 	if e.Timeline {
 		x.tl = events.NewTimeline(x.sink)
 	}
@@ -296,7 +304,7 @@ func (x *execRun) pollers(ctx context.Context, wg *sync.WaitGroup) {
 
 // supervise starts the supervisor and samples the tree until it has
 // exited.
-func (d *execDriver) supervise(ctx context.Context, spec *Spec, x *execRun, job []byte, grace time.Duration, rep results.Repetition, progress Progress) results.Repetition {
+func (d *Driver) supervise(ctx context.Context, spec *Spec, x *execRun, job []byte, grace time.Duration, rep results.Repetition, progress Progress) results.Repetition {
 	// The supervisor's parent-death signal goes when the thread that
 	// started it exits: this goroutine keeps its thread until the
 	// supervisor is gone.
@@ -307,7 +315,7 @@ func (d *execDriver) supervise(ctx context.Context, spec *Spec, x *execRun, job 
 	// this process's children once they exit: the host's busy time
 	// beyond them and this process is the neighbours'.
 	hostLoad := sample.StartLoadOf(ctx, ownAndReapedCPU)
-	sp, err := startShim(d.r.Exe, job,
+	sp, err := startShim(d.Exe, job,
 		func(r io.Reader) { x.readLines(r, nil) },
 		func(r io.Reader) { x.readLines(r, x.stderr) },
 		x.readStream)
@@ -339,7 +347,7 @@ func ownAndReapedCPU() (float64, bool) {
 
 // sampled is what the sampling loop gathered.
 type sampled struct {
-	rec     *recorder
+	rec     *supervise.Recorder
 	tree    *sample.Tree
 	peakPSS uint64
 	stopped supervise.Stopped
@@ -350,9 +358,9 @@ type sampled struct {
 // them: samples are of the tree below the supervisor, and stopping asks
 // the supervisor (SIGTERM), which ends the tree itself.
 type treeTarget struct {
-	d     *execDriver
+	d     *Driver
 	x     *execRun
-	cmd   *exec.Cmd
+	cmd   *osexec.Cmd
 	s     *sampled
 	grace time.Duration
 }
@@ -360,11 +368,11 @@ type treeTarget struct {
 func (t *treeTarget) Sample(at time.Time, detail bool) (uint64, bool) {
 	ts := t.s.tree.Sample(detail)
 	t.s.peakPSS = max(t.s.peakPSS, ts.PSSBytes)
-	var g *GPUReading
-	if t.d.r.GPU != nil {
-		g = treeGPU(t.d.r.GPU, ts.PIDs)
+	var g *supervise.GPUReading
+	if t.d.GPU != nil {
+		g = treeGPU(t.d.GPU, ts.PIDs)
 	}
-	t.s.rec.add(at, ts.RSSBytes, g, t.x.sink.Values(t.x.names), 0)
+	t.s.rec.Add(at, ts.RSSBytes, g, t.x.sink.Values(t.x.names), 0)
 	return ts.RSSBytes, true
 }
 
@@ -383,15 +391,15 @@ func (t *treeTarget) Kill() {
 	signalAll(pids, syscall.SIGKILL)
 }
 
-func (d *execDriver) sample(ctx context.Context, spec *Spec, x *execRun, cmd *exec.Cmd, exited <-chan struct{}, grace time.Duration, spawned time.Time, progress Progress) *sampled {
+func (d *Driver) sample(ctx context.Context, spec *Spec, x *execRun, cmd *osexec.Cmd, exited <-chan struct{}, grace time.Duration, spawned time.Time, progress Progress) *sampled {
 	interval := spec.SampleInterval
 	if interval <= 0 {
 		interval = supervise.DefaultInterval
 	}
-	s := &sampled{rec: newRecorder(interval, d.r.GPU != nil), tree: sample.NewTree(cmd.Process.Pid)}
+	s := &sampled{rec: supervise.NewRecorder(interval, d.GPU != nil), tree: sample.NewTree(cmd.Process.Pid)}
 	t := &treeTarget{d: d, x: x, cmd: cmd, s: s, grace: grace}
 	s.stopped, s.end = supervise.Watch(ctx, exited, t, supervise.Config{
-		Interval: interval, DetailInterval: hwmInterval, Timeout: spec.Timeout, MemoryLimit: spec.MemoryLimit,
+		Interval: interval, DetailInterval: detailInterval, Timeout: spec.Timeout, MemoryLimit: spec.MemoryLimit,
 		What: "RSS of the process tree",
 		Progress: func(at time.Time, rss uint64) {
 			done := x.sink.Finals()[events.CounterPartitionsDone]
@@ -404,8 +412,8 @@ func (d *execDriver) sample(ctx context.Context, spec *Spec, x *execRun, cmd *ex
 // treeGPU sums the GPU memory of every process of the tree (absent when
 // NVML sees none of them); device memory and utilisation are the
 // devices', read once.
-func treeGPU(g GPUSampler, pids []int) *GPUReading {
-	var sum GPUReading
+func treeGPU(g supervise.GPUSampler, pids []int) *supervise.GPUReading {
+	var sum supervise.GPUReading
 	var proc uint64
 	ok, known := false, false
 	for _, pid := range pids {
@@ -436,30 +444,28 @@ func (x *execRun) record(rep results.Repetition, s *sampled, ps *os.ProcessState
 	x.streamMu.Lock()
 	res, started, haveStart := x.done, x.started, x.haveStart
 	x.streamMu.Unlock()
+	if res != nil {
+		rep.Adopt(res.Figures) // the supervisor's figures, as it measured them
+	}
 	rep.ProcessSeconds = s.end.Sub(spawned).Seconds()
 	t0 := started
 	if !haveStart {
 		t0 = s.end
 	}
-	rep.Series = s.rec.series(t0, x.names)
-	rep.PeakRSSSampledBytes = s.rec.peakRSS
+	rep.Series = s.rec.Series(t0, x.names)
+	rep.PeakRSSSampledBytes = s.rec.PeakRSS
 	rep.PeakPSSBytes = s.peakPSS
-	rep.PeakGPUMemoryBytes, rep.PeakGPUDeviceMemoryBytes, rep.MeanGPUUtilization = s.rec.gpuPeaks()
+	rep.PeakGPUMemoryBytes, rep.PeakGPUDeviceMemoryBytes, rep.MeanGPUUtilization = s.rec.GPUPeaks()
 	if res != nil {
 		for _, p := range res.Reaped {
 			s.tree.Reaped(p.PID, p.MaxRSS)
 		}
-		rep.CPUUserSeconds, rep.CPUSystemSeconds = res.UserSeconds, res.SysSeconds
-		rep.MinorFaults, rep.MajorFaults = res.MinorFaults, res.MajorFaults
-		rep.WallSeconds = res.WallSeconds
-		code := res.ExitCode
-		rep.ExitCode, rep.ExitSignal = &code, res.Signal
 	}
 	peaks := s.tree.Peaks()
 	for _, p := range peaks[:min(len(peaks), maxProcesses)] {
 		rep.Processes = append(rep.Processes, results.ProcessPeak{PID: p.PID, Name: p.Name, PeakRSSBytes: p.PeakRSSBytes})
 	}
-	rep.PeakRSSBytes, rep.PeakRSSSource = s.rec.peakRSS, results.PeakFromTree
+	rep.PeakRSSBytes, rep.PeakRSSSource = s.rec.PeakRSS, results.PeakFromTree
 	if len(peaks) > 0 {
 		rep.PeakRSSBytes = max(rep.PeakRSSBytes, peaks[0].PeakRSSBytes)
 	}
@@ -499,12 +505,7 @@ func (x *execRun) counters(rep *results.Repetition) {
 		}
 	}
 	rep.Proofs = x.e.Proofs
-	if rep.WallSeconds > 0 {
-		rep.PartitionsPerSecond = float64(rep.Partitions) / rep.WallSeconds
-		if rep.Proofs > 0 {
-			rep.SecondsPerProof = rep.WallSeconds / float64(rep.Proofs)
-		}
-	}
+	rep.Derive()
 	if st := x.sink.Stages(); len(st) > 0 {
 		rep.Stages = make(map[string]results.StageSummary, len(st))
 		for name, ds := range st {
@@ -532,15 +533,15 @@ func (x *execRun) status(rep *results.Repetition, s *sampled, res *shimResult, p
 		rep.Status, rep.Error = results.StatusMemoryLimit, overErr.Error()
 	case res == nil:
 		rep.Status = results.StatusCrashed
-		rep.Error = fmt.Sprintf("exec supervisor %s without an account%s", describeExit(ps), tail)
+		rep.Error = fmt.Sprintf("exec supervisor %s without an account%s", supervise.DescribeExit(ps), tail)
 	case res.Error != "":
 		rep.Status, rep.Error = results.StatusFailed, "exec: "+res.Error+tail
-	case res.Signal != "":
+	case res.Figures.ExitSignal != "":
 		rep.Status = results.StatusCrashed
-		rep.Error = "command killed by signal " + res.Signal + tail
-	case res.ExitCode != 0:
+		rep.Error = "command killed by signal " + res.Figures.ExitSignal + tail
+	case res.exitCode() != 0:
 		rep.Status = results.StatusFailed
-		rep.Error = "command exited with status " + strconv.Itoa(res.ExitCode) + tail
+		rep.Error = "command exited with status " + strconv.Itoa(res.exitCode()) + tail
 	default:
 		rep.Status = results.StatusOK
 		// The same balance check as the built-in pipeline's: every

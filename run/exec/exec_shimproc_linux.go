@@ -1,13 +1,13 @@
 //go:build linux
 
-package run
+package exec
 
 import (
 	"bytes"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
+	osexec "os/exec"
 	"sync"
 	"syscall"
 )
@@ -37,7 +37,7 @@ func closeAll(fs []*os.File) {
 
 // shimProc is a started supervisor.
 type shimProc struct {
-	cmd     *exec.Cmd
+	cmd     *osexec.Cmd
 	exited  chan struct{} // closed once it has exited
 	readers sync.WaitGroup
 }
@@ -53,7 +53,7 @@ func startShim(exe string, job []byte, stdout, stderr, stream func(io.Reader)) (
 	if err != nil {
 		return nil, err
 	}
-	cmd := exec.Command(exe, "exec-shim")
+	cmd := osexec.Command(exe, "exec-shim")
 	cmd.Stdin = bytes.NewReader(job)
 	cmd.Stdout, cmd.Stderr = pw[0], pw[1]
 	cmd.ExtraFiles = []*os.File{pw[2]}

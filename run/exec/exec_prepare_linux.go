@@ -1,6 +1,6 @@
 //go:build linux
 
-package run
+package exec
 
 import (
 	"context"
@@ -10,7 +10,7 @@ import (
 	"io"
 	"io/fs"
 	"os"
-	"os/exec"
+	osexec "os/exec"
 	"path/filepath"
 	"runtime"
 	"slices"
@@ -18,6 +18,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/provebench/provebench/internal/fsname"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run/supervise"
 )
@@ -26,8 +27,9 @@ import (
 // before each: its files, its setup commands, each contained as a
 // repetition's command is.
 
-// prepare makes the configuration's directory and runs its setup commands.
-func (d *execDriver) prepare(ctx context.Context, spec *Spec, sc *results.Scenario) error {
+// Prepare makes the configuration's directory and runs its setup commands,
+// once before its repetitions.
+func (d *Driver) Prepare(ctx context.Context, spec *Spec, sc *results.Scenario) error {
 	data, err := d.data(spec, 0, false)
 	if err != nil {
 		return err
@@ -46,8 +48,8 @@ func (d *execDriver) prepare(ctx context.Context, spec *Spec, sc *results.Scenar
 		if len(argv) == 0 {
 			continue
 		}
-		if d.r.Log != nil {
-			fmt.Fprintf(d.r.Log, "%s: setup: %s\n", spec.Name, strings.Join(argv, " "))
+		if d.Log != nil {
+			fmt.Fprintf(d.Log, "%s: setup: %s\n", spec.Name, strings.Join(argv, " "))
 		}
 		out, err := d.setup(ctx, spec, e, argv)
 		if err != nil {
@@ -62,7 +64,7 @@ func (d *execDriver) prepare(ctx context.Context, spec *Spec, sc *results.Scenar
 // child holding its output) ends with it, and it is stopped at the
 // scenario's timeout or when the run is interrupted. It returns the tail
 // of the command's output.
-func (d *execDriver) setup(ctx context.Context, spec *Spec, e *ExecSpec, argv []string) (string, error) {
+func (d *Driver) setup(ctx context.Context, spec *Spec, e *ExecSpec, argv []string) (string, error) {
 	grace := e.StopGrace
 	if grace <= 0 {
 		grace = 5 * time.Second
@@ -73,10 +75,10 @@ func (d *execDriver) setup(ctx context.Context, spec *Spec, e *ExecSpec, argv []
 	}
 	runtime.LockOSThread() // see startShim
 	defer runtime.UnlockOSThread()
-	out := &tailBuffer{max: stderrKeep}
+	out := &supervise.TailBuffer{Max: stderrKeep}
 	var res *shimResult
 	keep := func(r io.Reader) { _, _ = io.Copy(out, r) }
-	sp, err := startShim(d.r.Exe, job, keep, keep, func(r io.Reader) {
+	sp, err := startShim(d.Exe, job, keep, keep, func(r io.Reader) {
 		dec := json.NewDecoder(r)
 		for {
 			var m shimMsg
@@ -97,13 +99,13 @@ func (d *execDriver) setup(ctx context.Context, spec *Spec, e *ExecSpec, argv []
 	case stopped.Status != "":
 		return out.String(), stopped.Err
 	case res == nil:
-		return out.String(), fmt.Errorf("exec supervisor %s without an account", describeExit(sp.cmd.ProcessState))
+		return out.String(), fmt.Errorf("exec supervisor %s without an account", supervise.DescribeExit(sp.cmd.ProcessState))
 	case res.Error != "":
 		return out.String(), errors.New(res.Error)
-	case res.Signal != "":
-		return out.String(), fmt.Errorf("killed by signal %s", res.Signal)
-	case res.ExitCode != 0:
-		return out.String(), fmt.Errorf("exit status %d", res.ExitCode)
+	case res.Figures.ExitSignal != "":
+		return out.String(), fmt.Errorf("killed by signal %s", res.Figures.ExitSignal)
+	case res.exitCode() != 0:
+		return out.String(), fmt.Errorf("exit status %d", res.exitCode())
 	}
 	return out.String(), nil
 }
@@ -111,7 +113,7 @@ func (d *execDriver) setup(ctx context.Context, spec *Spec, e *ExecSpec, argv []
 // setupTarget is a setup command's supervisor for the supervising loop:
 // nothing is sampled, only the timeout and interrupts apply.
 type setupTarget struct {
-	cmd   *exec.Cmd
+	cmd   *osexec.Cmd
 	grace time.Duration
 }
 
@@ -147,10 +149,10 @@ func writeFiles(files []ExecFile, dir, out string) error {
 			return fmt.Errorf("exec.files[%d]: %w", i, err)
 		}
 		if err := root.MkdirAll(filepath.Dir(rel), 0o755); err != nil {
-			return fmt.Errorf("exec.files[%d]: %w", i, rootPath(out, err))
+			return fmt.Errorf("exec.files[%d]: %w", i, fsname.RootPath(out, err))
 		}
 		if err := root.WriteFile(rel, []byte(f.Content), 0o644); err != nil {
-			return fmt.Errorf("exec.files[%d]: %w", i, rootPath(out, err))
+			return fmt.Errorf("exec.files[%d]: %w", i, fsname.RootPath(out, err))
 		}
 	}
 	return nil
@@ -184,18 +186,17 @@ func makeConfigDir(dir, out string) error {
 	}
 	defer root.Close()
 	if err := root.MkdirAll(rel, 0o755); err != nil {
-		return fmt.Errorf("exec: %w", rootPath(out, err))
+		return fmt.Errorf("exec: %w", fsname.RootPath(out, err))
 	}
 	return nil
 }
 
-// CheckExecPaths renders every exec configuration's files as its first
+// CheckPaths renders every exec configuration's files as its first
 // repetition would and refuses, before anything is written, a path
 // outside the output directory outDir, written so or through a symbolic
 // link already there (the configuration's folder or the file itself).
-func CheckExecPaths(specs []Spec, outDir string) error {
-	r := &Runner{OutDir: outDir}
-	d := &execDriver{r: r}
+func CheckPaths(specs []Spec, outDir string) error {
+	d := &Driver{OutDir: outDir}
 	var root *os.Root
 	if rt, err := os.OpenRoot(outDir); err == nil {
 		root = rt
@@ -239,7 +240,7 @@ func beneath(root *os.Root, out, path string) error {
 		return err
 	}
 	if _, err := root.Stat(rel); err != nil && !errors.Is(err, fs.ErrNotExist) {
-		return rootPath(out, err)
+		return fsname.RootPath(out, err)
 	}
 	return nil
 }

@@ -1,6 +1,6 @@
 //go:build linux
 
-package run
+package exec
 
 import (
 	"context"
@@ -10,13 +10,14 @@ import (
 	"io"
 	"net/http"
 	"os"
-	"os/exec"
+	osexec "os/exec"
 	"os/signal"
 	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run/sample"
 )
 
@@ -67,26 +68,31 @@ type shimMsg struct {
 	Done             *shimResult `json:"done,omitempty"`
 }
 
+// shimResult is the supervisor's account. Figures is the repetition's
+// record as far as the supervisor measured it (results.Repetition, the one
+// measurement contract: the command's exit, its wall time, and what its
+// probes read of the reaped tree), sent as is; the other fields are what
+// the runner needs to judge the repetition and weigh the tree's peaks.
 type shimResult struct {
-	// ExitCode is the command's exit status, -1 when a signal ended it.
-	ExitCode    int     `json:"exit_code"`
-	Signal      string  `json:"signal,omitempty"`
-	WallSeconds float64 `json:"wall_seconds"`
+	Figures results.Repetition `json:"figures"`
 	// Error is set when the command could not run at all.
 	Error string `json:"error,omitempty"`
 	// Stopped is set when the runner asked the supervisor to stop.
 	Stopped bool `json:"stopped,omitempty"`
 	// Reaped lists every process the supervisor waited for, with wait4's
 	// ru_maxrss (which includes its own waited-for descendants).
-	Reaped      []reapedProc `json:"reaped,omitempty"`
-	CgroupPeak  uint64       `json:"cgroup_peak,omitempty"`
-	OOMKills    int          `json:"oom_kills,omitempty"`
-	UserSeconds float64      `json:"user_seconds"`
-	SysSeconds  float64      `json:"system_seconds"`
-	// MinorFaults and MajorFaults are the tree's page faults (the same
-	// rusage); nil where it could not be read.
-	MinorFaults *int64 `json:"minor_faults,omitempty"`
-	MajorFaults *int64 `json:"major_faults,omitempty"`
+	Reaped     []reapedProc `json:"reaped,omitempty"`
+	CgroupPeak uint64       `json:"cgroup_peak,omitempty"`
+	OOMKills   int          `json:"oom_kills,omitempty"`
+}
+
+// exitCode is the command's exit status, -1 when a signal ended it or it
+// never ran.
+func (r *shimResult) exitCode() int {
+	if r.Figures.ExitCode == nil {
+		return -1
+	}
+	return *r.Figures.ExitCode
 }
 
 type reapedProc struct {
@@ -106,7 +112,8 @@ func ShimMain(ctx context.Context, in io.Reader, stream io.Writer) error {
 		return fmt.Errorf("exec-shim: child subreaper: %w", err)
 	}
 	enc := json.NewEncoder(stream)
-	s := &shim{job: job, term: make(chan os.Signal, 1)}
+	s := &shim{job: job, term: make(chan os.Signal, 1), probes: sample.ReapedTree()}
+	s.probes.Begin()
 	// SIGTERM is both the runner's request to stop and the parent-death
 	// signal: either way the tree is ended before the supervisor exits.
 	signal.Notify(s.term, syscall.SIGTERM, syscall.SIGINT)
@@ -129,17 +136,13 @@ func ShimMain(ctx context.Context, in io.Reader, stream io.Writer) error {
 		res.OOMKills = s.cg.OOMKills()
 		_ = s.cg.Close()
 	}
-	var ru unix.Rusage
-	if unix.Getrusage(unix.RUSAGE_CHILDREN, &ru) == nil {
-		res.UserSeconds = time.Duration(ru.Utime.Nano()).Seconds()
-		res.SysSeconds = time.Duration(ru.Stime.Nano()).Seconds()
-		res.MinorFaults, res.MajorFaults = &ru.Minflt, &ru.Majflt
-	}
+	s.probes.End(&res.Figures)
 	return enc.Encode(shimMsg{Kind: shimDone, Done: res})
 }
 
 type shim struct {
 	job    shimJob
+	probes sample.Probes // of the tree, over its life
 	cg     *sample.Cgroup
 	term   chan os.Signal
 	reaped []reapedProc
@@ -154,7 +157,9 @@ type shim struct {
 const reapTick = 2 * time.Millisecond
 
 func (s *shim) run(ctx context.Context, started func()) *shimResult {
-	res := &shimResult{ExitCode: -1}
+	res := &shimResult{}
+	res.Figures.ExitCode = new(int)
+	*res.Figures.ExitCode = -1
 	defer func() { res.Reaped = s.reaped }()
 	s.status = make(map[int]unix.WaitStatus)
 	if d := s.job.Daemon; d != nil {
@@ -183,14 +188,14 @@ func (s *shim) run(ctx context.Context, started func()) *shimResult {
 		select {
 		case <-s.term:
 			res.Stopped = true
-			res.WallSeconds = time.Since(t0).Seconds()
+			res.Figures.WallSeconds = time.Since(t0).Seconds()
 			s.stopAll()
 			s.fillStatus(res, pid)
 			return res
 		case <-tick.C:
 			s.reap()
 			if _, done := s.status[pid]; done {
-				res.WallSeconds = time.Since(t0).Seconds()
+				res.Figures.WallSeconds = time.Since(t0).Seconds()
 				s.fillStatus(res, pid)
 				s.stopAll() // the daemon, and whatever the command left behind
 				return res
@@ -204,9 +209,9 @@ func (s *shim) fillStatus(res *shimResult, pid int) {
 	switch {
 	case !ok:
 	case ws.Signaled():
-		res.Signal = ws.Signal().String()
+		res.Figures.ExitSignal = ws.Signal().String()
 	default:
-		res.ExitCode = ws.ExitStatus()
+		*res.Figures.ExitCode = ws.ExitStatus()
 	}
 }
 
@@ -216,7 +221,7 @@ func (s *shim) start(argv []string) (int, error) {
 	if len(argv) == 0 {
 		return 0, errors.New("empty command")
 	}
-	path, err := exec.LookPath(argv[0])
+	path, err := osexec.LookPath(argv[0])
 	if err != nil {
 		return 0, err
 	}
