@@ -6,11 +6,15 @@
 #              paths (one the linker's output, one a fresh `cp` into a
 #              temporary folder, made anew for every run), sides swapped
 #              every other run, scenarios/ci.yaml, --until-resolved 5m.
-#              Pass: never exit 3, and no memory figure judged worse,
-#              better or regressed.
+#              Pass: never exit 3, and the work's memory figure
+#              (peak_anon_bytes, the one ab gates) never judged worse,
+#              better or regressed. The kernel's whole peak
+#              (peak_rss_bytes) is printed for the record: it counts the
+#              binary's own pages, which the copies hold in different
+#              numbers, so it differs between them by design.
 #   memreg     the same copies, the new side's pipeline holding more memory
 #              at its peak (scripts/copies/ci-mem.yaml: ci.yaml with larger
-#              datasets). Pass: exit 3, naming a memory figure.
+#              datasets). Pass: exit 3, peak_anon_bytes a regression.
 #   synth      identical sides of a synthesis-heavy scenario
 #              (scripts/copies/synth.yaml, repetitions of seconds), ab's
 #              default settings. Pass: exit 0 within 5 minutes.
@@ -84,11 +88,18 @@ fi
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 
-# memory_judged prints the memory figures an ab output judged anything but
-# "~" (worse, better, regression), one per line.
+# memory_judged prints the work's memory figure (peak_anon_bytes, the one
+# ab gates) wherever an ab output judged it anything but "~" (worse,
+# better, regression), with its verdict, one per line.
 memory_judged() {
-	grep -E '^ *[^ ]* *(peak_anon_bytes|peak_rss_bytes|peak_rss_sampled_bytes) ' "$1" |
-		grep -E 'pairs +(worse|better|regression)' | awk '{print $1, $2}' || true
+	grep -oE 'peak_anon_bytes .* pairs +(worse|better|regression)' "$1" | awk '{print $1 " " $NF}' || true
+}
+
+# kernel_peak prints what the output said of the kernel's whole peak
+# (peak_rss_bytes: shown, not gated, the binary's own pages included), for
+# the record.
+kernel_peak() {
+	grep -oE 'peak_rss_bytes .* pairs +[^ ]+' "$1" | awk '{print $NF}' | sort | uniq -c | awk '{printf "%s%s x%s", (NR>1?", ":""), $2, $1}' || true
 }
 
 declare -A pass fail
@@ -120,13 +131,13 @@ for i in $(seq 1 "$RUNS"); do
 		ok=0
 		case $kind in
 		copies) [ "$rc" != 3 ] && [ -z "$judged" ] && ok=1 ;;
-		memreg) [ "$rc" = 3 ] && [ -n "$judged" ] && ok=1 ;;
+		memreg) [ "$rc" = 3 ] && [[ "$judged" == *regression* ]] && ok=1 ;;
 		synth) [ "$rc" = 0 ] && [ "$secs" -le 300 ] && ok=1 ;;
 		synthslow) [ "$rc" = 3 ] && ok=1 ;;
 		esac
 		if [ "$ok" = 1 ]; then pass[$kind]=$((${pass[$kind]} + 1)); else fail[$kind]=$((${fail[$kind]} + 1)); fi
 		side="base $( [ "$base" = "$LINKED" ] && echo linked || echo cp ), new $( [ "$new" = "$LINKED" ] && echo linked || echo cp )"
-		printf '%-9s %d: exit %d in %ds (%s; load %s -> %s); memory judged: %s; %s\n' "$kind" "$i" "$rc" "$secs" "$side" "$l0" "$(load)" "${judged:-none}" "$( [ $ok = 1 ] && echo pass || echo FAIL)"
+		printf '%-9s %d: exit %d in %ds (%s; load %s -> %s); peak_anon_bytes judged: %s (peak_rss_bytes, not gated: %s); %s\n' "$kind" "$i" "$rc" "$secs" "$side" "$l0" "$(load)" "${judged:-never}" "$(kernel_peak "$dir.txt")" "$( [ $ok = 1 ] && echo pass || echo FAIL)"
 		echo "    $(grep -m1 -E '^provebench ab: ' "$dir.txt" | cut -c1-300)"
 	done
 done
