@@ -126,11 +126,12 @@ type Model struct {
 	// against constraints: the device's own time per partition, from the
 	// backend's stages; the device runs one at a time (DeviceSerial), and
 	// the simulator adds the queueing. Upload (zero on the CPU backend)
-	// holds the GPU worker but overlaps the device's compute.
-	GPUStart     PowerLaw `json:"gpu_start"`
-	Upload       PowerLaw `json:"upload"`
-	Finalize     PowerLaw `json:"finalize"`
-	DeviceSerial bool     `json:"device_serial"`
+	// holds the GPU worker but overlaps the device's compute. Each has the
+	// form (CostLaw) that extrapolated best within the calibration.
+	GPUStart     CostLaw `json:"gpu_start"`
+	Upload       CostLaw `json:"upload"`
+	Finalize     CostLaw `json:"finalize"`
+	DeviceSerial bool    `json:"device_serial"`
 	// SubmitQueue is the backend's submit slots (sim.Stages.SubmitQueue):
 	// 1 on the CUDA backend, whose Start returns once the partition is
 	// uploaded and queued for the device; 0 on the CPU backend, whose Start
@@ -700,13 +701,12 @@ func splitsRounds(points []Point) bool {
 // between two sizes' medians fitted a round's exponent of 0.86, which
 // predicted 2^24's synthesis 37% fast where the proportional law, on the
 // same calibration, is within 4% of the runs the host did not slow
-// (docs/results/h200-bias). A cached witness's copy keeps a free exponent:
-// a memory copy's cost per byte does change with size, through the caches.
+// (docs/results/h200-bias). A cached witness's copy is proportional too:
+// it copies a fixed number of bytes per constraint, at sizes (hundreds of
+// MB and more) far beyond any cache, and a free exponent fitted on two
+// sizes predicted 2^25's copies 48-102% slow (docs/results/h200-porep).
 func fitAlone(points []Point, alone []float64, twoTerms bool) (SynthesisLaw, error) {
-	fit := fitPowerLaw
-	if len(points) > 0 && !points[0].Spec.Workload.Cached() {
-		fit = fitProportional
-	}
+	fit := fitProportional
 	var sx []float64
 	for _, p := range points {
 		sx = append(sx, synthesisSize(p.Spec.Workload))
@@ -774,14 +774,14 @@ func (m *Model) fit() error {
 		}
 	}
 	nx, gy, fy := leastDeviceTimes(m.Points)
-	if m.GPUStart, err = fitPowerLaw(nx, gy); err != nil {
+	if m.GPUStart, err = fitStageLaw(nx, gy); err != nil {
 		return fmt.Errorf("calibration: gpu_start: %w", err)
 	}
-	if m.Upload, err = fitPowerLaw(ux, uy); err != nil {
-		m.Upload = PowerLaw{} // no uploads: the CPU backend
+	if m.Upload, err = fitStageLaw(ux, uy); err != nil {
+		m.Upload = CostLaw{} // no uploads: the CPU backend
 	}
 	m.PageableUpload = m.fitPageableUpload()
-	if m.Finalize, err = fitPowerLaw(nx, fy); err != nil {
+	if m.Finalize, err = fitStageLaw(nx, fy); err != nil {
 		return fmt.Errorf("calibration: finalize: %w", err)
 	}
 	if len(bx) == 0 {

@@ -316,7 +316,7 @@ func TestDeviceClockIsTakenAsIs(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range []struct {
-		law  PowerLaw
+		law  CostLaw
 		n    float64
 		want float64
 	}{{m.GPUStart, 1 << 12, 0.01}, {m.GPUStart, 1 << 14, 0.04}, {m.Finalize, 1 << 12, 0.03}, {m.Finalize, 1 << 14, 0.12}} {
@@ -377,7 +377,7 @@ func TestSynthesisLawCachedIgnoresRounds(t *testing.T) {
 // (the README's "Mechanisms measured and added"), so the figure is
 // in-sample for the model's design. Since computed synthesis's laws are
 // proportional (issue 33 item 4, docs/results/h200-bias) it misses the
-// issue's p90 target (12.9% against 10%; max 14.7%, within 15%), as every
+// issue's p90 target (13.0% against 10%; max 14.7%, within 15%), as every
 // other view does, and each is held to its figures and to missing them:
 // synth21 measured in a minute of its own, synth21's two runs pooled,
 // every family left out with the calibration set, each strategy left out,
@@ -397,17 +397,17 @@ func TestH200CrossValidation(t *testing.T) {
 		missesTargets bool
 	}{
 		{"crossval", "the headline (a development-set figure, in-sample for the model's design)",
-			[]string{interleaved, big, pileup}, []string{cal}, "matrix", 14, [3]float64{6.2, 12.9, 14.6}, [3]float64{0.3, 2.0, 4.2}, true},
+			[]string{interleaved, big, pileup}, []string{cal}, "matrix", 14, [3]float64{6.1, 13.0, 14.7}, [3]float64{0.3, 2.0, 4.2}, true},
 		{"crossval-separate", "synth21 from its own run",
-			[]string{synthApart, big, pileup}, []string{cal}, "matrix", 14, [3]float64{8.1, 29.4, 31.0}, [3]float64{0.5, 2.0, 4.2}, true},
+			[]string{synthApart, big, pileup}, []string{cal}, "matrix", 14, [3]float64{8.0, 29.4, 31.0}, [3]float64{0.5, 2.0, 4.2}, true},
 		{"crossval-pooled", "synth21's two runs pooled",
-			[]string{interleaved, big, pileup, synthApart}, []string{cal}, "matrix", 14, [3]float64{7.6, 18.4, 23.9}, [3]float64{0.3, 2.0, 4.2}, true},
+			[]string{interleaved, big, pileup, synthApart}, []string{cal}, "matrix", 14, [3]float64{7.5, 18.4, 23.9}, [3]float64{0.3, 2.0, 4.2}, true},
 		{"crossval-all", "every family left out, the calibration set too",
-			[]string{cal, interleaved, big, pileup}, nil, "matrix", 31, [3]float64{7.4, 12.9, 20.7}, [3]float64{0.5, 1.1, 4.2}, true},
+			[]string{cal, interleaved, big, pileup}, nil, "matrix", 31, [3]float64{7.4, 13.0, 20.8}, [3]float64{0.5, 1.1, 4.2}, true},
 		{"crossval-strategy", "each strategy left out",
-			[]string{interleaved, big, pileup}, []string{cal}, "label:pipeline.strategy", 14, [3]float64{4.7, 11.6, 14.5}, [3]float64{0.1, 2.1, 4.1}, true},
+			[]string{interleaved, big, pileup}, []string{cal}, "label:pipeline.strategy", 14, [3]float64{4.9, 11.7, 14.1}, [3]float64{0.1, 2.1, 4.1}, true},
 		{"crossval-size", "each size left out",
-			[]string{cal, interleaved, big, pileup}, nil, "label:workload.constraints", 31, [3]float64{9.6, 21.6, 26.7}, [3]float64{1.5, 1.8, 4.2}, true},
+			[]string{cal, interleaved, big, pileup}, nil, "label:workload.constraints", 31, [3]float64{9.1, 21.7, 31.1}, [3]float64{1.5, 1.7, 2.2}, true},
 	} {
 		t.Run(v.out, func(t *testing.T) {
 			ms, err := Load(t.Context(), append(slices.Clone(v.pinned), v.files...), LoadOptions{})

@@ -95,16 +95,61 @@ func TestJudge(t *testing.T) {
 	if !j.rows[2].outcomeRight() || j.rows[3].ran() {
 		t.Errorf("the wall predicted and met must be right, the cancelled one not run: %+v %+v", j.rows[2], j.rows[3])
 	}
+	// Within 25%, but cut never ran: the prediction fails, naming it.
+	if code := j.status(0.25); code != exitMissed {
+		t.Errorf("status at 25%% with cut not run: %d, want 3", code)
+	}
+	var out bytes.Buffer
+	j.write(&out, "pred", "runs", 0.10)
+	for _, want := range []string{"| cut | ok | **not run** |", "**not judged**, so the prediction fails whatever the errors: cut: not run\n"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("the configuration not run is not named (%q):\n%s", want, out.String())
+		}
+	}
+	// Without cut, the errors decide.
+	pred.Scenarios, runs.Scenarios = pred.Scenarios[:3], runs.Scenarios[:3]
+	j = judge(pred, runs)
 	if code := j.status(0.25); code != exitOK {
 		t.Errorf("status at 25%%: %d, want 0", code)
 	}
 	if code := j.status(0.10); code != exitMissed {
 		t.Errorf("status at 10%%: %d, want 3", code)
 	}
-	var out bytes.Buffer
-	j.write(&out, "pred", "runs", 0.10)
-	if !strings.Contains(out.String(), "| cut | ok | **not run** |") {
-		t.Errorf("the configuration not run is not named:\n%s", out.String())
+}
+
+// One configuration of four run, within the target: not a pass (issue 43
+// found r4's prediction judged "within the target" so).
+func TestJudgeOneOfFourRun(t *testing.T) {
+	reps := map[string][]results.Repetition{"a": {ok(1, 1<<30)}, "b": {ok(1, 1<<30)}, "c": {ok(1, 1<<30)}, "d": {ok(1, 1<<30)}}
+	j := judge(doc(true, reps, "a", "b", "c", "d"), doc(false, reps, "a"))
+	if code := j.status(0.10); code != exitMissed {
+		t.Fatalf("1 of 4 run: status %d, want 3", code)
+	}
+	if got := strings.Join(j.unjudged(), "; "); got != "b: not run; c: not run; d: not run" {
+		t.Errorf("unjudged %q, want b, c and d named", got)
+	}
+}
+
+// A figure that is not finite, predicted or measured, fails the
+// prediction and is named, though the other metric is exact.
+func TestJudgeNotFinite(t *testing.T) {
+	for _, tc := range []struct {
+		name       string
+		pred, runs results.Repetition
+		want       string
+	}{
+		{"predicted NaN", ok(math.NaN(), 1<<30), ok(1, 1<<30), "a: partitions/s predicted is NaN"},
+		{"predicted +Inf", ok(math.Inf(1), 1<<30), ok(1, 1<<30), "a: partitions/s predicted is +Inf"},
+		{"measured absent", ok(1, 1<<30), ok(1, 0), "a: peak RSS (kernel) measured is NaN"},
+	} {
+		j := judge(doc(true, map[string][]results.Repetition{"a": {tc.pred}}, "a"),
+			doc(false, map[string][]results.Repetition{"a": {tc.runs}}, "a"))
+		if code := j.status(0.10); code != exitMissed {
+			t.Errorf("%s: status %d, want 3", tc.name, code)
+		}
+		if got := strings.Join(j.unjudged(), "; "); got != tc.want {
+			t.Errorf("%s: unjudged %q, want %q", tc.name, got, tc.want)
+		}
 	}
 }
 

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 
 	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/internal/units"
@@ -140,8 +141,38 @@ func (j judgement) spread(metric int) predict.Distribution {
 	return predict.ErrorDistribution(errs)
 }
 
-// status is the exit status: missed when an outcome was predicted wrong
-// or a p90 passes the limit, inconclusive when nothing could be judged.
+// unjudged names each configuration that leaves a figure of the
+// prediction unchecked: one with no run, or one predicted and measured to
+// finish whose predicted or measured figure is not finite. A p90 over
+// the others would pass a prediction that was never fully checked.
+func (j judgement) unjudged() []string {
+	var names []string
+	for _, r := range j.rows {
+		if !r.ran() {
+			names = append(names, r.name+": not run")
+			continue
+		}
+		if r.predictedOOM || !r.outcomeRight() {
+			continue
+		}
+		for k, name := range judged {
+			heading := results.MetricOf(name).Heading
+			if !finite(r.predicted[k]) {
+				names = append(names, fmt.Sprintf("%s: %s predicted is %v", r.name, heading, r.predicted[k]))
+			}
+			if !finite(r.measured[k]) {
+				names = append(names, fmt.Sprintf("%s: %s measured is %v", r.name, heading, r.measured[k]))
+			}
+		}
+	}
+	return names
+}
+
+func finite(v float64) bool { return !math.IsNaN(v) && !math.IsInf(v, 0) }
+
+// status is the exit status: missed when an outcome was predicted wrong,
+// a configuration was not judged (unjudged) or a p90 passes the limit;
+// inconclusive when nothing ran at all.
 func (j judgement) status(limit float64) int {
 	judgedAny := false
 	for _, r := range j.rows {
@@ -152,6 +183,9 @@ func (j judgement) status(limit float64) int {
 	}
 	if !judgedAny {
 		return exitInconclusive
+	}
+	if len(j.unjudged()) > 0 {
+		return exitMissed
 	}
 	for k := range judged {
 		if s := j.spread(k); s.N > 0 && s.P90 > limit {
@@ -203,6 +237,9 @@ func (j judgement) write(w io.Writer, predPath, runsPath string, limit float64) 
 	fmt.Fprintln(w)
 	for k, name := range judged {
 		j.writeSpread(w, name, j.spread(k), limit)
+	}
+	if names := j.unjudged(); len(names) > 0 {
+		fmt.Fprintf(w, "\n**not judged**, so the prediction fails whatever the errors: %s\n", strings.Join(names, "; "))
 	}
 }
 

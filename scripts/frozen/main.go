@@ -10,14 +10,16 @@
 //
 // A configuration predicted to pass its memory limit is right when its
 // runs stopped there, and stays out of the errors; one that did not run
-// (a call's time limit cut it, say) is named as not judged.
+// (a call's time limit cut it, say), or whose predicted or measured figure
+// is not finite, is named as not judged and fails the prediction.
 //
 //	go run ./scripts/frozen -target 10% PREDICTION RUNS
 //
 // PREDICTION and RUNS are results documents or their output folders.
-// Exit status: 0 when both p90s are within the target and every outcome
-// was predicted right; 3 when one is not; 4 when no configuration could
-// be judged; 2 on bad input.
+// Exit status: 0 when both p90s are within the target, every outcome was
+// predicted right and every configuration was judged; 3 when one is not
+// (a configuration not run, or a figure not finite, named); 4 when no
+// configuration ran; 2 on bad input.
 package main
 
 import (
