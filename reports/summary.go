@@ -41,6 +41,9 @@ type scenarioSummary struct {
 	loadSkew *results.LoadSkew
 
 	pps, spp, rss, rssSampled, busy, steadyBusy spread
+	// anon is the work's own peak (peak_anon_bytes); N == 0 in documents
+	// from before it was measured, and for the exec driver.
+	anon spread
 	// gpu and gpuDevice have N == 0 when NVML was absent.
 	gpu, gpuDevice spread
 	// device is the device time per partition, setup the time until the
@@ -150,6 +153,7 @@ func (s *scenarioSummary) spreads() {
 		*f.into = spreadOfEvery(s.measured, results.MetricOf(f.metric))
 	}
 	s.steadyBusy = spreadOfSome(s.measured, results.MetricOf(results.SteadyDeviceBusyFraction))
+	s.anon = spreadOfSome(s.measured, results.MetricOf(results.PeakAnonBytes))
 	s.dataset = spreadOfCounter(s.measured, "dataset_bytes")
 }
 

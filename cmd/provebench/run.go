@@ -602,7 +602,7 @@ func printRunSummary(w io.Writer, doc *results.Run, files []string) {
 			spreadText(spp, func(v float64) string { return fmt.Sprintf("%.3g", v) }),
 			spreadText(rss, func(v float64) string { return units.FormatBytes(int64(v)) }))
 	}
-	fmt.Fprintln(w, "\n(medians over measured repetitions, the range in brackets; peak RSS is the kernel's peak)")
+	fmt.Fprintln(w, "\n(medians over measured repetitions, the range in brackets; peak RSS is the kernel's whole peak, the binary's own pages included)")
 	printLoadSkews(w, doc)
 	if n, what := unfinished(doc); n > 0 && doc.Simulated == nil { // a prediction of memory-limit is no failure
 		fmt.Fprintf(w, "%s did not finish (%s): exit status 1\n", units.Plural(n, "repetition"), what)
