@@ -91,6 +91,32 @@ type Point struct {
 	PageableBytes   float64 `json:"pageable_bytes,omitempty"`
 	Started         float64 `json:"started,omitempty"`
 	SecondsPerProof float64 `json:"seconds_per_proof"`
+	// DeviceBusy is the share of the wall time the devices worked
+	// (device_busy_fraction, the median over the repetitions): on a
+	// host prover, the share of a synthesis that had the prover's threads
+	// beside it. 0 where not recorded.
+	DeviceBusy float64 `json:"device_busy,omitempty"`
+	// Load is the host's load while its repetitions ran (medians over
+	// the repetitions that recorded it); nil where none did.
+	Load *PointLoad `json:"host_load,omitempty"`
+	// HostShare is the share of the host's CPU that other processes left
+	// to its repetitions, as it weighed on their wall time: the median of
+	// each repetition's seconds per proof times its share (1 - its
+	// others_cpu_fraction) over the median seconds per proof. A prover
+	// on the host's cores that wants all of them goes at that share of
+	// its speed on a quiet host (docs/results/cpu-quickstart-xval tests
+	// it). 1 where a repetition did not record it.
+	HostShare float64 `json:"host_share,omitempty"`
+}
+
+// PointLoad is a configuration's host load: the medians over its
+// repetitions of results.HostLoad's figures.
+type PointLoad struct {
+	Load1 float64 `json:"load1"`
+	Steal float64 `json:"steal_fraction"`
+	// Others is the share of the CPU other processes used; -1 where no
+	// repetition measured it.
+	Others float64 `json:"others_cpu_fraction"`
 }
 
 // Model is what a calibration fitted: per-stage cost laws across sizes and
@@ -132,6 +158,15 @@ type Model struct {
 	Upload       CostLaw `json:"upload"`
 	Finalize     CostLaw `json:"finalize"`
 	DeviceSerial bool    `json:"device_serial"`
+	// HostProver says the prover ran on the host's cores, in its memory:
+	// no calibration run copied a dataset to a device (no upload stage),
+	// as on the CPU backend. Its NTT and MSMs then share the cores with
+	// synthesis and with whatever else runs on the host, so a
+	// configuration's device time is what it measured (the mean per
+	// partition, the median over the configurations at a size), not the
+	// least any configuration saw, and synthesis shares the cores with
+	// the working prover (sim.Host.ProverCores).
+	HostProver bool `json:"host_prover,omitempty"`
 	// SubmitQueue is the backend's submit slots (sim.Stages.SubmitQueue):
 	// 1 on the CUDA backend, whose Start returns once the partition is
 	// uploaded and queued for the device; 0 on the CPU backend, whose Start
@@ -155,6 +190,10 @@ type Model struct {
 	// Upload's time).
 	PageableUpload float64 `json:"pageable_upload_seconds_per_byte,omitempty"`
 	Points         []Point `json:"points"`
+	// Sequential are the calibration documents that ran several
+	// configurations one after another rather than interleaved
+	// (Measurements.Sequential).
+	Sequential []string `json:"sequential,omitempty"`
 	// Environment is the calibration host as its first document
 	// describes it.
 	Environment results.Environment `json:"-"`
@@ -260,9 +299,15 @@ func (ms *Measurements) Fit(points []Point) (*Model, error) {
 			}
 		}
 	}
+	for _, f := range ms.Sequential {
+		if slices.Contains(m.Calibration, f) {
+			m.Sequential = append(m.Sequential, f)
+		}
+	}
 	if m.Backend == backends.CUDA {
 		m.SubmitQueue = cudaQueueDepth
 	}
+	m.HostProver = !slices.ContainsFunc(points, func(p Point) bool { return p.Upload > 0 })
 	if n, ok := m.OneSize(); ok {
 		m.Notes = append(m.Notes, OneSizeNote(n))
 	}
@@ -336,7 +381,8 @@ type pointSamples struct {
 	// proof, the device's own clock, pageable bytes and the partitions
 	// started beside them, synthesis's spread.
 	synthesis, gpuStart, upload, finalize, peakRSS, secondsPerProof []float64
-	deviceStart, deviceFinalize, pageable, started, spread          []float64
+	deviceStart, deviceFinalize, pageable, started, spread, busy    []float64
+	load1, steal, others, quietSPP                                  []float64
 	// From the series, where kept: baseline and pool bytes, the synthesis
 	// concurrency seen.
 	base, pool, conc []float64
@@ -363,6 +409,16 @@ func (s *pointSamples) add(r *results.Repetition) {
 		s.started = append(s.started, float64(r.Stages[pipeline.StageGPUStart].Count))
 	}
 	s.secondsPerProof = append(s.secondsPerProof, r.SecondsPerProof)
+	if r.DeviceBusyFraction != nil {
+		s.busy = append(s.busy, *r.DeviceBusyFraction)
+	}
+	if h := r.HostLoad; h != nil {
+		s.load1, s.steal = append(s.load1, h.Load1), append(s.steal, h.StealFraction)
+		if h.OthersCPUFraction != nil {
+			s.others = append(s.others, *h.OthersCPUFraction)
+			s.quietSPP = append(s.quietSPP, r.SecondsPerProof*hostShare(*h.OthersCPUFraction))
+		}
+	}
 	if st := r.Stages[pipeline.StageSynthesis]; st.Count >= 2 && st.MeanSeconds > 0 {
 		n := float64(st.Count)
 		s.spread = append(s.spread, (st.MaxSeconds-st.MeanSeconds)/st.MeanSeconds*(n+1)/(n-1))
@@ -404,6 +460,19 @@ func (s *pointSamples) summarise(p *Point) {
 	}
 	if len(s.spread) > 0 {
 		p.SynthesisSpread = stats.Median(s.spread)
+	}
+	if len(s.busy) > 0 {
+		p.DeviceBusy = stats.Median(s.busy)
+	}
+	p.HostShare = 1
+	if len(s.quietSPP) == len(s.secondsPerProof) && p.SecondsPerProof > 0 {
+		p.HostShare = stats.Median(s.quietSPP) / p.SecondsPerProof
+	}
+	if len(s.load1) > 0 {
+		p.Load = &PointLoad{Load1: stats.Median(s.load1), Steal: stats.Median(s.steal), Others: -1}
+		if len(s.others) > 0 {
+			p.Load.Others = stats.Median(s.others)
+		}
 	}
 }
 
@@ -555,15 +624,26 @@ func synthesisSize(w pipeline.Workload) float64 {
 // slowdown is how much synthesizing among concurrent others (on average)
 // stretched a synthesis: the inverse of sim.Host.SynthesisSpeed, for a
 // fractional concurrency.
-func (m *Model) slowdown(concurrent, contention float64) float64 {
+func (m *Model) slowdown(concurrent, contention, proverThreads float64) float64 {
 	f := 1.0
-	if m.Cores > 0 && concurrent > float64(m.Cores) {
-		f = concurrent / float64(m.Cores)
+	if threads := concurrent + proverThreads; m.Cores > 0 && threads > float64(m.Cores) {
+		f = threads / float64(m.Cores)
 	}
 	if concurrent > 1 {
 		f *= 1 + contention*(concurrent-1)
 	}
 	return f
+}
+
+// proverThreads is how many of the cores the prover held, on average,
+// beside a point's synthesis: on a host prover its threads
+// (sim.Host.ProverCores) for the share of the time it worked; 0 when the
+// prover has cores of its own.
+func (m *Model) proverThreads(p Point) float64 {
+	if !m.HostProver {
+		return 0
+	}
+	return float64(m.Cores) * p.DeviceBusy
 }
 
 // concurrency is the sharing a point's synthesis saw: its time-weighted
@@ -579,7 +659,7 @@ func (p *Point) concurrency() float64 {
 // measured, on that mode's points only.
 func (m *Model) fitSynthesis() error {
 	byMode := map[string][]Point{}
-	for _, p := range m.Points {
+	for _, p := range m.quietPoints() {
 		byMode[p.SynthesisMode] = append(byMode[p.SynthesisMode], p)
 	}
 	m.Synthesis = map[string]SynthesisLaw{}
@@ -637,7 +717,7 @@ func (m *Model) fitSynthesisLaw(points []Point) (SynthesisLaw, error) {
 				shape.ContentionSize = 0
 			}
 			slowdown := func(p Point) float64 {
-				return m.slowdown(p.concurrency(), shape.ContentionAt(p.Spec.Workload.Constraints))
+				return m.slowdown(p.concurrency(), shape.ContentionAt(p.Spec.Workload.Constraints), m.proverThreads(p))
 			}
 			alone := make([]float64, len(points))
 			for i, p := range points {
@@ -774,6 +854,9 @@ func (m *Model) fit() error {
 		}
 	}
 	nx, gy, fy := leastDeviceTimes(m.Points)
+	if m.HostProver {
+		nx, gy, fy = medianStageTimes(m.quietPoints())
+	}
 	if m.GPUStart, err = fitStageLaw(nx, gy); err != nil {
 		return fmt.Errorf("calibration: gpu_start: %w", err)
 	}
@@ -784,14 +867,22 @@ func (m *Model) fit() error {
 	if m.Finalize, err = fitStageLaw(nx, fy); err != nil {
 		return fmt.Errorf("calibration: finalize: %w", err)
 	}
+	if n, one := m.OneSize(); one && m.HostProver {
+		if m.Finalize, err = msmLawThrough(float64(n), m.Finalize.At(float64(n))); err != nil {
+			return fmt.Errorf("calibration: finalize: %w", err)
+		}
+		m.Notes = append(m.Notes, msmLawNote(n, m.Finalize))
+	}
 	if len(bx) == 0 {
 		return errors.New("calibration: no repetition kept a series (the RSS at the pipeline's start is the baseline)")
 	}
 	m.Baseline = fitLinear(bx, by)
 	m.Working = fitLinear(bx, wy)
-	if m.Pooled {
+	if m.Pooled || m.HostProver {
 		// Nothing is page-locked during a run with a pool: a dataset in
-		// it was locked before the clock, one beyond it is pageable.
+		// it was locked before the clock, one beyond it is pageable. A
+		// host prover locks nothing, and what synthesis takes from it is
+		// in the stage times it measured.
 		m.PinStall = 0
 		return nil
 	}
@@ -853,6 +944,64 @@ func leastDeviceTimes(points []Point) (sizes, start, finalize []float64) {
 	return sizes, start, finalize
 }
 
+// minHostShare bounds the share of the CPU a repetition is taken to have
+// had: a figure nearer 0 says more about the sampling than the host.
+const minHostShare = 0.05
+
+// hostShare is the share of the host's CPU other processes left to a
+// repetition that measured their use.
+func hostShare(others float64) float64 { return min(max(1-others, minHostShare), 1) }
+
+// quietPoints are the points as a quiet host would have measured them:
+// on a host prover, the host-side stage times at their HostShare (a
+// prover with cores of its own keeps them as measured). The laws are
+// fitted to these; a check predicts each point at its own share again.
+func (m *Model) quietPoints() []Point {
+	if !m.HostProver {
+		return m.Points
+	}
+	out := slices.Clone(m.Points)
+	for i := range out {
+		f := out[i].share()
+		out[i].Synthesis *= f
+		out[i].GPUStart *= f
+		out[i].Finalize *= f
+	}
+	return out
+}
+
+// share is HostShare, 1 where unknown.
+func (p *Point) share() float64 {
+	if p.HostShare <= 0 {
+		return 1
+	}
+	return p.HostShare
+}
+
+// medianStageTimes is, at each size, the median over the configurations of
+// the NTT and MSM times per partition they measured (each the mean over a
+// repetition's partitions, the median over its repetitions): a host
+// prover's times, which include its sharing of the cores (the device's
+// own clock, the median partition of each stage, leaves out the slow
+// ones that the wall time pays for).
+func medianStageTimes(points []Point) (sizes, start, finalize []float64) {
+	byN := map[int][][2]float64{}
+	for _, p := range points {
+		n := p.Spec.Workload.Constraints
+		byN[n] = append(byN[n], [2]float64{p.GPUStart, p.Finalize})
+	}
+	for _, n := range slices.Sorted(maps.Keys(byN)) {
+		var g, f []float64
+		for _, t := range byN[n] {
+			g, f = append(g, t[0]), append(f, t[1])
+		}
+		sizes = append(sizes, float64(n))
+		start = append(start, stats.Median(g))
+		finalize = append(finalize, stats.Median(f))
+	}
+	return sizes, start, finalize
+}
+
 // fitPinStall picks the stall per dataset byte (0 to 2 s per GiB, in
 // steps of 0.01) with which the simulated calibration runs spend the
 // device time per partition they measured (least squares on logarithms).
@@ -870,7 +1019,7 @@ func (m *Model) fitPinStall() error {
 			if measured <= 0 {
 				continue
 			}
-			o, err := options(&p.Spec, p.SynthesisMode, m, 0)
+			o, err := options(&p.Spec, p.SynthesisMode, m, 0, 1)
 			if err != nil {
 				return fmt.Errorf("calibration: %s: %w", p.Scenario, err)
 			}

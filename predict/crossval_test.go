@@ -13,6 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/provebench/provebench/gpu/prover"
+	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/spec"
@@ -296,14 +298,18 @@ func TestSynthesisModesCalibrateApart(t *testing.T) {
 
 func TestDeviceClockIsTakenAsIs(t *testing.T) {
 	// Every repetition records its device time: 10 ms of NTT and 30 ms
-	// of MSMs per partition at 2^12, 40 and 120 at 2^14.
+	// of MSMs per partition at 2^12, 40 and 120 at 2^14; and an upload,
+	// so that the prover is a device of its own, not the host's cores.
 	doc := rewrite(t, cpuCalibrate, t.TempDir(), "clock.json", func(d *results.Run) {
 		for i := range d.Scenarios {
 			k := float64(d.Scenarios[i].Constraints) / (1 << 12)
 			for j := range d.Scenarios[i].Repetitions {
+				r := &d.Scenarios[i].Repetitions[j]
 				total := 0.04 * k
-				d.Scenarios[i].Repetitions[j].DeviceSecondsPerPartition = &total
-				d.Scenarios[i].Repetitions[j].DeviceStageSeconds = map[string]float64{"ntt_region": 0.01 * k, "msm_a": 0.03 * k, "upload": 5}
+				r.DeviceSecondsPerPartition = &total
+				r.DeviceStageSeconds = map[string]float64{"ntt_region": 0.01 * k, "msm_a": 0.03 * k, "upload": 5}
+				n := r.Stages[pipeline.StageGPUStart].Count
+				r.Stages[prover.StageUpload] = results.StageSummary{Count: n, TotalSeconds: 0.001 * float64(n), MeanSeconds: 0.001}
 			}
 		}
 	})
@@ -772,5 +778,44 @@ func TestSynthesisContentionFollowsTheSize(t *testing.T) {
 				t.Errorf("alone at 2^24 with 2 rounds: %v s, want %v", got, want)
 			}
 		})
+	}
+}
+
+func TestHostProverTakesMeasuredStageTimes(t *testing.T) {
+	// The CPU backend's runs upload nothing: the prover is the host's
+	// cores, and its device laws go through the median configuration's
+	// measured stage times at each size, not the least.
+	ms, err := Load(t.Context(), []string{cpuCalibrate}, LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := ms.Fit(ms.Points)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !m.HostProver || m.PinStall != 0 {
+		t.Fatalf("host prover %v, pin stall %g: want true, 0", m.HostProver, m.PinStall)
+	}
+	sizes, start, finalize := medianStageTimes(m.Points)
+	for i, n := range sizes {
+		var g, f []float64
+		for _, p := range m.Points {
+			if float64(p.Spec.Workload.Constraints) == n {
+				g, f = append(g, p.GPUStart), append(f, p.Finalize)
+			}
+		}
+		if start[i] != stats.Median(g) || finalize[i] != stats.Median(f) {
+			t.Errorf("2^%g: %g %g, want the medians %g %g", math.Log2(n), start[i], finalize[i], stats.Median(g), stats.Median(f))
+		}
+		if got := m.Finalize.At(n); math.Abs(got/finalize[i]-1) > 1e-6 {
+			t.Errorf("finalize law at 2^%g: %g, want %g (two sizes: the law passes through both)", math.Log2(n), got, finalize[i])
+		}
+	}
+	o, err := options(&m.Points[0].Spec, m.Points[0].SynthesisMode, m, 0, 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if o.Host.ProverCores != m.Cores {
+		t.Errorf("prover cores %d, want the host's %d", o.Host.ProverCores, m.Cores)
 	}
 }

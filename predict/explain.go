@@ -55,7 +55,11 @@ func (m *Model) check(points []Point, hostMemory int64) ([]Check, error) {
 
 // predict simulates one measured configuration with the model.
 func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
-	o, err := options(&p.Spec, p.SynthesisMode, m, hostMemory)
+	share := 1.0
+	if m.HostProver {
+		share = p.share() // the host as busy as it was
+	}
+	o, err := options(&p.Spec, p.SynthesisMode, m, hostMemory, share)
 	if err != nil {
 		return Check{}, err
 	}
@@ -69,7 +73,7 @@ func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
 	for _, t := range res.Report.Partitions {
 		c.Synthesis += t.Synthesis.Seconds() / float64(len(res.Report.Partitions))
 	}
-	c.GPUStart, c.Finalize = m.GPUStart.At(n), m.Finalize.At(n)
+	c.GPUStart, c.Finalize = m.GPUStart.At(n)/share, m.Finalize.At(n)/share
 	if res.Report.ProofsDone > 0 {
 		c.SecondsPerProof = res.Report.Wall.Seconds() / float64(res.Report.ProofsDone)
 	}
@@ -78,14 +82,14 @@ func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
 
 // PrintChecks writes predictions beside measurements as a Markdown table.
 func PrintChecks(w io.Writer, checks []Check) {
-	fmt.Fprintln(w, "| configuration | size | reps | synthesis s (err) | NTT s (err) | MSMs s (err) | s/proof predicted | s/proof measured | err | peak RSS predicted | measured | err |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|")
+	fmt.Fprintln(w, "| configuration | size | reps | synthesis s (err) | NTT s (err) | MSMs s (err) | s/proof predicted | s/proof measured | err | partitions/s err | peak RSS predicted | measured | err |")
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
 	for _, c := range checks {
 		p := c.Point
-		fmt.Fprintf(w, "| %s | 2^%d | %d | %.3f (%s) | %.3f (%s) | %.3f (%s) | %.3f | %.3f | %s | %s | %s | %s |\n", p.Scenario,
+		fmt.Fprintf(w, "| %s | 2^%d | %d | %.3f (%s) | %.3f (%s) | %.3f (%s) | %.3f | %.3f | %s | %s | %s | %s | %s |\n", p.Scenario,
 			bits.Len(uint(p.Spec.Workload.Constraints))-1, p.Reps, c.Synthesis, relErr(c.Synthesis, p.Synthesis),
 			c.GPUStart, relErr(c.GPUStart, p.GPUStart), c.Finalize, relErr(c.Finalize, p.Finalize),
-			c.SecondsPerProof, p.SecondsPerProof, relErr(c.SecondsPerProof, p.SecondsPerProof),
+			c.SecondsPerProof, p.SecondsPerProof, relErr(c.SecondsPerProof, p.SecondsPerProof), rateErr(c.SecondsPerProof, p.SecondsPerProof),
 			units.FormatBytes(int64(c.PeakRSS)), units.FormatBytes(int64(p.PeakRSS)), relErr(c.PeakRSS, p.PeakRSS))
 	}
 	fmt.Fprintln(w, "\n(predicted, and its error against the median of the measured repetitions)")
@@ -150,7 +154,24 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 	fmt.Fprintln(w, "error on the calibration runs themselves:")
 	fmt.Fprintln(w)
 	PrintChecks(w, checks)
+	in, err := m.InSample(hostMemory)
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "%s\n", in)
+	for _, warning := range m.Warnings() {
+		fmt.Fprintf(w, "warning: %s\n", warning)
+	}
 	return nil
+}
+
+// rateErr is the error of the rate a time implies (partitions/s against
+// s/proof): measured / predicted - 1, as a signed percentage.
+func rateErr(pred, meas float64) string {
+	if pred <= 0 {
+		return "-"
+	}
+	return relErr(meas, pred)
 }
 
 // relErr is (predicted - measured) / measured as a signed percentage.

@@ -40,6 +40,10 @@ type Measurements struct {
 	// Notes say what was left out or could not be checked, for the user
 	// (stderr): exec configurations, commits not recorded.
 	Notes []string
+	// Sequential are the documents that ran several configurations one
+	// after another (not run --interleave): a drift of the host's speed
+	// fell on some configurations and not others.
+	Sequential []string
 }
 
 // SynthesisCompute is the synthesis mode of a workload that does not name
@@ -222,6 +226,9 @@ func (ms *Measurements) add(f string, doc *results.Run, pending *[]measured) err
 		ms.Host, ms.Cores, ms.Environment = host, doc.Environment.GOMAXPROCS, doc.Environment
 	} else if ms.Host != host {
 		return fmt.Errorf("calibration %s: measured on %s, the others on %s: calibrate one host at a time", f, host, ms.Host)
+	}
+	if len(doc.Scenarios) > 1 && doc.RunOrder != results.RunOrderInterleaved {
+		ms.Sequential = append(ms.Sequential, f)
 	}
 	var execs []string
 	for i := range doc.Scenarios {

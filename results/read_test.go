@@ -190,7 +190,8 @@ func TestReadContextStops(t *testing.T) {
 }
 
 // The limits hold on what real documents are: every committed document is
-// far below both.
+// far below both (a 50-fold margin in bytes, 15-fold in values: a
+// 40-repetition document sampled every 10 ms holds about 0.9 million).
 func TestRealDocumentsAreFarBelowTheLimits(t *testing.T) {
 	var files []string
 	err := filepath.WalkDir("../docs/results", func(path string, d fs.DirEntry, err error) error {
@@ -225,8 +226,8 @@ func TestRealDocumentsAreFarBelowTheLimits(t *testing.T) {
 	if largest == 0 || values == 0 {
 		t.Fatal("the committed documents read as empty")
 	}
-	if largest*50 > MaxDocumentBytes || values*20 > MaxDocumentValues {
-		t.Errorf("the largest committed document has %d bytes and %d values: the limits (%d, %d) leave it less than a 50-fold and 20-fold margin",
+	if largest*50 > MaxDocumentBytes || values*15 > MaxDocumentValues {
+		t.Errorf("the largest committed document has %d bytes and %d values: the limits (%d, %d) leave it less than a 50-fold and 15-fold margin",
 			largest, values, MaxDocumentBytes, MaxDocumentValues)
 	}
 }

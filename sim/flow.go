@@ -211,7 +211,27 @@ func (s *sim) synthesisTime() time.Duration {
 // share is the speed of each synthesizing partition: the cores shared
 // among them.
 func (s *sim) share() float64 {
-	return s.o.Host.SynthesisSpeed(len(s.synth))
+	busy := 0
+	if s.o.Host.sharesWithProver() {
+		for _, b := range s.devBusy {
+			if b {
+				busy++
+			}
+		}
+	}
+	return s.o.Host.synthesisSpeed(len(s.synth), busy)
+}
+
+// setBusy marks a serial device working or idle; on a host prover the
+// synthesizing partitions' share of the cores changes with it.
+func (s *sim) setBusy(dev int, busy bool) {
+	if !s.o.Host.sharesWithProver() || s.devBusy[dev] == busy {
+		s.devBusy[dev] = busy
+		return
+	}
+	s.reshare()
+	s.devBusy[dev] = busy
+	s.reschedule()
 }
 
 // reshare charges the work done since the last change of the synthesizing
@@ -461,7 +481,7 @@ func (s *sim) nextOnDevice(dev int) {
 	s.pinStalls(dev)
 	j := s.devQ[dev][0]
 	s.devQ[dev] = s.devQ[dev][1:]
-	s.devBusy[dev] = true
+	s.setBusy(dev, true)
 	if j.kind == nttDone {
 		// The device takes the partition: its submit slot frees.
 		s.submitted[dev]--
@@ -513,7 +533,7 @@ func (s *sim) stallNext(dev int, d time.Duration) {
 
 func (s *sim) deviceFree(dev int) {
 	if s.o.Stages.DeviceSerial {
-		s.devBusy[dev] = false
+		s.setBusy(dev, false)
 		s.nextOnDevice(dev)
 	}
 }

@@ -100,6 +100,12 @@ type Host struct {
 	// (before sharing the cores), the memory bandwidth they share. A
 	// calibration fits it (0.37 on the H200 host's 16 cores).
 	SynthesisContention float64 `json:"synthesis_contention,omitempty"`
+	// ProverCores is how many of Cores a working device's prover keeps
+	// busy when the prover runs on the host (the CPU backend: its NTT and
+	// MSMs are threads beside synthesis's): while a device works,
+	// synthesis shares the cores as if ProverCores more partitions
+	// synthesized. 0: the prover has cores of its own (a GPU).
+	ProverCores int `json:"prover_cores,omitempty"`
 	// Devices is the number of GPUs and GPUSpeed their speed relative to
 	// the stages' (0 means 1 of each).
 	Devices  int     `json:"devices,omitempty"`
@@ -125,7 +131,7 @@ func (s Stages) validate() error {
 }
 
 func (h Host) validate() error {
-	if h.Memory < 0 || h.Baseline < 0 || h.PooledBytes < 0 || h.Cores < 0 || h.SynthesisContention < 0 || h.Devices < 0 || h.GPUSpeed < 0 {
+	if h.Memory < 0 || h.Baseline < 0 || h.PooledBytes < 0 || h.Cores < 0 || h.ProverCores < 0 || h.SynthesisContention < 0 || h.Devices < 0 || h.GPUSpeed < 0 {
 		return fmt.Errorf("host: fields must be >= 0 (%+v)", h)
 	}
 	return nil
@@ -136,10 +142,14 @@ func (h Host) devices() int { return max(h.Devices, 1) }
 // SynthesisSpeed is the speed of each of n partitions synthesizing at once,
 // against one alone: the cores shared among them, slowed by their
 // contention.
-func (h Host) SynthesisSpeed(n int) float64 {
+func (h Host) SynthesisSpeed(n int) float64 { return h.synthesisSpeed(n, 0) }
+
+// synthesisSpeed is SynthesisSpeed while busy devices work: on a host
+// prover (ProverCores) their threads take their share of the cores too.
+func (h Host) synthesisSpeed(n, busy int) float64 {
 	f := 1.0
-	if h.Cores > 0 && n > h.Cores {
-		f = float64(h.Cores) / float64(n)
+	if threads := n + busy*h.ProverCores; h.Cores > 0 && threads > h.Cores {
+		f = float64(h.Cores) / float64(threads)
 	}
 	if n > 1 {
 		f /= 1 + h.SynthesisContention*float64(n-1)
@@ -149,6 +159,10 @@ func (h Host) SynthesisSpeed(n int) float64 {
 
 // shares says whether synthesis speed depends on how many synthesize.
 func (h Host) shares() bool { return h.Cores > 0 || h.SynthesisContention > 0 }
+
+// sharesWithProver says whether synthesis speed depends on whether the
+// devices work: a prover on the host's cores.
+func (h Host) sharesWithProver() bool { return h.Cores > 0 && h.ProverCores > 0 }
 
 func (h Host) speed() float64 {
 	if h.GPUSpeed == 0 {

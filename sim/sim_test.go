@@ -294,3 +294,37 @@ func TestPooledDatasetsAndPageableUploads(t *testing.T) {
 		t.Errorf("pool of 4: wall %v against %v, want 4 pageable uploads (800 ms) more in the device's stream", res.Report.Wall, plain.Report.Wall)
 	}
 }
+
+// A prover on the host's cores (ProverCores) takes its share of them while
+// it works: a partition synthesizing beside it on 2 cores, against the
+// prover's 2 threads, goes at 2/3 of its speed alone.
+func TestHostProverSharesTheCoresWithSynthesis(t *testing.T) {
+	o := Options{
+		Workload: pipeline.Workload{Constraints: tiny, Partitions: 2, Proofs: 1, Concurrency: 1, Seed: 1},
+		Config:   pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 1, ChannelCapacity: 1, GPUWorkers: 1},
+		Stages: Stages{Synthesis: 300 * time.Millisecond, GPUStart: 10 * time.Millisecond, Finalize: time.Second,
+			ABCBytes: 1 << 20, WireBytes: 1 << 18, DeviceSerial: true},
+		Host: Host{Cores: 2},
+	}
+	synthesis := func() []time.Duration {
+		t.Helper()
+		res, err := Run(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out []time.Duration
+		for _, p := range res.Report.Partitions {
+			out = append(out, p.Synthesis)
+		}
+		return out
+	}
+	if got := synthesis(); got[0] != 300*time.Millisecond || got[1] != 300*time.Millisecond {
+		t.Errorf("prover with cores of its own: synthesis %v, want 300ms each", got)
+	}
+	o.Host.ProverCores = 2
+	// The first synthesizes before the prover has work; the second beside it.
+	near := func(d, want time.Duration) bool { return (d - want).Abs() <= time.Microsecond }
+	if got := synthesis(); !near(got[0], 300*time.Millisecond) || !near(got[1], 450*time.Millisecond) {
+		t.Errorf("prover on the host's cores: synthesis %v, want 300ms then 450ms", got)
+	}
+}

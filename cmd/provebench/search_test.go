@@ -126,3 +126,43 @@ func TestSearchRefuses(t *testing.T) {
 		t.Errorf("the searched file changed: %v", err)
 	}
 }
+
+// A calibrated search prints the model's in-sample error beside every
+// prediction and the calibration's warnings, and --best-scenario writes
+// both into the winner's header.
+func TestSearchSaysHowFarToTrustIt(t *testing.T) {
+	const xval = "../../docs/results/cpu-quickstart-xval/"
+	m, err := predict.Calibrate(t.Context(), []string{xval + "quickstart/results.json.gz"}, predict.LoadOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	specs, err := scenarios.Load(xval + "search.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	in, err := m.InSample(int64(m.Environment.MemoryBytes))
+	if err != nil {
+		t.Fatal(err)
+	}
+	best := filepath.Join(t.TempDir(), "best.yaml")
+	var out strings.Builder
+	if err := runSearch(t.Context(), &out, specs, m, m.Environment, searchFlags{memoryCap: "55MiB", bestScenario: best}); err != nil {
+		t.Fatal(err)
+	}
+	header, err := os.ReadFile(best)
+	if err != nil {
+		t.Fatal(err)
+	}
+	beside := "(in-sample error: s/proof " + in.SecondsPerProof.Range() + ", peak RSS " + in.PeakRSS.Range() + ")"
+	// That calibration ran beside neighbours taking 71-76% of the CPU.
+	for what, text := range map[string]string{"stdout": out.String(), "best.yaml": string(header)} {
+		for _, want := range []string{beside, "alibration ran under high host load in 4 of 4 configurations"} {
+			if !strings.Contains(text, want) {
+				t.Errorf("%s lacks %q:\n%s", what, want, text)
+			}
+		}
+	}
+	if !strings.Contains(out.String(), in.String()) {
+		t.Errorf("stdout lacks the in-sample summary %q:\n%s", in, out.String())
+	}
+}

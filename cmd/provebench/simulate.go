@@ -57,7 +57,13 @@ of the files (matrix axes may be ranges, such as {from: 4, to: 18, step: 2}:
 hundreds of configurations in seconds); with -o it writes DIR/search.csv (every
 configuration's prediction) and DIR/search-front.md (the front), and
 --best-scenario FILE writes the fastest under the cap as a scenario file that
-provebench run runs as is.
+provebench run runs as is. --explain, --check, --search and --best-scenario
+give the model's error on its calibration runs (in-sample) beside the
+predictions, and a calibrated simulate warns when the calibration ran under
+high or uneven host load or without interleaving. On the CPU backend the
+prover shares the host's cores: predictions are for a quiet host, and
+--explain and --check predict each run at the share of the CPU its
+repetitions recorded.
 
 Calibration documents must describe one prover: documents built from
 different commits, or where no commit is recorded by different binaries
@@ -220,6 +226,11 @@ func simulationModel(ctx context.Context, errw io.Writer, f simulateFlags) (*pre
 		return nil, env, usageError{err}
 	}
 	printNotes(errw, model.Notes)
+	if !f.explain && !f.search { // --explain and --search print them beside the predictions
+		for _, warning := range model.Warnings() {
+			fmt.Fprintf(errw, "warning: %s\n", warning)
+		}
+	}
 	return model, model.Environment, nil
 }
 
@@ -247,6 +258,7 @@ func explainModel(ctx context.Context, w, errw io.Writer, model *predict.Model, 
 		printNotes(errw, notes)
 		fmt.Fprintf(w, "predictions for %s:\n\n", file)
 		predict.PrintChecks(w, checks)
+		fmt.Fprintln(w, predict.Summarise(checks).Line("error on "+file))
 		fmt.Fprintln(w)
 	}
 	return nil
