@@ -37,7 +37,7 @@ import (
 
 	"golang.org/x/perf/benchmath"
 
-	"github.com/provebench/provebench/gpu/backends"
+	"github.com/provebench/provebench/gpu/catalog"
 	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/results"
 )
@@ -472,7 +472,7 @@ func (c *comparer) scenario(bsc, nsc *results.Scenario) ScenarioResult {
 		Name: nsc.Name, Strategy: nsc.Strategy, Backend: nsc.Backend,
 		BaseStatus: statusCounts(bsc), NewStatus: statusCounts(nsc),
 	}
-	bm, nm := measured(bsc), measured(nsc)
+	bm, nm := bsc.Measured(), nsc.Measured()
 	for _, def := range results.MetricsFor(results.Compared) {
 		m := MetricResult{Metric: def.Name, Unit: def.Unit, Better: def.Better, P: 1}
 		m.Threshold, _ = c.th.For(def.Name)
@@ -511,7 +511,7 @@ func onHostClock(def results.Metric, backend string) bool {
 	case results.WallClock:
 		return true
 	case results.DeviceClock:
-		return backends.OnHost(backend)
+		return catalog.OnHost(backend)
 	}
 	return false
 }
@@ -925,7 +925,7 @@ func environmentWarnings(base, cur *results.Run) []string {
 	differ("CPU model", be.CPUModel, ne.CPUModel)
 	differ("CPU count", be.CPUs, ne.CPUs)
 	differ("GOMAXPROCS", be.GOMAXPROCS, ne.GOMAXPROCS)
-	differ("host memory", formatValue(float64(be.MemoryBytes), results.UnitByte), formatValue(float64(ne.MemoryBytes), results.UnitByte))
+	differ("host memory", results.UnitByte.Format(float64(be.MemoryBytes)), results.UnitByte.Format(float64(ne.MemoryBytes)))
 	differ("GPUs", gpuList(*be), gpuList(*ne))
 	if !base.Complete {
 		w = append(w, "the baseline run is incomplete (interrupted): scenarios it lacks are not compared")

@@ -9,12 +9,10 @@ import (
 	"math"
 	"os"
 	"slices"
-	"strconv"
 	"strings"
 	"text/tabwriter"
 
 	"golang.org/x/perf/benchmath"
-	"golang.org/x/perf/benchunit"
 
 	"github.com/provebench/provebench/internal/markdown"
 	"github.com/provebench/provebench/internal/units"
@@ -66,7 +64,7 @@ func (r *Report) headline() (Outcome, string, string) {
 		extra = append(extra, fmt.Sprintf("the new run lacks %d of the baseline's configurations: %s", len(missing), r.missingText(missing)))
 	}
 	if unjudged := r.Unjudged(); len(unjudged) > 0 {
-		extra = append(extra, fmt.Sprintf("%d gated %s not judged: %s", len(unjudged), plural(len(unjudged), "metric"), r.describeUnjudged(unjudged)))
+		extra = append(extra, fmt.Sprintf("%d gated %s not judged: %s", len(unjudged), units.Noun(len(unjudged), "metric"), r.describeUnjudged(unjudged)))
 	}
 	if waived := r.WallNotJudged(); len(waived) > 0 {
 		extra = append(extra, r.describeWallNotJudged(waived))
@@ -81,9 +79,9 @@ func (r *Report) headline() (Outcome, string, string) {
 	out := r.Outcome()
 	if out == Regressed {
 		return out, "REGRESSION", fmt.Sprintf("%d %s (%s) in %d of %d compared %s%s",
-			regressions, plural(regressions, "regression"), strings.Join(regressed, ", "), scenarios, compared, plural(compared, "scenario"), tail)
+			regressions, units.Noun(regressions, "regression"), strings.Join(regressed, ", "), scenarios, compared, units.Noun(compared, "scenario"), tail)
 	}
-	text := fmt.Sprintf("no regression in %d compared %s%s", compared, plural(compared, "scenario"), tail)
+	text := fmt.Sprintf("no regression in %d compared %s%s", compared, units.Noun(compared, "scenario"), tail)
 	switch out {
 	case Incomplete:
 		return out, "INCOMPLETE", text
@@ -430,7 +428,7 @@ func (m *MetricResult) cell() string {
 	case m.Verdict == TooFewSamples:
 		delta = "?"
 	}
-	return fmt.Sprintf("%s → %s (%s)", formatValue(m.Base.Center, m.Unit), formatValue(m.New.Center, m.Unit), delta)
+	return fmt.Sprintf("%s → %s (%s)", m.Unit.Format(m.Base.Center), m.Unit.Format(m.New.Center), delta)
 }
 
 // explain is one sentence on a regression.
@@ -443,7 +441,7 @@ func (m *MetricResult) explain() string {
 		how = fmt.Sprintf("p=%.3f, n=%d+%d", m.P, m.Base.N, m.New.N)
 	}
 	return fmt.Sprintf("%s → %s (%s; %s; threshold %s)",
-		formatValue(m.Base.Center, m.Unit), formatValue(m.New.Center, m.Unit), m.changeText(), how, formatThreshold(m.Threshold))
+		m.Unit.Format(m.Base.Center), m.Unit.Format(m.New.Center), m.changeText(), how, formatThreshold(m.Threshold))
 }
 
 // explainUnjudged is one sentence on an inconclusive metric: what was
@@ -451,7 +449,7 @@ func (m *MetricResult) explain() string {
 func (m *MetricResult) explainUnjudged() string {
 	what := "no figures"
 	if m.Base != nil && m.New != nil {
-		what = fmt.Sprintf("%s → %s (%s)", formatValue(m.Base.Center, m.Unit), formatValue(m.New.Center, m.Unit), m.changeText())
+		what = fmt.Sprintf("%s → %s (%s)", m.Unit.Format(m.Base.Center), m.Unit.Format(m.New.Center), m.changeText())
 	}
 	return fmt.Sprintf("%s; threshold %s; %s", what, formatThreshold(m.Threshold), m.Note)
 }
@@ -461,7 +459,7 @@ func (s *Summary) describe(m *MetricResult) string {
 	if s == nil {
 		return "n/a"
 	}
-	v := formatValue(s.Center, m.Unit)
+	v := m.Unit.Format(s.Center)
 	if m.Exact {
 		return v
 	}
@@ -471,7 +469,7 @@ func (s *Summary) describe(m *MetricResult) string {
 	case math.IsInf(s.Lo, 0) || math.IsInf(s.Hi, 0):
 		// Too few repetitions for a confidence interval of the median:
 		// show their range instead of benchstat's "± ∞".
-		return fmt.Sprintf("%s [%s, %s] (n=%d)", v, formatValue(s.Min, m.Unit), formatValue(s.Max, m.Unit), s.N)
+		return fmt.Sprintf("%s [%s, %s] (n=%d)", v, m.Unit.Format(s.Min), m.Unit.Format(s.Max), s.N)
 	}
 	spread := benchmath.Summary{Center: s.Center, Lo: s.Lo, Hi: s.Hi}.PctRangeString()
 	return fmt.Sprintf("%s ± %s (n=%d)", v, spread, s.N)
@@ -523,29 +521,6 @@ func formatChange(c float64) string {
 	return fmt.Sprintf("%+.1f%%", 100*c)
 }
 
-// formatValue prints a figure with benchstat's scaling: binary prefixes for
-// bytes, SI ones for seconds and rates.
-func formatValue(v float64, u results.Unit) string {
-	switch u {
-	case results.UnitSecond:
-		return benchunit.Scale(v, benchunit.Decimal) + "s"
-	case results.UnitPartitionRate:
-		return benchunit.Scale(v, benchunit.Decimal)
-	case results.UnitByte:
-		return units.FormatBytes(int64(v))
-	case results.UnitFraction:
-		return fmt.Sprintf("%.1f%%", 100*v)
-	case results.UnitJoule:
-		return benchunit.Scale(v, benchunit.Decimal) + "J"
-	}
-	// Counts: whole ones as they are, a median between two to a tenth
-	// (never a float's 17 digits).
-	if v == math.Trunc(v) {
-		return strconv.FormatFloat(v, 'f', -1, 64)
-	}
-	return strconv.FormatFloat(v, 'f', 1, 64)
-}
-
 func mdVerdict(v Verdict) string {
 	switch v {
 	case Regression:
@@ -567,11 +542,4 @@ func orDash(s string) string {
 		return "—"
 	}
 	return s
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }

@@ -32,17 +32,6 @@ func total(m results.Metric, reps []results.Repetition) float64 {
 	return sum
 }
 
-// measured returns a scenario's measured repetitions.
-func measured(sc *results.Scenario) []*results.Repetition {
-	var out []*results.Repetition
-	for i := range sc.Repetitions {
-		if sc.Repetitions[i].Measured() {
-			out = append(out, &sc.Repetitions[i])
-		}
-	}
-	return out
-}
-
 // sampleOf returns a sampled metric's values over the measured
 // repetitions, or why there are none.
 func sampleOf(m results.Metric, reps []*results.Repetition) ([]float64, string) {

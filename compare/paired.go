@@ -181,7 +181,7 @@ func outlierNotes(m *MetricResult, def results.Metric, bm, nm []*results.Repetit
 		idx, z := outliers(vals)
 		for k, i := range idx {
 			notes = append(notes, fmt.Sprintf("outlier: %s repetition %d has %s %s (modified Z-score %+.1f, beyond ±%.1f): a load spike or a stall; the verdict rests on ranks, so one outlier moves it little",
-				side.name, side.reps[i].Index, m.Metric, formatValue(vals[i], m.Unit), z[k], OutlierZ))
+				side.name, side.reps[i].Index, m.Metric, m.Unit.Format(vals[i]), z[k], OutlierZ))
 		}
 	}
 	return notes

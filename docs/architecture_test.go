@@ -6,7 +6,9 @@ import (
 	"go/token"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -68,9 +70,11 @@ func TestNoTestingOutsideTests(t *testing.T) {
 }
 
 // TestLayers checks the direction of the arrows in architecture.md:
-// scenarios -> spec -> pipeline -> gpu and run -> spec, the loader linking
+// scenarios -> spec -> the configuration's leaves (pipeline/config,
+// sim/model, gpu/shape, gpu/catalog) and run -> spec, the loader linking
 // no runner, the exec driver (run/exec) linking no backend and the
-// sampling packages beneath both drivers, run, predict, compare and history never importing each other,
+// sampling packages beneath both drivers, run, predict, compare and
+// history never importing each other (compare imports no part of run),
 // results read by all and reading only internal/, reports reading results
 // only, internal/ holding leaves.
 func TestLayers(t *testing.T) {
@@ -84,7 +88,12 @@ func TestLayers(t *testing.T) {
 		{pkg: "gpu", not: []string{"spec", "pipeline", "sim", "run", "results", "predict", "compare", "history", "scenarios", "reports", "cmd"}},
 		{pkg: "pipeline", not: []string{"spec", "sim", "run", "results", "predict", "compare", "history", "scenarios", "reports", "cmd"}},
 		{pkg: "sim", not: []string{"spec", "run", "results", "predict", "compare", "history", "scenarios", "reports", "cmd"}},
-		{pkg: "spec", not: []string{"run", "results", "predict", "compare", "history", "scenarios", "reports", "cmd"}},
+		// the configuration's leaves link no prover and no engine
+		{pkg: "gpu/catalog", only: []string{"gpu/catalog"}},
+		{pkg: "gpu/shape", only: []string{"gpu/shape"}},
+		{pkg: "pipeline/config", only: []string{"pipeline/config", "gpu/shape", "internal"}},
+		{pkg: "sim/model", only: []string{"sim/model", "internal"}},
+		{pkg: "spec", only: []string{"spec", "pipeline/config", "sim/model", "gpu/shape", "internal"}},
 		// the document is read by everyone and reads nobody's code
 		{pkg: "results", only: []string{"results", "internal"}},
 		// the runner measures; it neither predicts nor judges
@@ -97,11 +106,13 @@ func TestLayers(t *testing.T) {
 		{pkg: "run/sample", not: []string{"run/exec", "run/shard", "run/events", "run/supervise"}},
 		{pkg: "run/events", not: []string{"run/exec", "run/shard", "run/sample", "run/supervise"}},
 		{pkg: "predict", not: []string{"run", "compare", "history", "scenarios", "reports", "cmd"}},
-		{pkg: "compare", not: []string{"predict", "history", "scenarios", "reports", "cmd"}},
+		// the judge reads documents: it measures nothing and links no prover
+		// (backend facts from gpu/catalog; ab's host load is handed in)
+		{pkg: "compare", only: []string{"compare", "results", "gpu/catalog", "internal"}},
 		{pkg: "history", not: []string{"run", "predict", "compare", "scenarios", "reports", "cmd"}},
 		// the loader reads run/events' rule syntax, nothing else of the runner
-		{pkg: "scenarios", not: []string{"run/sample", "run/supervise", "run/shard", "results", "predict", "compare", "history", "reports", "cmd"}},
-		{pkg: "reports", only: []string{"results", "internal", "reports"}},
+		{pkg: "scenarios", only: []string{"scenarios", "spec", "pipeline/config", "sim/model", "gpu/shape", "gpu/catalog", "run/events", "internal"}},
+		{pkg: "reports", only: []string{"results", "internal", "reports", "gpu/catalog"}},
 		// internal/ holds leaves: helpers that import nothing of this module
 		{pkg: "internal", only: []string{"internal"}},
 	}
@@ -135,6 +146,38 @@ func TestLayers(t *testing.T) {
 	}
 }
 
+// leaves are the packages that must link no prover: what a configuration
+// is, the scenario loader, the judges and the reports
+// (architecture.md, "Rules").
+var leaves = []string{"./spec", "./scenarios", "./compare/...", "./reports/..."}
+
+// TestLeavesLinkNoProver: go list -deps of the leaves lists no gnark-crypto
+// package and no backend (gpu/cpu, gpu/cuda), with every build tag a
+// binary may carry. TestLayers checks what a package imports; this checks
+// everything it links, so an import through a package that looks harmless
+// (pipeline for its Config, gpu/backends for a name) is caught too.
+func TestLeavesLinkNoProver(t *testing.T) {
+	for _, tags := range []string{"", "cuda"} {
+		args := append([]string{"list", "-deps", "-tags", tags}, leaves...)
+		cmd := exec.Command("go", args...)
+		cmd.Dir = ".."
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("go %s: %v\n%s", strings.Join(args, " "), err, out)
+		}
+		deps := strings.Fields(string(out))
+		if !slices.Contains(deps, module+"spec") || !slices.Contains(deps, module+"compare/ab") {
+			t.Fatalf("go list -deps %s (tags %q) lists neither spec nor compare/ab: not the module's packages", strings.Join(leaves, " "), tags)
+		}
+		for _, d := range deps {
+			if strings.HasPrefix(d, "github.com/consensys/gnark-crypto") || d == module+"gpu/cpu" || d == module+"gpu/cuda" ||
+				strings.HasPrefix(d, "github.com/ingonyama-zk/") {
+				t.Errorf("tags %q: the leaves (%s) link %s: a prover", tags, strings.Join(leaves, " "), d)
+			}
+		}
+	}
+}
+
 // TestNoAncestorImports: a package never imports the package of a folder
 // above it (architecture.md, "Rules"): what a parent and its children
 // share lives beside them (spec/, sim/, gpu/prover).
@@ -153,7 +196,8 @@ func TestNoAncestorImports(t *testing.T) {
 }
 
 // TestOneMedian: order statistics are written once, in internal/stats
-// (architecture.md, "Rules"); a function of that name elsewhere is a copy.
+// (architecture.md, "Rules"); a function of that name elsewhere is a copy,
+// and so is an element picked by a rank computed from a length.
 func TestOneMedian(t *testing.T) {
 	copies := map[string]bool{"median": true, "mediansorted": true, "percentile": true, "nearestrank": true, "quantile": true}
 	fset := token.NewFileSet()
@@ -172,10 +216,43 @@ func TestOneMedian(t *testing.T) {
 				t.Errorf("%s: func %s: use internal/stats", fset.Position(fn.Pos()), fn.Name.Name)
 			}
 		}
+		ast.Inspect(f, func(n ast.Node) bool {
+			if ix, ok := n.(*ast.IndexExpr); ok && isRankIndex(ix.Index) {
+				t.Errorf("%s: an element picked by its rank in len() (a median or percentile written inline): use internal/stats", fset.Position(ix.Pos()))
+			}
+			return true
+		})
 	}
 	if parsed < 100 {
 		t.Fatalf("%d Go files looked at from ..: not the module", parsed)
 	}
+}
+
+// isRankIndex reports whether an index computes a rank from a length: a
+// len() scaled by a fraction, a division or a rounding (v[len(v)/2],
+// v[int(math.Ceil(0.9*float64(len(v))))-1]), which is an order statistic
+// written inline.
+func isRankIndex(index ast.Expr) bool {
+	hasLen, scaled := false, false
+	ast.Inspect(index, func(n ast.Node) bool {
+		switch n := n.(type) {
+		case *ast.CallExpr:
+			if id, ok := n.Fun.(*ast.Ident); ok && id.Name == "len" {
+				hasLen = true
+			}
+			if sel, ok := n.Fun.(*ast.SelectorExpr); ok {
+				if x, ok := sel.X.(*ast.Ident); ok && x.Name == "math" && (sel.Sel.Name == "Ceil" || sel.Sel.Name == "Floor" || sel.Sel.Name == "Round") {
+					scaled = true
+				}
+			}
+		case *ast.BasicLit:
+			scaled = scaled || n.Kind == token.FLOAT
+		case *ast.BinaryExpr:
+			scaled = scaled || n.Op == token.QUO
+		}
+		return true
+	})
+	return hasLen && scaled
 }
 
 // TestOneMetricTable: a metric is defined once, in the metric table
@@ -185,8 +262,9 @@ func TestOneMedian(t *testing.T) {
 // reader should name the metric by its constant (results.SecondsPerProof)
 // and read its unit, direction and figure from the table, and a flag that
 // takes a metric's name looks it up there (results.MetricNamed), which
-// needs no literal either. Struct tags are the document's JSON names, not
-// literals, and are not counted.
+// needs no literal either; nor does a second spelling of a name ("peak_rss"
+// for peak_rss_bytes), which would be a second list of metrics. Struct tags
+// are the document's JSON names, not literals, and are not counted.
 func TestOneMetricTable(t *testing.T) {
 	names := map[string]bool{}
 	for _, m := range results.Metrics() {
@@ -229,7 +307,13 @@ func TestOneMetricTable(t *testing.T) {
 					return true
 				}
 				s, err := strconv.Unquote(n.Value)
-				if err != nil || !names[s] {
+				if err != nil {
+					return true
+				}
+				if other := spelledOtherwise(s, names); other != "" && !table && !knownSpelling[rel(path)+" "+s] {
+					t.Errorf("%s: %q is metric %s spelled another way: a second list of metrics; name it by its constant in results", fset.Position(n.Pos()), s, other)
+				}
+				if !names[s] {
 					return true
 				}
 				if table {
@@ -251,6 +335,41 @@ func TestOneMetricTable(t *testing.T) {
 			t.Errorf("metric %s: its name not found in results/metrics*.go: the walk missed the table", name)
 		}
 	}
+}
+
+// knownSpelling are second spellings kept on purpose, each with why: the
+// test catches any other.
+var knownSpelling = map[string]bool{
+	// cross-validation's peak RSS: the committed cross-validations
+	// (docs/results/h200-validation) were written with it, and
+	// predict's TestH200CrossValidation recomputes them byte for byte.
+	"predict/crossval.go peak_rss": true,
+}
+
+// rel is path (from the walk at ..) relative to the repository, with
+// slashes.
+func rel(path string) string {
+	r, err := filepath.Rel("..", path)
+	if err != nil {
+		return path
+	}
+	return filepath.ToSlash(r)
+}
+
+// spelledOtherwise is the metric of the table that s names another way
+// (its name cut before its unit, "peak_rss" for peak_rss_bytes: a reader's
+// own list of metrics), or "". A single word ("peak") is too common to
+// count.
+func spelledOtherwise(s string, names map[string]bool) string {
+	if !strings.Contains(s, "_") || names[s] {
+		return ""
+	}
+	for name := range names {
+		if strings.HasPrefix(name, s+"_") {
+			return name
+		}
+	}
+	return ""
 }
 
 // sources lists the repository's tracked-or-not Go files outside tests,

@@ -3,6 +3,8 @@ package pipeline
 import (
 	"sync"
 	"time"
+
+	"github.com/provebench/provebench/pipeline/config"
 )
 
 // Core is the pipeline's bookkeeping, shared by the engine (real time) and
@@ -23,11 +25,13 @@ type Core struct {
 
 // NewCore makes the gates of c (resolved and valid for w) counting into
 // tr. abcBytes and wireBytes are what one partition's dataset holds, for
-// the budget gate.
+// the budget gate. A valid strategy names registered gates only, each of
+// which has its maker (TestEveryGateHasItsMaker).
 func NewCore(c Config, tr *Tracker, abcBytes, wireBytes int64) *Core {
 	k := &Core{tr: tr, changed: make(chan struct{})}
-	for _, d := range Registered().In(c.Strategy) {
-		g := d.New(c, tr, abcBytes, wireBytes)
+	makers := gateMakers()
+	for _, d := range config.Registered().In(c.Strategy) {
+		g := makers[d.Name](c, tr, abcBytes, wireBytes)
 		k.gates = append(k.gates, g)
 		if tk, ok := g.(ticker); ok {
 			k.tickers = append(k.tickers, tk)
@@ -40,10 +44,20 @@ func NewCore(c Config, tr *Tracker, abcBytes, wireBytes int64) *Core {
 	return k
 }
 
-// DatasetBytes is what the budget gate reserves per partition of w: the
-// a/b/c vectors and the wires of the built-in circuit.
-func DatasetBytes(w Workload) (abc, wires int64) {
-	return w.Circuit().DatasetBytes()
+// gateMaker makes a registered gate for configuration c (resolved and
+// valid), counting into tr; abc and wires are one partition's dataset
+// bytes.
+type gateMaker func(c Config, tr *Tracker, abc, wires int64) Gate
+
+// gateMakers makes each gate of config.Registered, by its name: what the
+// engine and the simulator build from the registry's vocabulary.
+func gateMakers() map[config.Strategy]gateMaker {
+	return map[config.Strategy]gateMaker{
+		config.Release: func(c Config, tr *Tracker, _, _ int64) Gate { return newPermitGate(tr, c.PartitionWorkers, false) },
+		config.Hold:    func(c Config, tr *Tracker, _, _ int64) Gate { return newPermitGate(tr, c.PartitionWorkers, true) },
+		config.Budget:  func(c Config, tr *Tracker, abc, wires int64) Gate { return newBudgetGate(tr, c.Budget, abc, wires) },
+		config.Pacer:   func(c Config, tr *Tracker, _, _ int64) Gate { return newPacer(c.Pacer, c.SynthesisWorkers, tr) },
+	}
 }
 
 // Tracker is the core's counters.

@@ -13,6 +13,7 @@ import (
 	"github.com/provebench/provebench/gpu/cpu"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/gpu/prover"
+	"github.com/provebench/provebench/pipeline/config"
 )
 
 // TestCPUBackendEndToEnd runs the real prover through the pipeline: the
@@ -35,7 +36,7 @@ func TestCPUBackendEndToEnd(t *testing.T) {
 	if err := b.Load(ctx, pk); err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range Registered().Names() {
+	for _, s := range config.Registered().Names() {
 		t.Run(string(s), func(t *testing.T) {
 			e, err := New(Options{
 				Backend:  b,

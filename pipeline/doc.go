@@ -45,10 +45,11 @@
 // (synthesized, sent, taken, started, a/b/c freed, deallocated, ended).
 // Core holds the gates and the counters; the engine drives it in real time
 // and the simulator (package sim) in virtual time, so a strategy
-// is written once. Beside each gate, its StrategyDef (listed by
-// Registered) says everything else about it: its validation, its bound on
-// live datasets for the pre-flight check, its description for the
-// scenario schema and its colour in reports. A strategy names its gates joined by "+" (at most one
+// is written once. Its StrategyDef (pipeline/config, listed by
+// config.Registered, which links no prover) says everything else about
+// it: its validation, its bound on live datasets for the pre-flight
+// check, its description for the scenario schema and its colour in
+// reports; gateMakers (core.go) makes the gate it names. A strategy names its gates joined by "+" (at most one
 // permit gate, then budget, then pacer: "budget+pacer" is cuzk's final
 // engine); the synthesis cap (SynthesisWorkers, cuzk's
 // max_parallel_synthesis) is a gate of every strategy. The four single

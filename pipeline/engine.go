@@ -7,6 +7,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/provebench/provebench/pipeline/config"
+
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 	"golang.org/x/sync/errgroup"
 	"golang.org/x/sync/semaphore"
@@ -225,7 +227,7 @@ type run struct {
 
 func newRun(opts Options, tr *Tracker) *run {
 	w, c := opts.Workload, opts.Config
-	abc, wires := DatasetBytes(w)
+	abc, wires := config.DatasetBytes(w)
 	r := &run{
 		opts:       opts,
 		w:          w,
@@ -237,7 +239,7 @@ func newRun(opts Options, tr *Tracker) *run {
 		proofs:     make([]*proofState, w.Proofs),
 		timings:    make([]PartitionTiming, w.Proofs*w.Partitions),
 	}
-	if c.Strategy.Has(Budget) {
+	if c.Strategy.Has(config.Budget) {
 		r.resv = abc + wires
 	}
 	return r

@@ -12,6 +12,7 @@ import (
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/pipeline/config"
 )
 
 // The strategy tests run a GPU-bound pipeline (fast synthesis, slow fake
@@ -259,7 +260,7 @@ func TestFailuresFailTheirProofOnly(t *testing.T) {
 		{name: "start", start: failAt(1, 2), msg: "gpu start"},
 		{name: "wait", wait: failAt(1, 2), msg: "finalize"},
 	} {
-		for _, s := range Registered().Names() {
+		for _, s := range config.Registered().Names() {
 			t.Run(tc.name+"/"+string(s), func(t *testing.T) {
 				cfg := Config{Strategy: s, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1,
 					Budget: 3 * datasetBytes(), EarlyFree: true}
@@ -303,7 +304,7 @@ func TestFailuresFailTheirProofOnly(t *testing.T) {
 // worker, 1.6 s left to wait), and the machine's load cannot delay the
 // cancellation past the first partition or make the wind-down look slow.
 func TestCancelStopsPromptly(t *testing.T) {
-	for _, s := range Registered().Names() {
+	for _, s := range config.Registered().Names() {
 		t.Run(string(s), func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				ctx, cancel := context.WithCancel(context.Background())

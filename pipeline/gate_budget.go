@@ -2,23 +2,6 @@ package pipeline
 
 import "time"
 
-// budgetDef registers the byte budget: it bounds the live datasets by
-// itself, whatever the other gates do.
-func budgetDef() StrategyDef {
-	return StrategyDef{
-		Name: Budget, Colour: 2,
-		Doc:      "admission reserves the dataset's bytes",
-		New:      func(c Config, tr *Tracker, abc, wires int64) Gate { return newBudgetGate(tr, c.Budget, abc, wires) },
-		Validate: validateBudget,
-		Bound: func(c Config, dataset, _ int64) (int64, string, bool) {
-			if dataset <= 0 {
-				return 0, "", false
-			}
-			return c.Budget / dataset, "the byte budget", true
-		},
-	}
-}
-
 // budgetGate is cuzk's byte budget: admission reserves a partition's
 // a/b/c and wire bytes; the a/b/c share comes back when a/b/c are freed
 // (early, at the end of the NTT region, or at dealloc), the wires' share at
@@ -61,13 +44,4 @@ func (g *budgetGate) On(_ time.Duration, ev Event, hold *int64) {
 	*hold -= n
 	g.reserved -= n
 	g.tr.add(cBudgetReserved, -n)
-}
-
-// validateBudget checks that the budget holds one partition's dataset of
-// abc and wires bytes.
-func validateBudget(c Config, abc, wires int64, errs *fieldErrors) {
-	if need := abc + wires; c.Budget < need {
-		errs.add("pipeline.budget", "%d bytes cannot hold one partition's dataset of %d bytes (a/b/c %d + wires %d) for strategy budget",
-			c.Budget, need, abc, wires)
-	}
 }

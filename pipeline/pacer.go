@@ -5,27 +5,6 @@ import (
 	"time"
 )
 
-// pacerDef registers the pacer: MaxInFlight caps what it admits ahead of
-// the GPU, so that cap, the channel and the GPU side bound the live
-// datasets.
-func pacerDef() StrategyDef {
-	return StrategyDef{
-		Name: Pacer, Colour: 3,
-		Doc:      "admission paced to hold the GPU queue at a target depth",
-		New:      func(c Config, tr *Tracker, _, _ int64) Gate { return newPacer(c.Pacer, c.SynthesisWorkers, tr) },
-		Validate: func(c Config, _, _ int64, errs *fieldErrors) { c.Pacer.validate(errs) },
-		ValidateWritten: func(c Config, errs *fieldErrors) {
-			if c.Pacer.Kp == 0 && c.Pacer.Ki == 0 {
-				// Resolved would take both zeros for "the defaults".
-				errs.add("pipeline.pacer.kp", "kp and ki are both 0: a controller without feedback cannot hold its target")
-			}
-		},
-		Bound: func(c Config, _, gpuSide int64) (int64, string, bool) {
-			return int64(c.Pacer.MaxInFlight+c.ChannelCapacity) + gpuSide, "max_in_flight + channel + GPU workers", true
-		},
-	}
-}
-
 // Pacer constants that are not configuration: they shape the estimate of
 // the GPU's rate and bound the controller's output (see the package
 // documentation).
@@ -42,29 +21,6 @@ const (
 	// elsewhere cannot bank more than two.
 	pacerBurst = 2.0
 )
-
-// Pacer defaults (see DefaultPacerConfig).
-const (
-	DefaultTargetDepth   = 2
-	DefaultKp            = 0.1
-	DefaultKi            = 0.01
-	DefaultPacerInterval = 20 * time.Millisecond
-	// MinPacerInterval bounds the control period from below: a faster
-	// controller only burns CPU, the queue cannot move faster than a
-	// partition's GPU time.
-	MinPacerInterval = time.Millisecond
-)
-
-// DefaultPacerConfig returns the pacer defaults. MaxInFlight stays 0: its
-// default depends on the synthesis workers (see Config.Resolved).
-func DefaultPacerConfig() PacerConfig {
-	return PacerConfig{
-		TargetDepth: DefaultTargetDepth,
-		Kp:          DefaultKp,
-		Ki:          DefaultKi,
-		Interval:    DefaultPacerInterval,
-	}
-}
 
 // PacerSample is the controller's state after one control period.
 type PacerSample struct {
@@ -222,45 +178,4 @@ func (p *pacer) control(now time.Duration, depth, starts int64) {
 		s.Integral, s.Multiplier, s.Rate = p.integral, p.multiplier, p.rate
 	}
 	p.trace = append(p.trace, s)
-}
-
-// resolved fills the zero fields of p with the defaults (Kp and Ki only
-// when both are zero); MaxInFlight defaults to the synthesis workers plus
-// twice the target depth, rounded up.
-func (p PacerConfig) resolved(synthWorkers int) PacerConfig {
-	d := DefaultPacerConfig()
-	if p.TargetDepth == 0 {
-		p.TargetDepth = d.TargetDepth
-	}
-	if p.Kp == 0 && p.Ki == 0 {
-		p.Kp, p.Ki = d.Kp, d.Ki
-	}
-	if p.Interval == 0 {
-		p.Interval = d.Interval
-	}
-	if p.MaxInFlight == 0 && p.TargetDepth > 0 && !math.IsInf(p.TargetDepth, 0) {
-		p.MaxInFlight = max(synthWorkers, 0) + 2*int(math.Ceil(p.TargetDepth))
-	}
-	return p
-}
-
-// validate checks the controller's fields.
-func (p PacerConfig) validate(errs *fieldErrors) {
-	if !(p.TargetDepth > 0) || math.IsInf(p.TargetDepth, 0) {
-		errs.add("pipeline.pacer.target_depth", "must be a finite number > 0 (got %v)", p.TargetDepth)
-	}
-	for _, g := range []struct {
-		field string
-		v     float64
-	}{{"pipeline.pacer.kp", p.Kp}, {"pipeline.pacer.ki", p.Ki}} {
-		if !(g.v >= 0) || math.IsInf(g.v, 0) {
-			errs.add(g.field, "must be a finite number >= 0 (got %v)", g.v)
-		}
-	}
-	if p.Interval < MinPacerInterval {
-		errs.add("pipeline.pacer.interval", "must be >= %v (got %v)", MinPacerInterval, p.Interval)
-	}
-	if p.TargetDepth > 0 && float64(p.MaxInFlight) <= p.TargetDepth {
-		errs.add("pipeline.pacer.max_in_flight", "%d cannot hold target_depth %v: it must exceed it", p.MaxInFlight, p.TargetDepth)
-	}
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/sim"
 	"github.com/provebench/provebench/spec"
@@ -181,7 +182,7 @@ type Model struct {
 	Working  Linear `json:"working"`
 	// Pooled says the calibration runs reserved a page-locked pool before
 	// the clock (a warm start on the CUDA backend): a predicted
-	// configuration reserves its own (pipeline.WarmPoolDatasets), whose
+	// configuration reserves its own (config.WarmPoolDatasets), whose
 	// datasets add nothing to the RSS until a pile-up outgrows it.
 	Pooled bool `json:"pooled,omitempty"`
 	// PageableUpload is an upload's time per byte from ordinary memory
@@ -350,7 +351,7 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 		return p, false, fmt.Errorf("calibration %s: scenario %s: spec: %w", file, sc.Name, err)
 	}
 	p.SynthesisMode = synthesisMode(p.Spec.Workload.Synthesis)
-	abc, wires := pipeline.DatasetBytes(p.Spec.Workload)
+	abc, wires := config.DatasetBytes(p.Spec.Workload)
 	s := pointSamples{one: float64(abc + wires)}
 	for i := range sc.Repetitions {
 		r := &sc.Repetitions[i]
@@ -585,11 +586,11 @@ func seriesMemory(s *results.Series, one float64) (baseline, pool, live float64,
 
 // witnessBytes is the cached witness a configuration holds before the
 // clock (one dataset, synthesized once in Prepare); 0 when it synthesizes.
-func witnessBytes(w pipeline.Workload) float64 {
+func witnessBytes(w config.Workload) float64 {
 	if !w.Cached() {
 		return 0
 	}
-	abc, wires := pipeline.DatasetBytes(w)
+	abc, wires := config.DatasetBytes(w)
 	return float64(abc + wires)
 }
 
@@ -602,7 +603,7 @@ func (l SynthesisLaw) ContentionAt(constraints int) float64 {
 }
 
 // At is one partition's synthesis alone, in seconds.
-func (l SynthesisLaw) At(w pipeline.Workload) float64 {
+func (l SynthesisLaw) At(w config.Workload) float64 {
 	if l.Witness == nil || l.Round == nil || w.Cached() {
 		return l.Alone.At(synthesisSize(w))
 	}
@@ -614,7 +615,7 @@ func (l SynthesisLaw) At(w pipeline.Workload) float64 {
 // for computed synthesis, constraints alone for a cached witness, whose
 // copy into each partition's dataset does none of the rounds (they ran
 // once, in Prepare, outside the run).
-func synthesisSize(w pipeline.Workload) float64 {
+func synthesisSize(w config.Workload) float64 {
 	if w.Cached() {
 		return float64(w.Constraints)
 	}
@@ -899,7 +900,7 @@ func (m *Model) fitPageableUpload() float64 {
 		if p.PageableBytes <= 0 || p.Started <= 0 {
 			continue
 		}
-		abc, wires := pipeline.DatasetBytes(p.Spec.Workload)
+		abc, wires := config.DatasetBytes(p.Spec.Workload)
 		one := float64(abc + wires)
 		pinned := m.Upload.At(float64(p.Spec.Workload.Constraints)) / one
 		total := p.Upload * p.Started

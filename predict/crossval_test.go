@@ -16,6 +16,7 @@ import (
 	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/spec"
 )
@@ -272,9 +273,9 @@ func TestSynthesisModesCalibrateApart(t *testing.T) {
 	}
 	// One law for both would give 1. The runs have 4 synthesis rounds,
 	// which a cached partition does not do.
-	w := pipeline.Workload{Constraints: 1 << 14, SynthesisRounds: 4}
+	w := config.Workload{Constraints: 1 << 14, SynthesisRounds: 4}
 	wc := w
-	wc.Synthesis = pipeline.SynthesisCached
+	wc.Synthesis = config.SynthesisCached
 	if r := compute.At(w) / cached.At(wc); !(r >= 2 && r <= 5) { // NaN fails too
 		t.Errorf("compute over cached synthesis %.2f, want about 3: the modes were mixed", r)
 	}
@@ -358,11 +359,11 @@ func TestOneSizeIsSaid(t *testing.T) {
 // configuration would otherwise be predicted twice as slow).
 func TestSynthesisLawCachedIgnoresRounds(t *testing.T) {
 	law := SynthesisLaw{Alone: PowerLaw{A: 1e-7, B: 1}}
-	w := pipeline.Workload{Constraints: 1 << 20, SynthesisRounds: 3}
+	w := config.Workload{Constraints: 1 << 20, SynthesisRounds: 3}
 	if got, want := law.At(w), 4e-7*(1<<20); !(math.Abs(got-want) <= 1e-9) {
 		t.Errorf("computed synthesis %v s, want %v (constraints × (rounds+1))", got, want)
 	}
-	w.Synthesis = pipeline.SynthesisCached
+	w.Synthesis = config.SynthesisCached
 	if got, want := law.At(w), 1e-7*(1<<20); !(math.Abs(got-want) <= 1e-9) {
 		t.Errorf("cached synthesis %v s, want %v (the copy alone)", got, want)
 	}
@@ -621,7 +622,7 @@ func TestSynthesisLawSplitsTheRounds(t *testing.T) {
 	var points []Point
 	for _, n := range []int{1 << 20, 1 << 22} {
 		for _, r := range []int{0, 1, 4} {
-			w := pipeline.Workload{Constraints: n, SynthesisRounds: r}
+			w := config.Workload{Constraints: n, SynthesisRounds: r}
 			c := float64(n)
 			points = append(points, Point{Spec: specOf(w), Synthesis: witness.At(c) + float64(r)*round.At(c), Concurrent: 1, SynthesisMode: SynthesisCompute})
 		}
@@ -633,7 +634,7 @@ func TestSynthesisLawSplitsTheRounds(t *testing.T) {
 	if law.Witness == nil || law.Round == nil || law.Contention != 0 {
 		t.Fatalf("law %+v: want the witness and the round apart, no contention", law)
 	}
-	w := pipeline.Workload{Constraints: 1 << 24, SynthesisRounds: 2}
+	w := config.Workload{Constraints: 1 << 24, SynthesisRounds: 2}
 	if got, want := law.At(w), witness.At(1<<24)+2*round.At(1<<24); !(math.Abs(got/want-1) <= 1e-6) {
 		t.Errorf("at 2^24 with 2 rounds: %v s, want %v", got, want)
 	}
@@ -683,7 +684,7 @@ func TestSynthesisSpreadWhereTheSharingHeld(t *testing.T) {
 }
 
 // specOf is a configuration of workload w, the rest left zero.
-func specOf(w pipeline.Workload) spec.Spec { return spec.Spec{Workload: w} }
+func specOf(w config.Workload) spec.Spec { return spec.Spec{Workload: w} }
 
 // Issue 32 item 14: a document given twice (the same file under another
 // name, or a copy of the same run) is refused, not pooled with itself;
@@ -756,7 +757,7 @@ func TestSynthesisContentionFollowsTheSize(t *testing.T) {
 			for _, n := range []int{1 << 21, 1 << 22, 1 << 23} {
 				for _, r := range []int{0, 1} {
 					for _, k := range []int{1, 3, 6} {
-						w := pipeline.Workload{Constraints: n, SynthesisRounds: r}
+						w := config.Workload{Constraints: n, SynthesisRounds: r}
 						c := float64(n)
 						alone := witness.At(c) + float64(r)*round.At(c)
 						points = append(points, Point{Spec: specOf(w), Synthesis: alone * (1 + tc.at(n)*float64(k-1)), Concurrent: k, SynthesisMode: SynthesisCompute})
@@ -773,7 +774,7 @@ func TestSynthesisContentionFollowsTheSize(t *testing.T) {
 			if got, want := law.ContentionAt(1<<24), tc.at(1<<24); !(math.Abs(got-want) <= 0.006) {
 				t.Errorf("contention at 2^24: %.3f, want %.3f", got, want)
 			}
-			w := pipeline.Workload{Constraints: 1 << 24, SynthesisRounds: 2}
+			w := config.Workload{Constraints: 1 << 24, SynthesisRounds: 2}
 			if got, want := law.At(w), witness.At(1<<24)+2*round.At(1<<24); !(math.Abs(got/want-1) <= 0.01) {
 				t.Errorf("alone at 2^24 with 2 rounds: %v s, want %v", got, want)
 			}

@@ -10,7 +10,7 @@ import (
 	"slices"
 
 	"github.com/provebench/provebench/internal/units"
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/sim"
 )
 
@@ -105,10 +105,10 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 	for _, mode := range slices.Sorted(maps.Keys(m.Synthesis)) {
 		law := m.Synthesis[mode]
 		x := "constraints × (rounds+1)"
-		if mode == pipeline.SynthesisCached {
+		if mode == config.SynthesisCached {
 			x = "constraints (the copy of a cached witness)"
 		}
-		if law.Witness != nil && law.Round != nil && mode != pipeline.SynthesisCached {
+		if law.Witness != nil && law.Round != nil && mode != config.SynthesisCached {
 			fmt.Fprintf(w, "synthesis, %s (one partition alone, s) = witness + rounds × round   x = constraints\n", mode)
 			fmt.Fprintf(w, "  witness = %v   round = %v\n", *law.Witness, *law.Round)
 		} else {
@@ -130,7 +130,7 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 		fmt.Fprintf(w, "pageable upload (s per GiB)         = %.3f   (%.1f GB/s: a dataset beyond the pool, in the device's stream)\n", m.PageableUpload*(1<<30), 1e-9/m.PageableUpload)
 	}
 	if m.Pooled {
-		fmt.Fprintln(w, "page-locked pool                    = pipeline.WarmPoolDatasets datasets, reserved before the clock (its datasets add no RSS)")
+		fmt.Fprintln(w, "page-locked pool                    = config.WarmPoolDatasets datasets, reserved before the clock (its datasets add no RSS)")
 	}
 	fmt.Fprintf(w, "finalize (s)                        = %v   x = constraints\n", m.Finalize)
 	if m.PinStall > 0 {

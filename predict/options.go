@@ -7,7 +7,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/sim"
 	"github.com/provebench/provebench/spec"
 )
@@ -108,7 +108,7 @@ func (m *Model) stagesAndHost(spec *spec.Spec, mode string, hostMemory int64, sh
 		st.Finalize = time.Duration(float64(st.Finalize) / share)
 	}
 	st.SynthesisSpread = time.Duration(synth.Spread * float64(st.Synthesis))
-	st.ABCBytes, st.WireBytes = pipeline.DatasetBytes(w)
+	st.ABCBytes, st.WireBytes = config.DatasetBytes(w)
 	st.PageableUpload = seconds(m.PageableUpload * float64(st.ABCBytes+st.WireBytes))
 	st.PinStall = seconds(m.PinStall * float64(st.ABCBytes+st.WireBytes))
 	// The working memory counts from the start: the peak is what the
@@ -122,7 +122,7 @@ func (m *Model) stagesAndHost(spec *spec.Spec, mode string, hostMemory int64, sh
 	}
 	var pool float64
 	if m.Pooled {
-		pool = float64(pipeline.WarmPoolDatasets(w, sim.ResolveConfig(spec.Pipeline, m.Cores), h.Devices) * (st.ABCBytes + st.WireBytes))
+		pool = float64(config.WarmPoolDatasets(w, sim.ResolveConfig(spec.Pipeline, m.Cores), h.Devices) * (st.ABCBytes + st.WireBytes))
 	}
 	h.PooledBytes = int64(pool)
 	h.Baseline = int64(m.Baseline.At(n) + witnessBytes(w) + max(m.Working.At(n), 0))

@@ -3,7 +3,7 @@ package reports
 import (
 	"testing"
 
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/results"
 )
 
@@ -11,7 +11,7 @@ import (
 // no two registered strategies share one; the run's other strategies
 // (compositions) follow them.
 func TestStrategyColours(t *testing.T) {
-	colours := pipeline.Registered().Colours()
+	colours := config.Registered().Colours()
 	sums := func(strategies ...string) []*scenarioSummary {
 		var out []*scenarioSummary
 		for _, s := range strategies {

@@ -87,7 +87,7 @@ func documentWarnings(run *results.Run, sums []*scenarioSummary) []string {
 	for _, s := range sums {
 		if s.rssBounds > 0 {
 			warnings = append(warnings, fmt.Sprintf("%s: the kernel peak RSS of %d measured %s is wait4's ru_maxrss, an upper bound (it includes the parent's peak), not the child's VmHWM.",
-				s.sc.Name, s.rssBounds, plural(s.rssBounds, "repetition")))
+				s.sc.Name, s.rssBounds, units.Noun(s.rssBounds, "repetition")))
 		}
 	}
 	if len(unplotted) > 0 {
@@ -509,13 +509,6 @@ func formatTime(t time.Time) string {
 		return "unknown"
 	}
 	return t.UTC().Format("2006-01-02 15:04:05 UTC")
-}
-
-func plural(n int, word string) string {
-	if n == 1 {
-		return word
-	}
-	return word + "s"
 }
 
 func orUnknown(s string) string {

@@ -37,7 +37,7 @@ type Options struct {
 	// Title heads the report and the plots; empty means "provebench report".
 	Title string
 	// StrategyColours fixes the palette index of the strategies it names
-	// (provebench passes pipeline.Registered().Colours()), so that a
+	// (provebench passes pipeline/config's Registered().Colours()), so that a
 	// strategy keeps its colour whatever else a run holds; the run's other
 	// strategies follow, sorted.
 	StrategyColours map[string]int

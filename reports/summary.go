@@ -297,10 +297,7 @@ func representative(sc *results.Scenario, measured []*results.Repetition) (*resu
 		}
 	}
 	if len(withSeries) > 0 {
-		slices.SortStableFunc(withSeries, func(a, b *results.Repetition) int {
-			return cmp.Compare(a.PartitionsPerSecond, b.PartitionsPerSecond)
-		})
-		r := withSeries[(len(withSeries)-1)/2]
+		r := stats.MedianBy(withSeries, func(r *results.Repetition) float64 { return r.PartitionsPerSecond })
 		if len(withSeries) == 1 {
 			return r, fmt.Sprintf("repetition %d, the only measured one with a series", r.Index)
 		}

@@ -7,6 +7,8 @@ import (
 	"math"
 	"slices"
 
+	"github.com/provebench/provebench/gpu/catalog"
+
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
 	"gonum.org/v1/plot/vg"
@@ -69,8 +71,9 @@ type timelineAxes struct {
 type timelineSubject struct {
 	rep   *results.Repetition
 	limit float64 // the memory limit, 0 for none
-	// hostBackend is true for the CPU backend, whose "device" memory is
-	// host memory: part of RSS, so part of the account.
+	// hostBackend is true for a backend that proves on the host (the CPU
+	// backend, gpu/catalog.OnHost), whose "device" memory is host memory:
+	// part of RSS, so part of the account.
 	hostBackend bool
 }
 
@@ -80,7 +83,7 @@ type timelineSubject struct {
 func subjectOf(sc *results.Scenario, r *results.Repetition) timelineSubject {
 	thin := *r
 	thin.Series = thinSeries(r.Series, plotBuckets)
-	return timelineSubject{rep: &thin, limit: memoryLimit(sc), hostBackend: sc.Backend == "cpu"}
+	return timelineSubject{rep: &thin, limit: memoryLimit(sc), hostBackend: catalog.OnHost(sc.Backend)}
 }
 
 // plotBuckets is how many stretches of time a drawn series is cut into:

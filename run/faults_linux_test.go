@@ -7,7 +7,7 @@ import (
 	"os"
 	"testing"
 
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/results"
 )
 
@@ -15,7 +15,7 @@ import (
 // records its child's page faults over the run (its datasets are fresh
 // memory), and an exec repetition its command's.
 func TestRepetitionsRecordPageFaults(t *testing.T) {
-	spec := smallSpec("faults", pipeline.Hold)
+	spec := smallSpec("faults", config.Hold)
 	spec.Warmups, spec.Repeats = 0, 1
 	doc, err := newTestRunner(t).Run(context.Background(), []Spec{spec})
 	if err != nil {

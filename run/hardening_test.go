@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/results"
 )
 
@@ -38,7 +38,7 @@ func spike(n int) {
 // no sample at all) is a memory-limit repetition, by the child's VmHWM.
 func TestMemoryLimitAgainstFinalPeak(t *testing.T) {
 	r := newTestRunner(t)
-	spec := smallSpec("spike", pipeline.Hold)
+	spec := smallSpec("spike", config.Hold)
 	spec.Warmups, spec.Repeats = 0, 1
 	spec.SampleInterval = 10 * time.Hour
 	spec.MemoryLimit = 200 << 20
@@ -68,7 +68,7 @@ func TestPeakAtKillIsFresh(t *testing.T) {
 	} {
 		t.Run(string(tc.want), func(t *testing.T) {
 			r := newTestRunner(t)
-			spec := smallSpec("hog", pipeline.Hold)
+			spec := smallSpec("hog", config.Hold)
 			spec.Warmups, spec.Repeats = 0, 1
 			tc.mutate(&spec)
 			t.Setenv("PROVEBENCH_TEST_CHILD", "hog")
@@ -96,7 +96,7 @@ func TestPeakAtKillIsFresh(t *testing.T) {
 func runTestParent() {
 	exe, _ := os.Executable()
 	r := &Runner{Exe: exe, OutDir: os.Getenv(testParentEnv), CacheDir: cacheDir}
-	spec := smallSpec("orphan", pipeline.Hold)
+	spec := smallSpec("orphan", config.Hold)
 	spec.Warmups, spec.Repeats = 0, 1
 	_, _ = r.Run(context.Background(), []Spec{spec})
 	os.Exit(0)
@@ -161,7 +161,7 @@ func TestChildChecksItsParent(t *testing.T) {
 // Item 7: a results file that cannot be written mid-sweep keeps the sweep.
 func TestUnwritableResultsKeepTheSweep(t *testing.T) {
 	r := newTestRunner(t)
-	a, b := smallSpec("a", pipeline.Hold), smallSpec("b", pipeline.Hold)
+	a, b := smallSpec("a", config.Hold), smallSpec("b", config.Hold)
 	a.Warmups, a.Repeats, b.Warmups, b.Repeats = 0, 1, 0, 1
 	var warnings strings.Builder
 	r.Warn = &warnings

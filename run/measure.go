@@ -3,7 +3,7 @@ package run
 import (
 	"time"
 
-	"github.com/provebench/provebench/gpu/backends"
+	"github.com/provebench/provebench/gpu/catalog"
 	"github.com/provebench/provebench/gpu/nvml"
 	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/pipeline"
@@ -84,7 +84,7 @@ type energyMeter struct {
 
 func openEnergyMeter(be prover.Backend) *energyMeter {
 	m := &energyMeter{}
-	if !backends.OnGPU(be.Name()) {
+	if !catalog.OnGPU(be.Name()) {
 		return m
 	}
 	nv, err := nvml.Open()

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/results"
 )
 
@@ -27,7 +27,7 @@ func stepNames(specs []Spec, order []step) []string {
 }
 
 func orderSpecs() []Spec {
-	a, b, c := smallSpec("a", pipeline.Hold), smallSpec("b", pipeline.Hold), smallSpec("c", pipeline.Hold)
+	a, b, c := smallSpec("a", config.Hold), smallSpec("b", config.Hold), smallSpec("c", config.Hold)
 	a.Warmups, a.Repeats = 1, 3
 	b.Warmups, b.Repeats = 0, 1
 	c.Warmups, c.Repeats = 2, 2
@@ -75,7 +75,7 @@ func TestProgressTimeLeftInterleaved(t *testing.T) {
 	clock := time.Unix(0, 0)
 	p := NewProgress(&b, false).(*lineProgress)
 	p.now = func() time.Time { return clock }
-	fast, slow := smallSpec("fast", pipeline.Hold), smallSpec("slow", pipeline.Hold)
+	fast, slow := smallSpec("fast", config.Hold), smallSpec("slow", config.Hold)
 	fast.Warmups, fast.Repeats, slow.Warmups, slow.Repeats = 0, 3, 0, 3
 	p.Begin(2, 6)
 	step := func(spec *Spec, idx int, d time.Duration) {
@@ -102,7 +102,7 @@ func TestProgressTimeLeftInterleaved(t *testing.T) {
 // tinySpecs are release and hold on a 2^6 circuit, repeats each.
 func tinySpecs(repeats int) []Spec {
 	var specs []Spec
-	for _, strategy := range []pipeline.Strategy{pipeline.Release, pipeline.Hold} {
+	for _, strategy := range []config.Strategy{config.Release, config.Hold} {
 		s := smallSpec(string(strategy), strategy)
 		s.Workload.Constraints, s.Workload.Partitions, s.Workload.Proofs = 1<<6, 2, 1
 		s.Warmups, s.Repeats = 0, repeats

@@ -12,7 +12,7 @@ import (
 
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/internal/units"
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 )
 
 // runtimeBytes is what a repetition's process holds besides the key and
@@ -47,7 +47,7 @@ func EstimateSpec(s *Spec) Estimate {
 	devices := int64(max(s.Devices, 1))
 	gpuSide := 2 * int64(c.GPUWorkers) * devices
 	e := Estimate{KeyBytes: groth16.KeyBytes(p), Dataset: one, Datasets: int64(w.Concurrency) * int64(w.Partitions), Bound: "the partitions of the proofs in flight"}
-	if n, why, ok := pipeline.Registered().Bound(c, one, gpuSide); ok && n < e.Datasets {
+	if n, why, ok := config.Registered().Bound(c, one, gpuSide); ok && n < e.Datasets {
 		e.Datasets, e.Bound = n, why
 	}
 	e.PeakRSS = runtimeBytes + e.KeyBytes + e.Datasets*one

@@ -10,22 +10,22 @@ import (
 
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/groth16"
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 )
 
 func TestEstimateTakesTheTightestGate(t *testing.T) {
 	p := circuit.Params{Constraints: 1 << 20}
 	abc, wires := p.DatasetBytes()
 	one := abc + wires
-	base := Spec{Name: "x", Workload: pipeline.Workload{Constraints: p.Constraints, Partitions: 10, Proofs: 4, Concurrency: 2},
+	base := Spec{Name: "x", Workload: config.Workload{Constraints: p.Constraints, Partitions: 10, Proofs: 4, Concurrency: 2},
 		Devices: 1}
 	for _, tc := range []struct {
-		cfg  pipeline.Config
+		cfg  config.Config
 		want int64
 	}{
-		{pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}, 20},
-		{pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 4, ChannelCapacity: 2, GPUWorkers: 1}, 4 + 2 + 2},
-		{pipeline.Config{Strategy: "hold+budget", PartitionWorkers: 8, ChannelCapacity: 8, GPUWorkers: 1, Budget: 3 * one}, 3},
+		{config.Config{Strategy: config.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}, 20},
+		{config.Config{Strategy: config.Hold, PartitionWorkers: 4, ChannelCapacity: 2, GPUWorkers: 1}, 4 + 2 + 2},
+		{config.Config{Strategy: "hold+budget", PartitionWorkers: 8, ChannelCapacity: 8, GPUWorkers: 1, Budget: 3 * one}, 3},
 	} {
 		s := base
 		s.Pipeline = tc.cfg
@@ -40,8 +40,8 @@ func TestEstimateTakesTheTightestGate(t *testing.T) {
 }
 
 func TestPreflightRefusesOverTheLimits(t *testing.T) {
-	s := Spec{Name: "big", Source: "f.yaml:3", Workload: pipeline.Workload{Constraints: 1 << 22, Partitions: 4, Proofs: 1, Concurrency: 1},
-		Pipeline: pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}}
+	s := Spec{Name: "big", Source: "f.yaml:3", Workload: config.Workload{Constraints: 1 << 22, Partitions: 4, Proofs: 1, Concurrency: 1},
+		Pipeline: config.Config{Strategy: config.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}}
 	dir := t.TempDir()
 	if _, err := Preflight([]Spec{s}, 1<<40, dir, nil); err != nil {
 		t.Fatalf("a 2^22 configuration on a 1 TiB host: %v", err)
@@ -57,8 +57,8 @@ func TestPreflightRefusesOverTheLimits(t *testing.T) {
 }
 
 func TestPreflightTakesAPrediction(t *testing.T) {
-	s := Spec{Name: "p", Source: "f.yaml:1", Workload: pipeline.Workload{Constraints: 1 << 10, Partitions: 2, Proofs: 1, Concurrency: 1},
-		Pipeline: pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
+	s := Spec{Name: "p", Source: "f.yaml:1", Workload: config.Workload{Constraints: 1 << 10, Partitions: 2, Proofs: 1, Concurrency: 1},
+		Pipeline: config.Config{Strategy: config.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
 	big := func(*Spec) (int64, string, error) { return 2 << 30, "simulated", nil }
 	_, err := Preflight([]Spec{s}, 1<<30, t.TempDir(), big)
 	if err == nil || !strings.Contains(err.Error(), "predicted peak RSS 2.00 GiB (simulated)") {
@@ -67,8 +67,8 @@ func TestPreflightTakesAPrediction(t *testing.T) {
 }
 
 func TestPreflightHoldsAPredictionToTheFloor(t *testing.T) {
-	s := Spec{Name: "porep", Source: "f.yaml:1", Workload: pipeline.Workload{Constraints: 1 << 27, Partitions: 10, Proofs: 1, Concurrency: 1},
-		Pipeline: pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
+	s := Spec{Name: "porep", Source: "f.yaml:1", Workload: config.Workload{Constraints: 1 << 27, Partitions: 10, Proofs: 1, Concurrency: 1},
+		Pipeline: config.Config{Strategy: config.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
 	e := EstimateSpec(&s)
 	floor := e.KeyBytes + e.Dataset
 	small := func(*Spec) (int64, string, error) { return 1 << 30, "a model of 2^10..2^12", nil }
@@ -93,8 +93,8 @@ func TestPreflightHoldsAPredictionToTheFloor(t *testing.T) {
 }
 
 func TestPreflightFallsBackToTheBound(t *testing.T) {
-	s := Spec{Name: "p", Source: "f.yaml:1", Workload: pipeline.Workload{Constraints: 1 << 10, Partitions: 2, Proofs: 1, Concurrency: 1},
-		Pipeline: pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
+	s := Spec{Name: "p", Source: "f.yaml:1", Workload: config.Workload{Constraints: 1 << 10, Partitions: 2, Proofs: 1, Concurrency: 1},
+		Pipeline: config.Config{Strategy: config.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
 	none := func(*Spec) (int64, string, error) { return 0, "", fmt.Errorf("%w: no cached run", ErrNoPrediction) }
 	checks, err := Preflight([]Spec{s}, 1<<40, t.TempDir(), none)
 	if err != nil || len(checks) != 1 || checks[0].PeakRSS != EstimateSpec(&s).PeakRSS || !strings.Contains(checks[0].Basis, "no cached run") {
@@ -111,8 +111,8 @@ func TestPreflightFallsBackToTheBound(t *testing.T) {
 // + 4 datasets"): it has none, and the run is not refused.
 func TestPreflightDoesNotEstimateExec(t *testing.T) {
 	s := Spec{Name: "sleep", Source: "f.yaml:2", Exec: &ExecSpec{Command: []string{"sleep", "0.2"}}, MemoryLimit: 64 << 20,
-		Workload: pipeline.Workload{Constraints: 1 << 22, Partitions: 4, Proofs: 1, Concurrency: 1},
-		Pipeline: pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}}
+		Workload: config.Workload{Constraints: 1 << 22, Partitions: 4, Proofs: 1, Concurrency: 1},
+		Pipeline: config.Config{Strategy: config.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1}}
 	predicted := func(*Spec) (int64, string, error) { return 1 << 40, "simulated", nil }
 	checks, err := Preflight([]Spec{s}, 1<<30, t.TempDir(), predicted)
 	if err != nil {
@@ -144,8 +144,8 @@ func cachedKey(t *testing.T, s *Spec) string {
 // needs and the folder, and the same key already in the cache is not
 // counted.
 func TestPreflightRefusesAKeyTheDiskCannotHold(t *testing.T) {
-	s := Spec{Name: "huge", Source: "f.yaml:1", Workload: pipeline.Workload{Constraints: 1 << 40, Partitions: 1, Proofs: 1, Concurrency: 1},
-		Pipeline: pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 1, ChannelCapacity: 1, GPUWorkers: 1}}
+	s := Spec{Name: "huge", Source: "f.yaml:1", Workload: config.Workload{Constraints: 1 << 40, Partitions: 1, Proofs: 1, Concurrency: 1},
+		Pipeline: config.Config{Strategy: config.Hold, PartitionWorkers: 1, ChannelCapacity: 1, GPUWorkers: 1}}
 	if need := EstimateSpec(&s).KeyBytes; need < 1<<48 {
 		t.Fatalf("a 2^40 key estimated at %d bytes: not beyond any disk, the test shows nothing", need)
 	}

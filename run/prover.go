@@ -8,6 +8,7 @@ import (
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 )
 
 // Setup steps a repetition times before its clock starts (Repetition.SetupStages).
@@ -82,7 +83,7 @@ func prepareProver(ctx context.Context, spec *Spec, cacheDir string, opts pipeli
 	}
 	if !spec.Cold() {
 		if r, ok := p.be.(prover.HostReserver); ok && locksHost(p.be) {
-			abc, wires := pipeline.DatasetBytes(spec.Workload)
+			abc, wires := config.DatasetBytes(spec.Workload)
 			n := int(reservedDatasets(spec))
 			err := step(SetupPinPool, func() error { return r.ReserveHost(n, abc/3, abc/3, abc/3, wires) })
 			if err != nil {
@@ -103,10 +104,10 @@ func prepareProver(ctx context.Context, spec *Spec, cacheDir string, opts pipeli
 }
 
 // reservedDatasets is how many datasets a warm start reserves page-locked
-// memory for (pipeline.WarmPoolDatasets, which the simulator sizes its
+// memory for (config.WarmPoolDatasets, which the simulator sizes its
 // pool with too).
 func reservedDatasets(spec *Spec) int64 {
-	return pipeline.WarmPoolDatasets(spec.Workload, spec.Pipeline.Resolved(), spec.Devices)
+	return config.WarmPoolDatasets(spec.Workload, spec.Pipeline.Resolved(), spec.Devices)
 }
 
 // setupSeconds is the setup's stages in seconds, for the results.

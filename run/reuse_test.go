@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/results"
 )
 
@@ -19,7 +20,7 @@ import (
 // balanced, its own peak since a reset, its own CPU time) and proves as a
 // repetition in its own process does.
 func TestReuseProcessServesRepetitionsWarm(t *testing.T) {
-	spec := smallSpec("warm", pipeline.Hold)
+	spec := smallSpec("warm", config.Hold)
 	spec.Warmups, spec.Repeats = 1, 4
 	r := newTestRunner(t)
 	r.ReuseProcess = 3
@@ -72,7 +73,7 @@ func TestReuseProcessServesRepetitionsWarm(t *testing.T) {
 // request, carrying the repetition the document holds; the end of the
 // requests ends the server and completes the document.
 func TestServeAnswersEachRequest(t *testing.T) {
-	spec := smallSpec("served", pipeline.Release)
+	spec := smallSpec("served", config.Release)
 	r := newTestRunner(t)
 	r.ReuseProcess = 8
 	var replies bytes.Buffer

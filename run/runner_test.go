@@ -12,7 +12,7 @@ import (
 	"time"
 
 	"github.com/provebench/provebench/gpu/groth16"
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run/exec"
 	"github.com/provebench/provebench/run/supervise"
@@ -78,14 +78,14 @@ func TestMain(m *testing.M) {
 // cacheDir shares keys between the tests of one run.
 var cacheDir = filepath.Join(os.TempDir(), "provebench-bench-test-keys")
 
-func smallSpec(name string, strategy pipeline.Strategy) Spec {
+func smallSpec(name string, strategy config.Strategy) Spec {
 	return Spec{
 		Name:   name,
 		Source: "runner_test.go",
-		Workload: pipeline.Workload{
+		Workload: config.Workload{
 			Constraints: 1 << 8, Partitions: 3, Proofs: 2, Concurrency: 2, SynthesisRounds: 1, Seed: 1,
 		},
-		Pipeline: pipeline.Config{
+		Pipeline: config.Config{
 			Strategy: strategy, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1,
 		},
 		Backend: "cpu", Key: groth16.KindSetup, Verify: true,
@@ -105,7 +105,7 @@ func newTestRunner(t *testing.T) *Runner {
 func TestRunRecordsEveryRepetition(t *testing.T) {
 	r := newTestRunner(t)
 	r.HeapProfiles = true
-	doc, err := r.Run(context.Background(), []Spec{smallSpec("release", pipeline.Release), smallSpec("hold", pipeline.Hold)})
+	doc, err := r.Run(context.Background(), []Spec{smallSpec("release", config.Release), smallSpec("hold", config.Hold)})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -212,12 +212,12 @@ func TestFaultsAreRecordedAndTheSweepGoesOn(t *testing.T) {
 	for _, tc := range cases {
 		t.Run(string(tc.want), func(t *testing.T) {
 			r := newTestRunner(t)
-			bad := smallSpec("bad", pipeline.Hold)
+			bad := smallSpec("bad", config.Hold)
 			bad.Warmups, bad.Repeats = 0, 1
 			if tc.mutate != nil {
 				tc.mutate(&bad)
 			}
-			good := smallSpec("good", pipeline.Hold)
+			good := smallSpec("good", config.Hold)
 			good.Warmups, good.Repeats = 0, 1
 			// Only the first scenario's child misbehaves: the variable is
 			// cleared by the progress hook once it has started.
@@ -249,7 +249,7 @@ func (c *clearEnvOnEnd) RepetitionEnd(*Spec, *results.Repetition) { os.Unsetenv(
 
 func TestInterruptKeepsFinishedRepetitions(t *testing.T) {
 	r := newTestRunner(t)
-	spec := smallSpec("long", pipeline.Hold)
+	spec := smallSpec("long", config.Hold)
 	spec.Warmups, spec.Repeats = 0, 50
 	ctx, cancel := context.WithCancel(context.Background())
 	r.Progress = &cancelAfter{n: 2, cancel: cancel}
@@ -329,7 +329,7 @@ func TestSteadyBusyFraction(t *testing.T) {
 func TestProgressLines(t *testing.T) {
 	var b strings.Builder
 	p := NewProgress(&b, false)
-	spec := smallSpec("x", pipeline.Hold)
+	spec := smallSpec("x", config.Hold)
 	p.Begin(1, 1)
 	p.RepetitionStart(&spec, 0, false)
 	p.Tick(&spec, time.Second, 1, 1<<20) // not a terminal: no redraw
@@ -348,7 +348,7 @@ func TestProgressTimeLeft(t *testing.T) {
 	clock := time.Unix(0, 0)
 	p := NewProgress(&b, false).(*lineProgress)
 	p.now = func() time.Time { return clock }
-	a, c := smallSpec("a", pipeline.Hold), smallSpec("c", pipeline.Hold)
+	a, c := smallSpec("a", config.Hold), smallSpec("c", config.Hold)
 	a.Warmups, a.Repeats, c.Warmups, c.Repeats = 1, 2, 0, 2
 	p.Begin(2, 5)
 	step := func(spec *Spec, idx int, warm bool, d time.Duration) {
@@ -378,7 +378,7 @@ func TestProgressCountsDown(t *testing.T) {
 	clock := time.Unix(0, 0)
 	p := NewProgress(&b, true).(*lineProgress)
 	p.now = func() time.Time { return clock }
-	a := smallSpec("a", pipeline.Hold)
+	a := smallSpec("a", config.Hold)
 	a.Warmups, a.Repeats = 0, 3
 	p.Begin(1, 3)
 	p.RepetitionStart(&a, 0, false)

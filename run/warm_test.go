@@ -4,7 +4,7 @@ import (
 	"context"
 	"testing"
 
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/results"
 )
 
@@ -13,12 +13,12 @@ import (
 // one does not; device time per partition is the sum of the device stages,
 // on both backends.
 func TestWarmAndColdStart(t *testing.T) {
-	warm := smallSpec("warm", pipeline.Hold)
+	warm := smallSpec("warm", config.Hold)
 	warm.Warmups, warm.Repeats = 0, 1
 	cold := warm
 	cold.Name, cold.Measure = "cold", MeasureCold
 	cached := warm
-	cached.Name, cached.Workload.Synthesis = "cached", pipeline.SynthesisCached
+	cached.Name, cached.Workload.Synthesis = "cached", config.SynthesisCached
 	r := newTestRunner(t)
 	doc, err := r.Run(context.Background(), []Spec{warm, cold, cached})
 	if err != nil {
@@ -86,13 +86,13 @@ func TestWarmAndColdStart(t *testing.T) {
 // than the working set of a pipeline where nothing piles up.
 func TestReservedDatasets(t *testing.T) {
 	for _, c := range []struct {
-		strategy pipeline.Strategy
+		strategy config.Strategy
 		pw, ch   int
 		want     int64
 	}{
-		{pipeline.Release, 2, 1, 2 + 1 + 2}, // bounded by the working set: 6 partitions in flight
-		{pipeline.Hold, 2, 1, 2 + 1 + 2},
-		{pipeline.Release, 8, 4, 6}, // every partition of the 2 proofs in flight
+		{config.Release, 2, 1, 2 + 1 + 2}, // bounded by the working set: 6 partitions in flight
+		{config.Hold, 2, 1, 2 + 1 + 2},
+		{config.Release, 8, 4, 6}, // every partition of the 2 proofs in flight
 	} {
 		s := smallSpec("x", c.strategy)
 		s.Pipeline.PartitionWorkers, s.Pipeline.ChannelCapacity = c.pw, c.ch

@@ -79,7 +79,7 @@
 // written in the wrong section says where it belongs (strategy belongs
 // under pipeline). A matrix needs at least one axis. Beyond
 // each field's own type and limits, every resolved configuration must pass
-// the pipeline's validation (pipeline.Workload.Validate and
+// the pipeline's validation (config.Workload.Validate and
 // Config.Validate) and these rules:
 //   - pipeline.strategy is one gate or gates joined by + in the order
 //     permits (release or hold), budget, pacer (budget+pacer,

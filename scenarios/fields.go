@@ -9,10 +9,9 @@ import (
 	"strings"
 	"time"
 
-	"github.com/provebench/provebench/gpu/backends"
-	"github.com/provebench/provebench/gpu/circuit"
-	"github.com/provebench/provebench/gpu/groth16"
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/gpu/catalog"
+	"github.com/provebench/provebench/gpu/shape"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/spec"
 )
 
@@ -78,9 +77,9 @@ var groupDocs = map[string]string{
 // bases, in the order the schema lists them.
 var fields = []*field{
 	{
-		path: "backend", kind: kindEnum, def: backends.CPU,
-		enum: backends.Names(),
-		doc:  "Prover backend: " + backends.Doc() + ".",
+		path: "backend", kind: kindEnum, def: catalog.CPU,
+		enum: catalog.Names(),
+		doc:  "Prover backend: " + catalog.Doc() + ".",
 		set:  func(s *spec.Spec, v any) { s.Backend = v.(string) },
 		get:  func(s *spec.Spec) any { return string(s.Backend) },
 	},
@@ -91,13 +90,13 @@ var fields = []*field{
 		get: func(s *spec.Spec) any { return int64(s.Devices) },
 	},
 	{
-		path: "key", kind: kindEnum, def: string(groth16.KindAuto),
-		enum: []string{string(groth16.KindSetup), string(groth16.KindRandom), string(groth16.KindAuto)},
+		path: "key", kind: kindEnum, def: string(shape.KindAuto),
+		enum: []string{string(shape.KindSetup), string(shape.KindRandom), string(shape.KindAuto)},
 		doc: fmt.Sprintf("Proving key: setup (a real Groth16 setup: proofs verify; at most 2^%d constraints), "+
 			"random (a benchmark key of the same shape: proving costs the same, proofs do not verify), "+
 			"or auto (setup up to 2^%d constraints, random above). The loader resolves auto.",
-			log2(maxSetupConstraints), log2(groth16.AutoSetupMax)),
-		set: func(s *spec.Spec, v any) { s.Key = groth16.KeyKind(v.(string)) },
+			log2(maxSetupConstraints), log2(shape.AutoSetupMax)),
+		set: func(s *spec.Spec, v any) { s.Key = shape.KeyKind(v.(string)) },
 		get: func(s *spec.Spec) any { return string(s.Key) },
 	},
 	{
@@ -147,7 +146,7 @@ var fields = []*field{
 	{
 		path: "workload.constraints", kind: kindConstraints, def: "2^14",
 		doc: fmt.Sprintf("Constraints per partition (the domain size): a power of two from 2^%d to 2^%d, written as 2^k or an integer. A 32 GiB PoRep partition is 2^27.",
-			circuit.MinLogConstraints, circuit.MaxLogConstraints),
+			shape.MinLogConstraints, shape.MaxLogConstraints),
 		set: func(s *spec.Spec, v any) { s.Workload.Constraints = int(v.(int64)) },
 		get: func(s *spec.Spec) any { return int64(s.Workload.Constraints) },
 	},
@@ -170,20 +169,20 @@ var fields = []*field{
 		get: func(s *spec.Spec) any { return int64(s.Workload.Concurrency) },
 	},
 	{
-		path: "workload.synthesis_rounds", kind: kindInt, def: "4", lo: atLeast(0), hi: atMost(circuit.MaxRounds),
+		path: "workload.synthesis_rounds", kind: kindInt, def: "4", lo: atLeast(0), hi: atMost(shape.MaxRounds),
 		doc: "Synthesis cost: rounds of the x^5+c S-box per constraint (CPU work per partition grows linearly with it; proving cost does not change).",
 		set: func(s *spec.Spec, v any) { s.Workload.SynthesisRounds = int(v.(int64)) },
 		get: func(s *spec.Spec) any { return int64(s.Workload.SynthesisRounds) },
 	},
 	{
 		path: "workload.bit_fraction", kind: kindFloat, def: "0.5",
-		lo: atLeast(float64(circuit.MinBitsPerMille) / 1000), hi: atMost(float64(circuit.MaxBitsPerMille) / 1000),
+		lo: atLeast(float64(shape.MinBitsPerMille) / 1000), hi: atMost(float64(shape.MaxBitsPerMille) / 1000),
 		doc: "Share of the private wires that are bits (PoRep circuits are bit-heavy). Provers sum the bits' points as batch additions and run full MSMs over the rest only, so it sets the MSM mix; B has terms only for bits.",
 		set: func(s *spec.Spec, v any) { s.Workload.BitFraction = v.(float64) },
 		get: func(s *spec.Spec) any { return float64(s.Workload.BitFraction) },
 	},
 	{
-		path: "workload.synthesis", kind: kindEnum, def: pipeline.SynthesisCompute, enum: pipeline.SynthesisModes,
+		path: "workload.synthesis", kind: kindEnum, def: config.SynthesisCompute, enum: config.SynthesisModes,
 		doc: "How partitions are synthesized. compute (the default): the circuit's synthesis, whose cost synthesis_rounds sets. cached: one witness is synthesized before the run and every partition copies it into its own freshly allocated dataset (same allocations, page-locking, sizes and lifetimes, none of the arithmetic), so synthesis outruns the GPU: the GPU-bound regime, on a host whose CPUs would otherwise hold the GPU back.",
 		set: func(s *spec.Spec, v any) { s.Workload.Synthesis = v.(string) },
 		get: func(s *spec.Spec) any { return s.Workload.Synthesis },
@@ -196,10 +195,10 @@ var fields = []*field{
 	},
 
 	{
-		path: "pipeline.strategy", kind: kindEnum, def: string(pipeline.Release), enum: pipeline.StrategyNames(),
+		path: "pipeline.strategy", kind: kindEnum, def: string(config.Release), enum: config.StrategyNames(),
 		doc: "Admission strategy: the gates a partition passes before synthesis, joined by + (such as budget+pacer, as cuzk's final engine). Gates: " +
-			pipeline.Registered().Doc() + "; synthesis_workers caps synthesis under every strategy.",
-		set: func(s *spec.Spec, v any) { s.Pipeline.Strategy = pipeline.Strategy(v.(string)) },
+			config.Registered().Doc() + "; synthesis_workers caps synthesis under every strategy.",
+		set: func(s *spec.Spec, v any) { s.Pipeline.Strategy = config.Strategy(v.(string)) },
 		get: func(s *spec.Spec) any { return string(s.Pipeline.Strategy) },
 	},
 	{
@@ -239,25 +238,25 @@ var fields = []*field{
 		get: func(s *spec.Spec) any { return int64(s.Pipeline.Budget) },
 	},
 	{
-		path: "pipeline.pacer.target_depth", kind: kindFloat, def: formatFloat(pipeline.DefaultTargetDepth), lo: greaterThan(0),
+		path: "pipeline.pacer.target_depth", kind: kindFloat, def: formatFloat(config.DefaultTargetDepth), lo: greaterThan(0),
 		doc: "GPU queue depth (partitions synthesized and not yet taken by a GPU worker) the controller holds.",
 		set: func(s *spec.Spec, v any) { s.Pipeline.Pacer.TargetDepth = v.(float64) },
 		get: func(s *spec.Spec) any { return float64(s.Pipeline.Pacer.TargetDepth) },
 	},
 	{
-		path: "pipeline.pacer.kp", kind: kindFloat, def: formatFloat(pipeline.DefaultKp), lo: atLeast(0),
+		path: "pipeline.pacer.kp", kind: kindFloat, def: formatFloat(config.DefaultKp), lo: atLeast(0),
 		doc: "Proportional gain, per partition of depth error. Kp and ki cannot both be 0: a controller without feedback cannot hold its target.",
 		set: func(s *spec.Spec, v any) { s.Pipeline.Pacer.Kp = v.(float64) },
 		get: func(s *spec.Spec) any { return float64(s.Pipeline.Pacer.Kp) },
 	},
 	{
-		path: "pipeline.pacer.ki", kind: kindFloat, def: formatFloat(pipeline.DefaultKi), lo: atLeast(0),
+		path: "pipeline.pacer.ki", kind: kindFloat, def: formatFloat(config.DefaultKi), lo: atLeast(0),
 		doc: "Integral gain, per partition of depth error sustained for one GPU service interval.",
 		set: func(s *spec.Spec, v any) { s.Pipeline.Pacer.Ki = v.(float64) },
 		get: func(s *spec.Spec) any { return float64(s.Pipeline.Pacer.Ki) },
 	},
 	{
-		path: "pipeline.pacer.interval", kind: kindDuration, def: pipeline.DefaultPacerInterval.String(), lo: atLeast(pipeline.MinPacerInterval.Seconds()),
+		path: "pipeline.pacer.interval", kind: kindDuration, def: config.DefaultPacerInterval.String(), lo: atLeast(config.MinPacerInterval.Seconds()),
 		doc: "Control period: how often the controller samples the queue and sets the admission rate (a Go duration such as 20ms).",
 		set: func(s *spec.Spec, v any) { s.Pipeline.Pacer.Interval = v.(time.Duration) },
 		get: func(s *spec.Spec) any { return time.Duration(s.Pipeline.Pacer.Interval) },
@@ -397,7 +396,7 @@ const maxSetupConstraints = 1 << 20
 
 func formatFloat(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
 
-func log2(n int) int { return circuit.Params{Constraints: n}.LogConstraints() }
+func log2(n int) int { return shape.Params{Constraints: n}.LogConstraints() }
 
 // parse reads a scalar as the field's kind and checks it against the
 // field's own limits (limits that depend on other fields are checked once a
@@ -449,17 +448,17 @@ func uintValue(text string) (any, error) {
 // range is refused with the range before the count is parsed, so that it
 // gets this message rather than the circuit's.
 func constraintsValue(text string) (any, error) {
-	if k, ok := pow2Exponent(text); ok && (k < circuit.MinLogConstraints || k > circuit.MaxLogConstraints) {
-		return nil, fmt.Errorf("%s: constraints must be a power of two from 2^%d to 2^%d", text, circuit.MinLogConstraints, circuit.MaxLogConstraints)
+	if k, ok := pow2Exponent(text); ok && (k < shape.MinLogConstraints || k > shape.MaxLogConstraints) {
+		return nil, fmt.Errorf("%s: constraints must be a power of two from 2^%d to 2^%d", text, shape.MinLogConstraints, shape.MaxLogConstraints)
 	}
 	n, err := ParseCount(text)
 	if errors.Is(err, errTooLarge) {
-		return nil, fmt.Errorf("%s: constraints must be a power of two from 2^%d to 2^%d", text, circuit.MinLogConstraints, circuit.MaxLogConstraints)
+		return nil, fmt.Errorf("%s: constraints must be a power of two from 2^%d to 2^%d", text, shape.MinLogConstraints, shape.MaxLogConstraints)
 	}
 	if err != nil {
 		return nil, err
 	}
-	if err := (circuit.Params{Constraints: int(n)}).Validate(); err != nil {
+	if err := (shape.Params{Constraints: int(n)}).Validate(); err != nil {
 		return nil, err
 	}
 	return n, nil

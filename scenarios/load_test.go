@@ -17,7 +17,7 @@ import (
 
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/groth16"
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/spec"
 )
 
@@ -320,13 +320,13 @@ func TestBuiltinDefaults(t *testing.T) {
 		Name:   "a",
 		Source: "test.yaml:2",
 		File:   "test",
-		Workload: pipeline.Workload{
+		Workload: config.Workload{
 			Constraints: 1 << 14, Partitions: 4, Proofs: 2, Concurrency: 1, SynthesisRounds: 4, BitFraction: 0.5, Seed: 1,
-			Synthesis: pipeline.SynthesisCompute,
+			Synthesis: config.SynthesisCompute,
 		},
-		Pipeline: pipeline.Config{
-			Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1,
-			Budget: 256 << 20, Pacer: pipeline.DefaultPacerConfig(),
+		Pipeline: config.Config{
+			Strategy: config.Release, PartitionWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1,
+			Budget: 256 << 20, Pacer: config.DefaultPacerConfig(),
 		},
 		Backend: "cpu", Key: groth16.KindSetup, Verify: true,
 		Repeats: 5, Warmups: 1, SampleInterval: 10 * time.Millisecond, Timeout: 10 * time.Minute,
@@ -360,17 +360,17 @@ matrix:
 		t.Fatalf("got %d specs, want 3", len(specs))
 	}
 	a := specs[0]
-	if a.Pipeline.Strategy != pipeline.Release || a.Pipeline.PartitionWorkers != 3 || a.Pipeline.ChannelCapacity != 2 {
+	if a.Pipeline.Strategy != config.Release || a.Pipeline.PartitionWorkers != 3 || a.Pipeline.ChannelCapacity != 2 {
 		t.Errorf("scenario pipeline: got %+v; want strategy from the scenario, pw and C from the defaults", a.Pipeline)
 	}
-	if p := a.Pipeline.Pacer; p.Kp != 0.3 || p.Ki != 0.2 || p.Interval != 5*time.Millisecond || p.TargetDepth != pipeline.DefaultTargetDepth {
+	if p := a.Pipeline.Pacer; p.Kp != 0.3 || p.Ki != 0.2 || p.Interval != 5*time.Millisecond || p.TargetDepth != config.DefaultTargetDepth {
 		t.Errorf("pacer: got %+v; want kp and interval from the defaults, ki from the scenario, target_depth built in", p)
 	}
 	if a.Repeats != 5 || a.MemoryLimit != 1_500_000_000 || a.Workload.Proofs != 3 || a.Workload.Partitions != 4 || a.Workload.Constraints != 1024 {
 		t.Errorf("scenario: got %+v", a)
 	}
 	for i, m := range specs[1:] {
-		if m.Pipeline.Strategy != pipeline.Hold || m.Pipeline.ChannelCapacity != 9 || m.Workload.Partitions != 7 ||
+		if m.Pipeline.Strategy != config.Hold || m.Pipeline.ChannelCapacity != 9 || m.Workload.Partitions != 7 ||
 			m.Workload.Proofs != 3 || m.Pipeline.PartitionWorkers != i+1 {
 			t.Errorf("matrix point %d: got %+v %+v; want base over defaults, axis over base", i, m.Workload, m.Pipeline)
 		}
@@ -410,7 +410,7 @@ matrix:
 		t.Fatalf("names:\n%s\nwant:\n%s", strings.Join(names, "\n"), strings.Join(want, "\n"))
 	}
 	s := specs[5]
-	if s.Pipeline.Strategy != pipeline.Hold || s.Pipeline.ChannelCapacity != 4 {
+	if s.Pipeline.Strategy != config.Hold || s.Pipeline.ChannelCapacity != 4 {
 		t.Errorf("%s: got %+v", s.Name, s.Pipeline)
 	}
 	if want := map[string]string{"pipeline.strategy": "hold", "pipeline.channel_capacity": "4"}; !reflect.DeepEqual(s.Labels, want) {
@@ -507,10 +507,10 @@ scenarios:
     workload: *w
 `
 	specs := load(t, doc)
-	if p := specs[0].Pipeline; p.Strategy != pipeline.Hold || p.PartitionWorkers != 6 || p.ChannelCapacity != 6 {
+	if p := specs[0].Pipeline; p.Strategy != config.Hold || p.PartitionWorkers != 6 || p.ChannelCapacity != 6 {
 		t.Errorf("a: %+v", p)
 	}
-	if p := specs[1].Pipeline; p.Strategy != pipeline.Release || p.PartitionWorkers != 6 {
+	if p := specs[1].Pipeline; p.Strategy != config.Release || p.PartitionWorkers != 6 {
 		t.Errorf("b: explicit key must beat the merged one: %+v", p)
 	}
 	if specs[3].Workload.Proofs != 5 {
@@ -660,7 +660,7 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 	t.Run("ci", func(t *testing.T) {
 		specs := byName("ci")
 		for _, s := range specs {
-			if s.Pipeline.Strategy == pipeline.Pacer {
+			if s.Pipeline.Strategy == config.Pacer {
 				t.Errorf("%s: the pacer's peaks depend on timing; ci figures must repeat exactly", s.Name)
 			}
 			if s.Workload.SynthesisRounds != 0 || s.Repeats < 5 || s.Backend != "cpu" || !s.Verify {
@@ -677,7 +677,7 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 			t.Errorf("%d configurations, want 12 (6 strategies x early free off/on)", len(specs))
 		}
 		for _, s := range specs {
-			if s.Pipeline.Strategy == pipeline.Budget && budgetHolds(s) != int64(s.Pipeline.PartitionWorkers) {
+			if s.Pipeline.Strategy == config.Budget && budgetHolds(s) != int64(s.Pipeline.PartitionWorkers) {
 				t.Errorf("%s: budget holds %d datasets, the file says pw=%d", s.Name, budgetHolds(s), s.Pipeline.PartitionWorkers)
 			}
 			if inPlay := s.Workload.Partitions * s.Workload.Concurrency; inPlay < 3*s.Pipeline.PartitionWorkers {
@@ -717,11 +717,11 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 			// Key, witness and the pool of the datasets worked on at
 			// once stay resident: what every configuration starts at.
 			key := groth16.KeyBytes(s.Workload.Circuit())
-			pool := pipeline.WarmPoolDatasets(s.Workload, s.Pipeline.Resolved(), 1) * datasetBytes(s)
+			pool := config.WarmPoolDatasets(s.Workload, s.Pipeline.Resolved(), 1) * datasetBytes(s)
 			start := key + datasetBytes(s) + pool
 			inPlay := int64(s.Workload.Partitions*s.Workload.Concurrency) * datasetBytes(s)
 			switch s.Pipeline.Strategy {
-			case pipeline.Release:
+			case config.Release:
 				// The wall: every partition in play alive passes the limit.
 				if key+inPlay <= s.MemoryLimit {
 					t.Errorf("%s: %s in play: release cannot reach its limit %s", s.Name, formatBytes(key+inPlay), formatBytes(s.MemoryLimit))
@@ -866,7 +866,7 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 			if worst > s.MemoryLimit || s.MemoryLimit >= hostMemory {
 				t.Errorf("%s: worst case %s, limit %s, host %s", s.Name, formatBytes(worst), formatBytes(s.MemoryLimit), formatBytes(hostMemory))
 			}
-			if s.Pipeline.Strategy == pipeline.Budget && budgetHolds(s) != int64(s.Pipeline.PartitionWorkers) {
+			if s.Pipeline.Strategy == config.Budget && budgetHolds(s) != int64(s.Pipeline.PartitionWorkers) {
 				t.Errorf("%s: budget holds %d datasets, the file says pw=%d", s.Name, budgetHolds(s), s.Pipeline.PartitionWorkers)
 			}
 			// The GPU holds the key, the precomputed bases of the full

@@ -10,8 +10,8 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/provebench/provebench/gpu/groth16"
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/gpu/shape"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/spec"
 )
 
@@ -164,13 +164,13 @@ func (p *parser) spec(pt *point) spec.Spec {
 	if s.Workload.Constraints > 0 {
 		s.Key = s.Key.Resolve(s.Workload.Constraints)
 	}
-	s.Verify = s.Verify && s.Key == groth16.KindSetup
+	s.Verify = s.Verify && s.Key == shape.KindSetup
 	return s
 }
 
 // check applies the rules that involve more than one field. A rule whose
 // fields did not parse is skipped: their errors are already reported. The
-// engine's own validation (pipeline.Workload.Validate, Config.Validate)
+// engine's own validation (config.Workload.Validate, Config.Validate)
 // runs last, so the loader never accepts a configuration the engine would
 // refuse; its findings on fields this loader already reported are dropped.
 func (p *parser) check(pt *point, s *spec.Spec) {
@@ -236,27 +236,27 @@ func (c *pointCheck) datasetFits(s *spec.Spec) {
 	dataset := fmt.Sprintf("one partition's dataset at 2^%d constraints (%s: %s a/b/c + %s wires)",
 		params.LogConstraints(), formatBytes(abc+wires), formatBytes(abc), formatBytes(wires))
 	// The budget gate's own check, worded with the value as written.
-	if c.valid("pipeline.strategy", "pipeline.budget") && pc.Strategy.Has(pipeline.Budget) && pc.Budget < abc+wires {
+	if c.valid("pipeline.strategy", "pipeline.budget") && pc.Strategy.Has(config.Budget) && pc.Budget < abc+wires {
 		c.report("pipeline.budget", "%s is less than %s; admission could never start one", c.written("pipeline.budget"), dataset)
 	}
 	if c.valid("memory_limit") && s.MemoryLimit > 0 && s.MemoryLimit < abc+wires {
 		c.report("memory_limit", "%s is less than %s; every repetition would be stopped", c.written("memory_limit"), dataset)
 	}
-	if c.valid("key") && s.Key == groth16.KindSetup && w.Constraints > maxSetupConstraints {
+	if c.valid("key") && s.Key == shape.KindSetup && w.Constraints > maxSetupConstraints {
 		c.report("key", "a real setup of 2^%d constraints takes hours; above 2^%d use key random (or auto)",
 			params.LogConstraints(), log2(maxSetupConstraints))
 	}
 }
 
 // engineRules reports what the engine's own validation finds: each gate of
-// the strategy checks its fields (pipeline.Registered). A field that did
+// the strategy checks its fields (config.Registered). A field that did
 // not parse is zero here: while there is one, only the problems of fields
 // that parsed are reported.
 func (c *pointCheck) engineRules(s *spec.Spec) {
 	w, pc := s.Workload, s.Pipeline
 	pt := c.pt
 	for _, err := range flatten(errors.Join(w.Validate(), pc.ValidateWritten(), pc.Resolved().Validate(w))) {
-		var fe *pipeline.FieldError
+		var fe *config.FieldError
 		if !errors.As(err, &fe) {
 			if c.complete {
 				c.p.pointError(pt, "", err.Error())

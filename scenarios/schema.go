@@ -9,7 +9,7 @@ import (
 
 	"gopkg.in/yaml.v3"
 
-	"github.com/provebench/provebench/gpu/circuit"
+	"github.com/provebench/provebench/gpu/shape"
 )
 
 // durationPattern matches what time.ParseDuration accepts, for the JSON
@@ -193,10 +193,10 @@ func valueSchema(f *field) map[string]any {
 		s["minimum"] = 0
 	case kindConstraints:
 		var values []any
-		for k := circuit.MinLogConstraints; k <= circuit.MaxLogConstraints; k++ {
+		for k := shape.MinLogConstraints; k <= shape.MaxLogConstraints; k++ {
 			values = append(values, fmt.Sprintf("2^%d", k))
 		}
-		for k := circuit.MinLogConstraints; k <= circuit.MaxLogConstraints; k++ {
+		for k := shape.MinLogConstraints; k <= shape.MaxLogConstraints; k++ {
 			values = append(values, 1<<k)
 		}
 		s["enum"] = values

@@ -5,7 +5,7 @@ import (
 	"testing"
 )
 
-// The strategies' rules come from their gates (pipeline.Registered), and
+// The strategies' rules come from their gates (config.Registered), and
 // still reach the user beside a field that did not parse: permits too few
 // for hold and a pacer without feedback, with target_depth refused by the
 // parser.

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 )
 
 // sim is the state of one simulated run; it mirrors the engine's stages
@@ -15,8 +16,8 @@ import (
 // handlers on one virtual clock.
 type sim struct {
 	o     Options
-	w     pipeline.Workload
-	c     pipeline.Config
+	w     config.Workload
+	c     config.Config
 	tr    *pipeline.Tracker
 	core  *pipeline.Core
 	rng   *rand.Rand
@@ -81,16 +82,16 @@ func newSim(o Options) *sim {
 		remaining: make([]int, w.Proofs),
 		timings:   make([]pipeline.PartitionTiming, w.Proofs*w.Partitions),
 		chanFree:  o.Config.ChannelCapacity,
-		devBusy:   make([]bool, o.Host.devices()),
-		devQ:      make([][]devJob, o.Host.devices()),
-		pinning:   make([][]time.Duration, o.Host.devices()),
-		submitted: make([]int, o.Host.devices()),
-		slotQ:     make([][]*item, o.Host.devices()),
+		devBusy:   make([]bool, o.Host.DeviceCount()),
+		devQ:      make([][]devJob, o.Host.DeviceCount()),
+		pinning:   make([][]time.Duration, o.Host.DeviceCount()),
+		submitted: make([]int, o.Host.DeviceCount()),
+		slotQ:     make([][]*item, o.Host.DeviceCount()),
 	}
 	for p := range s.remaining {
 		s.remaining[p] = w.Partitions
 	}
-	for d := range o.Host.devices() {
+	for d := range o.Host.DeviceCount() {
 		for range o.Config.GPUWorkers {
 			s.idle = append(s.idle, d)
 		}
@@ -212,20 +213,20 @@ func (s *sim) synthesisTime() time.Duration {
 // among them.
 func (s *sim) share() float64 {
 	busy := 0
-	if s.o.Host.sharesWithProver() {
+	if s.o.Host.SharesWithProver() {
 		for _, b := range s.devBusy {
 			if b {
 				busy++
 			}
 		}
 	}
-	return s.o.Host.synthesisSpeed(len(s.synth), busy)
+	return s.o.Host.SynthesisSpeedBusy(len(s.synth), busy)
 }
 
 // setBusy marks a serial device working or idle; on a host prover the
 // synthesizing partitions' share of the cores changes with it.
 func (s *sim) setBusy(dev int, busy bool) {
-	if !s.o.Host.sharesWithProver() || s.devBusy[dev] == busy {
+	if !s.o.Host.SharesWithProver() || s.devBusy[dev] == busy {
 		s.devBusy[dev] = busy
 		return
 	}
@@ -270,7 +271,7 @@ func (s *sim) startSynthesis(it *item) {
 		it.work = s.o.synthesisOf(it.proof, it.part)
 	}
 	s.synth = append(s.synth, it)
-	if !s.o.Host.shares() {
+	if !s.o.Host.Shares() {
 		s.at(s.now+it.work, synthDone, it) // nothing to share: no rescheduling
 		return
 	}
@@ -280,7 +281,7 @@ func (s *sim) startSynthesis(it *item) {
 func (s *sim) synthesized(it *item) {
 	s.reshare()
 	s.synth = slices.DeleteFunc(s.synth, func(x *item) bool { return x == it })
-	if s.o.Host.shares() {
+	if s.o.Host.Shares() {
 		s.reschedule()
 	}
 	it.synthEnd = s.now
@@ -402,7 +403,7 @@ func (s *sim) upload(it *item) {
 		return
 	}
 	if up > 0 {
-		s.at(s.now+time.Duration(float64(up)/s.o.Host.speed()), uploadDone, it)
+		s.at(s.now+time.Duration(float64(up)/s.o.Host.Speed()), uploadDone, it)
 	} else if s.o.Stages.SubmitQueue > 0 {
 		s.at(s.now, startDone, it)
 	} else {
@@ -441,7 +442,7 @@ func (s *sim) nttRan(it *item) {
 		s.releaseABC(it)
 		it.abc = 0
 	}
-	d := time.Duration(float64(s.o.Stages.Finalize) / s.o.Host.speed())
+	d := time.Duration(float64(s.o.Stages.Finalize) / s.o.Host.Speed())
 	s.busy += d
 	s.at(s.now+d, finalizeDone, it)
 }
@@ -464,7 +465,7 @@ func (s *sim) startEnds(it *item) {
 // onDevice runs a GPU phase of d (at the host's GPU speed): at once, or,
 // on a serial device, after the device's earlier phases.
 func (s *sim) onDevice(it *item, kind jobKind, d time.Duration) {
-	d = time.Duration(float64(d) / s.o.Host.speed())
+	d = time.Duration(float64(d) / s.o.Host.Speed())
 	s.busy += d
 	if !s.o.Stages.DeviceSerial {
 		s.at(s.now+d, kind, it)
@@ -601,7 +602,7 @@ func (s *sim) observe() {
 func (s *sim) result() *Result {
 	rep := &pipeline.Report{
 		Backend:  "simulated",
-		Devices:  s.o.Host.devices(),
+		Devices:  s.o.Host.DeviceCount(),
 		Workload: s.w,
 		Config:   s.c,
 		Elapsed:  s.now,
@@ -635,7 +636,7 @@ func (s *sim) result() *Result {
 	}
 	res := &Result{Report: rep, Tracker: s.tr, PeakRSS: s.peakRSS, Timeline: s.timeline, OOM: s.oom, DeviceStalled: s.stalled}
 	if rep.Wall > 0 {
-		res.DeviceBusy = min(float64(s.busy)/float64(rep.Wall)/float64(s.o.Host.devices()), 1)
+		res.DeviceBusy = min(float64(s.busy)/float64(rep.Wall)/float64(s.o.Host.DeviceCount()), 1)
 	}
 	return res
 }

@@ -6,14 +6,16 @@ import (
 	"time"
 
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
+	"github.com/provebench/provebench/sim/model"
 )
 
 // Options is one configuration to simulate.
 type Options struct {
-	Workload pipeline.Workload
+	Workload config.Workload
 	// Config is resolved here; a zero SynthesisWorkers without a permit
 	// gate means the host's cores (else 1 per permit, as in the engine).
-	Config pipeline.Config
+	Config config.Config
 	Stages Stages
 	Host   Host
 	// Timeline records the RSS and counters after every event (for
@@ -76,7 +78,7 @@ func (r *Result) Throughput() float64 {
 // ResolveConfig is c as the runner resolves it on a host of the given
 // cores (0: unknown, the runner's own): a strategy without permits
 // synthesizes on every core.
-func ResolveConfig(c pipeline.Config, cores int) pipeline.Config {
+func ResolveConfig(c config.Config, cores int) config.Config {
 	if c.SynthesisWorkers == 0 && !c.Strategy.UsesPermits() && cores > 0 {
 		c.SynthesisWorkers = cores
 	}
@@ -88,7 +90,7 @@ func ResolveConfig(c pipeline.Config, cores int) pipeline.Config {
 func Run(o Options) (*Result, error) {
 	o.Config = ResolveConfig(o.Config, o.Host.Cores)
 	if err := errors.Join(o.Workload.Validate(), o.Config.ValidateFor(o.Stages.ABCBytes, o.Stages.WireBytes),
-		o.Stages.validate(), o.Host.validate()); err != nil {
+		o.Stages.Validate(), o.Host.Validate()); err != nil {
 		return nil, fmt.Errorf("simulate: %w", err)
 	}
 	s := newSim(o)
@@ -163,3 +165,11 @@ type devJob struct {
 	kind jobKind
 	d    time.Duration
 }
+
+// The simulator's model of a partition's stages and of the host is
+// sim/model's, which spec records without linking the engine; these names
+// let the simulator read as it did.
+type (
+	Stages = model.Stages
+	Host   = model.Host
+)

@@ -12,6 +12,7 @@ import (
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 )
 
 // fixedBackend is a scheduling test double: Start and Wait take fixed
@@ -75,18 +76,18 @@ func TestSimulatorMatchesEngine(t *testing.T) {
 	synthOf := func(proof, partition int) time.Duration {
 		return synth + time.Duration(proof*4+partition)*9*time.Millisecond
 	}
-	cases := []pipeline.Config{
-		{Strategy: pipeline.Release, PartitionWorkers: 3, ChannelCapacity: 1, GPUWorkers: 1},
-		{Strategy: pipeline.Release, PartitionWorkers: 4, ChannelCapacity: 2, GPUWorkers: 1, EarlyFree: true},
-		{Strategy: pipeline.Hold, PartitionWorkers: 3, ChannelCapacity: 1, GPUWorkers: 1},
-		{Strategy: pipeline.Hold, PartitionWorkers: 3, ChannelCapacity: 3, GPUWorkers: 2},
-		{Strategy: pipeline.Budget, Budget: 3 * one, SynthesisWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1},
-		{Strategy: pipeline.Budget, Budget: 3 * one, SynthesisWorkers: 2, ChannelCapacity: 2, GPUWorkers: 1, EarlyFree: true},
-		{Strategy: pipeline.Pacer, SynthesisWorkers: 3, ChannelCapacity: 2, GPUWorkers: 1,
-			Pacer: pipeline.PacerConfig{TargetDepth: 1, Kp: 0.1, Ki: 0.01, Interval: 250 * time.Millisecond, MaxInFlight: 4}},
+	cases := []config.Config{
+		{Strategy: config.Release, PartitionWorkers: 3, ChannelCapacity: 1, GPUWorkers: 1},
+		{Strategy: config.Release, PartitionWorkers: 4, ChannelCapacity: 2, GPUWorkers: 1, EarlyFree: true},
+		{Strategy: config.Hold, PartitionWorkers: 3, ChannelCapacity: 1, GPUWorkers: 1},
+		{Strategy: config.Hold, PartitionWorkers: 3, ChannelCapacity: 3, GPUWorkers: 2},
+		{Strategy: config.Budget, Budget: 3 * one, SynthesisWorkers: 4, ChannelCapacity: 1, GPUWorkers: 1},
+		{Strategy: config.Budget, Budget: 3 * one, SynthesisWorkers: 2, ChannelCapacity: 2, GPUWorkers: 1, EarlyFree: true},
+		{Strategy: config.Pacer, SynthesisWorkers: 3, ChannelCapacity: 2, GPUWorkers: 1,
+			Pacer: config.PacerConfig{TargetDepth: 1, Kp: 0.1, Ki: 0.01, Interval: 250 * time.Millisecond, MaxInFlight: 4}},
 		{Strategy: "hold+budget", PartitionWorkers: 4, Budget: 3 * one, ChannelCapacity: 1, GPUWorkers: 1, EarlyFree: true},
 	}
-	w := pipeline.Workload{Constraints: tiny, Partitions: 4, Proofs: 2, Concurrency: 1, Seed: 1}
+	w := config.Workload{Constraints: tiny, Partitions: 4, Proofs: 2, Concurrency: 1, Seed: 1}
 	for _, cfg := range cases {
 		t.Run(fmt.Sprintf("%s/pw%d/C%d/G%d/free%v", cfg.Strategy, cfg.PartitionWorkers, cfg.ChannelCapacity, cfg.GPUWorkers, cfg.EarlyFree), func(t *testing.T) {
 			o := Options{Workload: w, Config: cfg, Host: Host{Devices: 1},
@@ -144,8 +145,8 @@ func TestSimulatorMatchesEngine(t *testing.T) {
 func TestOutOfMemoryStopsWithTheMoment(t *testing.T) {
 	const gib = 1 << 30
 	o := Options{
-		Workload: pipeline.Workload{Constraints: tiny, Partitions: 10, Proofs: 4, Concurrency: 4, Seed: 1},
-		Config:   pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 8, ChannelCapacity: 1, GPUWorkers: 1},
+		Workload: config.Workload{Constraints: tiny, Partitions: 10, Proofs: 4, Concurrency: 4, Seed: 1},
+		Config:   config.Config{Strategy: config.Release, PartitionWorkers: 8, ChannelCapacity: 1, GPUWorkers: 1},
 		Stages: Stages{Synthesis: 10 * time.Second, GPUStart: 4 * time.Second, Finalize: time.Second,
 			ABCBytes: 12 * gib, WireBytes: 4 * gib, DeviceSerial: true},
 		Host: Host{Memory: 400 * gib, Baseline: 69 * gib},
@@ -164,7 +165,7 @@ func TestOutOfMemoryStopsWithTheMoment(t *testing.T) {
 		t.Error("the batch completed past its OOM")
 	}
 	// The same with hold fits: its permits bound the pile-up.
-	o.Config.Strategy = pipeline.Hold
+	o.Config.Strategy = config.Hold
 	res, err = Run(o)
 	if err != nil || res.OOM != nil || res.Report.ProofsDone != o.Workload.Proofs {
 		t.Fatalf("hold: err %v, OOM %+v, %d proofs", err, res.OOM, res.Report.ProofsDone)
@@ -181,8 +182,8 @@ func TestOutOfMemoryStopsWithTheMoment(t *testing.T) {
 // more than one partition finalizing on a serial device.
 func TestSubmitQueueFreesTheWorkerBeforeTheDevice(t *testing.T) {
 	o := Options{
-		Workload: pipeline.Workload{Constraints: tiny, Partitions: 6, Proofs: 1, Concurrency: 1, Seed: 1},
-		Config:   pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 6, ChannelCapacity: 1, GPUWorkers: 1},
+		Workload: config.Workload{Constraints: tiny, Partitions: 6, Proofs: 1, Concurrency: 1, Seed: 1},
+		Config:   config.Config{Strategy: config.Release, PartitionWorkers: 6, ChannelCapacity: 1, GPUWorkers: 1},
 		Stages: Stages{Synthesis: time.Second, Upload: 10 * time.Millisecond, GPUStart: 100 * time.Millisecond,
 			Finalize: 400 * time.Millisecond, ABCBytes: 1 << 20, WireBytes: 1 << 18, DeviceSerial: true},
 	}
@@ -224,8 +225,8 @@ func TestSubmitQueueFreesTheWorkerBeforeTheDevice(t *testing.T) {
 // not work, so locking then holds nothing up.
 func TestPinStallHoldsUpAWorkingDevice(t *testing.T) {
 	o := Options{
-		Workload: pipeline.Workload{Constraints: tiny, Partitions: 8, Proofs: 1, Concurrency: 1, Seed: 1},
-		Config:   pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1},
+		Workload: config.Workload{Constraints: tiny, Partitions: 8, Proofs: 1, Concurrency: 1, Seed: 1},
+		Config:   config.Config{Strategy: config.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1},
 		Stages: Stages{Synthesis: 200 * time.Millisecond, GPUStart: 100 * time.Millisecond, Finalize: 300 * time.Millisecond,
 			ABCBytes: 1 << 20, WireBytes: 1 << 18, DeviceSerial: true, SubmitQueue: 1},
 	}
@@ -245,7 +246,7 @@ func TestPinStallHoldsUpAWorkingDevice(t *testing.T) {
 	}
 	// With a permit for each, every partition starts synthesis at once,
 	// long before a device that is ready only after a minute.
-	o.Config.Strategy, o.Config.PartitionWorkers = pipeline.Release, 8
+	o.Config.Strategy, o.Config.PartitionWorkers = config.Release, 8
 	o.Stages.DeviceReady = time.Minute
 	if late := run(); late.DeviceStalled != 0 {
 		t.Errorf("held up %v by locking before the device was ready", late.DeviceStalled)
@@ -259,8 +260,8 @@ func TestPinStallHoldsUpAWorkingDevice(t *testing.T) {
 func TestPooledDatasetsAndPageableUploads(t *testing.T) {
 	const one = 1<<20 + 1<<18
 	o := Options{
-		Workload: pipeline.Workload{Constraints: tiny, Partitions: 8, Proofs: 1, Concurrency: 1, Seed: 1},
-		Config:   pipeline.Config{Strategy: pipeline.Release, PartitionWorkers: 8, ChannelCapacity: 1, GPUWorkers: 1},
+		Workload: config.Workload{Constraints: tiny, Partitions: 8, Proofs: 1, Concurrency: 1, Seed: 1},
+		Config:   config.Config{Strategy: config.Release, PartitionWorkers: 8, ChannelCapacity: 1, GPUWorkers: 1},
 		Stages: Stages{Synthesis: 100 * time.Millisecond, Upload: 10 * time.Millisecond, GPUStart: 50 * time.Millisecond,
 			Finalize: 100 * time.Millisecond, ABCBytes: 1 << 20, WireBytes: 1 << 18, DeviceSerial: true, SubmitQueue: 1},
 		Host: Host{Baseline: 100 << 20},
@@ -300,8 +301,8 @@ func TestPooledDatasetsAndPageableUploads(t *testing.T) {
 // prover's 2 threads, goes at 2/3 of its speed alone.
 func TestHostProverSharesTheCoresWithSynthesis(t *testing.T) {
 	o := Options{
-		Workload: pipeline.Workload{Constraints: tiny, Partitions: 2, Proofs: 1, Concurrency: 1, Seed: 1},
-		Config:   pipeline.Config{Strategy: pipeline.Hold, PartitionWorkers: 1, ChannelCapacity: 1, GPUWorkers: 1},
+		Workload: config.Workload{Constraints: tiny, Partitions: 2, Proofs: 1, Concurrency: 1, Seed: 1},
+		Config:   config.Config{Strategy: config.Hold, PartitionWorkers: 1, ChannelCapacity: 1, GPUWorkers: 1},
 		Stages: Stages{Synthesis: 300 * time.Millisecond, GPUStart: 10 * time.Millisecond, Finalize: time.Second,
 			ABCBytes: 1 << 20, WireBytes: 1 << 18, DeviceSerial: true},
 		Host: Host{Cores: 2},

@@ -6,7 +6,7 @@ import (
 	"text/template"
 	"text/template/parse"
 
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 )
 
 // ExecData is what exec templates read: {{.Vars.pw}}, {{.Dir}},
@@ -20,8 +20,8 @@ type ExecData struct {
 	Warmup     bool
 	// Vars are the scenario's vars, as written (or swept).
 	Vars     map[string]string
-	Workload pipeline.Workload
-	Pipeline pipeline.Config
+	Workload config.Workload
+	Pipeline config.Config
 	Backend  string
 	// Provebench is the path of this provebench binary.
 	Provebench string

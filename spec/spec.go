@@ -7,9 +7,9 @@ package spec
 import (
 	"time"
 
-	"github.com/provebench/provebench/gpu/groth16"
-	"github.com/provebench/provebench/pipeline"
-	"github.com/provebench/provebench/sim"
+	"github.com/provebench/provebench/gpu/shape"
+	"github.com/provebench/provebench/pipeline/config"
+	"github.com/provebench/provebench/sim/model"
 )
 
 // Spec is one configuration to run: what the scenario loader produces for
@@ -29,8 +29,8 @@ type Spec struct {
 	Labels      map[string]string `json:"labels,omitempty"`
 	Description string            `json:"description,omitempty"`
 
-	Workload pipeline.Workload `json:"workload"`
-	Pipeline pipeline.Config   `json:"pipeline"`
+	Workload config.Workload `json:"workload"`
+	Pipeline config.Config   `json:"pipeline"`
 
 	// Backend is cpu, cuda or auto (cuda where a GPU and the CUDA build are
 	// present, else cpu).
@@ -39,7 +39,7 @@ type Spec struct {
 	Devices int `json:"devices"`
 	// Key is setup, random or auto (setup up to 2^16 constraints); the
 	// scenario loader resolves auto.
-	Key groth16.KeyKind `json:"key"`
+	Key shape.KeyKind `json:"key"`
 	// Verify checks every proof; the loader turns it off for random keys,
 	// whose proofs cannot verify.
 	Verify bool `json:"verify"`
@@ -73,8 +73,8 @@ type Spec struct {
 // SimulateSpec is a scenario's simulate block. Zero stage fields are taken
 // from the calibration; zero host fields from the calibration host.
 type SimulateSpec struct {
-	Stages sim.Stages `json:"stages,omitzero"`
-	Host   sim.Host   `json:"host,omitzero"`
+	Stages model.Stages `json:"stages,omitzero"`
+	Host   model.Host   `json:"host,omitzero"`
 }
 
 // Values of Spec.Measure (the results' Repetition.Measure spells them the

@@ -6,14 +6,14 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 )
 
 // Durations are written with their unit and read back; a document written
 // before, with nanoseconds, still reads.
 func TestSpecJSONDurations(t *testing.T) {
 	in := Spec{Name: "x", SampleInterval: 10 * time.Millisecond, Timeout: 2 * time.Minute, Repeats: 3,
-		Pipeline: pipeline.Config{Strategy: pipeline.Pacer, Pacer: pipeline.PacerConfig{Interval: 20 * time.Millisecond, Kp: 0.1}}}
+		Pipeline: config.Config{Strategy: config.Pacer, Pacer: config.PacerConfig{Interval: 20 * time.Millisecond, Kp: 0.1}}}
 	b, err := json.Marshal(in)
 	if err != nil {
 		t.Fatal(err)
@@ -28,7 +28,7 @@ func TestSpecJSONDurations(t *testing.T) {
 		t.Fatal(err)
 	}
 	if out.Name != "x" || out.SampleInterval != in.SampleInterval || out.Timeout != in.Timeout || out.Repeats != 3 ||
-		out.Pipeline.Pacer != in.Pipeline.Pacer || out.Pipeline.Strategy != pipeline.Pacer {
+		out.Pipeline.Pacer != in.Pipeline.Pacer || out.Pipeline.Strategy != config.Pacer {
 		t.Errorf("round trip: %+v", out)
 	}
 	old := `{"name":"y","sample_interval":10000000,"timeout":120000000000,"pipeline":{"pacer":{"interval":20000000}}}`

@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/results"
 )
 
@@ -16,9 +16,9 @@ import (
 func TestSpecViewRoundTrips(t *testing.T) {
 	in := Spec{
 		Name: "pacer/20ms", Source: "s.yaml:12", File: "s", Labels: map[string]string{"pipeline.pacer.interval": "20ms"},
-		Workload: pipeline.Workload{Constraints: 1 << 12, Partitions: 4, Proofs: 2, Concurrency: 1, Synthesis: pipeline.SynthesisCached},
-		Pipeline: pipeline.Config{Strategy: pipeline.Pacer, PartitionWorkers: 2, ChannelCapacity: 1,
-			Pacer: pipeline.PacerConfig{Interval: 20 * time.Millisecond, Kp: 0.1}},
+		Workload: config.Workload{Constraints: 1 << 12, Partitions: 4, Proofs: 2, Concurrency: 1, Synthesis: config.SynthesisCached},
+		Pipeline: config.Config{Strategy: config.Pacer, PartitionWorkers: 2, ChannelCapacity: 1,
+			Pacer: config.PacerConfig{Interval: 20 * time.Millisecond, Kp: 0.1}},
 		Backend: "cpu", Repeats: 3, SampleInterval: 10 * time.Millisecond, Timeout: 2 * time.Minute, MemoryLimit: 16 << 30,
 		Vars: map[string]string{"d": "1h"},
 	}

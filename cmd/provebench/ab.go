@@ -331,7 +331,7 @@ func planAB(ctx context.Context, args []string, f abFlags) (*ab.Runner, []ab.Con
 	if err != nil {
 		return nil, nil, err
 	}
-	runner := &ab.Runner{Base: base, New: cur, OutDir: f.out, Format: format, CacheDir: f.cacheDir, Log: os.Stderr, WorkerReps: f.workerReps}
+	runner := &ab.Runner{Base: base, New: cur, OutDir: f.out, Format: format, CacheDir: f.cacheDir, Log: os.Stderr, WorkerReps: f.workerReps, Load: childrenLoad}
 	if runner.HostMemory, err = hostMemory(ctx, f.hostMemory); err != nil {
 		return nil, nil, err
 	}
@@ -451,4 +451,16 @@ func orDefaultFiles(v, def []string) []string {
 		return def
 	}
 	return v
+}
+
+// childrenLoad measures the host's load around one repetition a side's
+// binary runs, counting this process and its reaped children (the side's
+// run and its child) as the measured processes: ab.Runner's Load.
+func childrenLoad(ctx context.Context) func() (*results.HostLoad, error) {
+	m := sample.StartLoadOf(ctx, func() (float64, bool) {
+		self, ok := sample.CPUSeconds(sample.Self)
+		children, ok2 := sample.CPUSeconds(sample.Children)
+		return self + children, ok && ok2
+	})
+	return m.Stop
 }

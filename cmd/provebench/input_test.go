@@ -58,7 +58,7 @@ func TestUnfinishedCounts(t *testing.T) {
 		{Repetitions: []results.Repetition{{Status: results.StatusOK}, {Status: results.StatusMemoryLimit}, {Status: results.StatusTimeout, Warmup: true}}},
 		{Repetitions: []results.Repetition{{Status: results.StatusMemoryLimit}, {Status: results.StatusCancelled}}},
 	}}
-	if n, what := unfinished(doc); n != 3 || what != "2 memory-limit, 1 timeout" {
+	if n, what := results.Unfinished(doc); n != 3 || what != "2 memory-limit, 1 timeout" {
 		t.Errorf("unfinished = %d, %q", n, what)
 	}
 	var ee exitError

@@ -8,6 +8,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/provebench/provebench/reports"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run/shard"
 )
@@ -77,7 +78,7 @@ func runMerge(ctx context.Context, w io.Writer, args []string, f mergeFlags) err
 	if err != nil {
 		return err
 	}
-	printRunSummary(w, doc, written)
+	reports.PrintRunSummary(w, doc, written)
 	if !doc.Complete {
 		fmt.Fprintln(w, "note: the merged results are incomplete (a shard is missing or did not finish)")
 	}

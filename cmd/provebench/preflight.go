@@ -7,7 +7,6 @@ import (
 	"io"
 	"os"
 
-	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/predict"
 	"github.com/provebench/provebench/predict/calibcache"
 	"github.com/provebench/provebench/results"
@@ -39,7 +38,7 @@ func preflight(ctx context.Context, w io.Writer, specs []run.Spec, env results.E
 	if err != nil {
 		return usageError{fmt.Errorf("pre-flight: %w", err)}
 	}
-	printPreflight(w, checks)
+	run.PrintChecks(w, checks)
 	return ctx.Err()
 }
 
@@ -68,35 +67,6 @@ func noPrediction(err error) (string, bool) {
 		return none.Reason, true
 	}
 	return "", false
-}
-
-// printPreflight says in one line per basis what the pre-flight check held
-// the configurations to: how many, and the largest peak.
-func printPreflight(w io.Writer, checks []run.Check) {
-	var bases []string
-	largest := map[string]run.Check{}
-	count := map[string]int{}
-	for _, c := range checks {
-		if _, ok := count[c.Basis]; !ok {
-			bases = append(bases, c.Basis)
-		}
-		count[c.Basis]++
-		if c.PeakRSS >= largest[c.Basis].PeakRSS {
-			largest[c.Basis] = c
-		}
-	}
-	for _, b := range bases {
-		l := largest[b]
-		if b == run.NoEstimateBasis {
-			fmt.Fprintf(w, "pre-flight: %s not estimated (%s)\n", units.Plural(count[b], "configuration"), b)
-			continue
-		}
-		what := fmt.Sprintf("%d configurations up to", count[b])
-		if count[b] == 1 {
-			what = "1 configuration,"
-		}
-		fmt.Fprintf(w, "pre-flight: %s %s of peak RSS (%s), %s\n", what, units.FormatBytes(l.PeakRSS), l.Name, b)
-	}
 }
 
 // storeCalibration keeps the run's results in the calibration cache for

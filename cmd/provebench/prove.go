@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/gpu/backends"
+	"github.com/provebench/provebench/gpu/catalog"
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/gpu/prover"
@@ -54,7 +55,7 @@ proofs that cannot verify.`,
 	fl.Float64Var(&f.bitFraction, "bit-fraction", 0.5, "share of the private wires that are bits")
 	fl.Uint64Var(&f.seed, "seed", 1, "witness seed")
 	fl.StringVar(&f.out, "out", "", "directory for proof.json, public.json, verification_key.json (created if missing)")
-	fl.StringVar(&f.backend, "backend", backends.CPU, "prover backend: "+backends.Doc())
+	fl.StringVar(&f.backend, "backend", backends.CPU, "prover backend: "+catalog.Doc())
 	fl.StringVar(&f.key, "key", "auto", "proving key: setup (real, verifiable), random (benchmark) or auto (setup up to 2^16)")
 	fl.StringVar(&f.cacheDir, "cache", groth16.DefaultCacheDir(), "key cache directory")
 	return c

@@ -14,7 +14,7 @@ import (
 
 	"github.com/provebench/provebench/compare"
 	"github.com/provebench/provebench/internal/atomicfile"
-	"github.com/provebench/provebench/pipeline"
+	"github.com/provebench/provebench/pipeline/config"
 	"github.com/provebench/provebench/reports"
 	"github.com/provebench/provebench/reports/export"
 	"github.com/provebench/provebench/results"
@@ -22,7 +22,7 @@ import (
 
 // generateReport writes the report and plots of a run into dir.
 func generateReport(doc *results.Run, dir string) ([]string, error) {
-	return reports.Generate(doc, dir, reports.Options{StrategyColours: pipeline.Registered().Colours()})
+	return reports.Generate(doc, dir, reports.Options{StrategyColours: config.Registered().Colours()})
 }
 
 // reportHelp is report's long help.
@@ -84,7 +84,7 @@ func newReportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			files, err := reports.GenerateContext(ctx, doc, out, reports.Options{Formats: formats, Title: title, StrategyColours: pipeline.Registered().Colours(), SelfContained: selfContained})
+			files, err := reports.GenerateContext(ctx, doc, out, reports.Options{Formats: formats, Title: title, StrategyColours: config.Registered().Colours(), SelfContained: selfContained})
 			if err != nil {
 				return err
 			}

@@ -16,9 +16,10 @@ import (
 
 	"github.com/provebench/provebench/compare/ab"
 	"github.com/provebench/provebench/gpu/backends"
+	"github.com/provebench/provebench/gpu/catalog"
 	"github.com/provebench/provebench/gpu/groth16"
-	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/internal/units"
+	"github.com/provebench/provebench/reports"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run"
 	"github.com/provebench/provebench/run/shard"
@@ -160,7 +161,7 @@ func newRunCmd() *cobra.Command {
 	}
 	fl := c.Flags()
 	fl.StringVarP(&f.out, "out", "o", "", "output directory (default out/run-<date>-<time>)")
-	fl.StringVar(&f.backend, "backend", "", "override every scenario's backend: "+backends.Doc())
+	fl.StringVar(&f.backend, "backend", "", "override every scenario's backend: "+catalog.Doc())
 	fl.StringVar(&f.filter, "filter", "", "run only configurations whose name matches this regular expression")
 	fl.IntVar(&f.repeat, "repeat", 0, "override every scenario's repeats (>= 1)")
 	fl.IntVar(&f.warmups, "warmups", 0, "override every scenario's warm-ups (>= 0)")
@@ -269,8 +270,8 @@ func applyRunFlags(specs []run.Spec, f runFlags) ([]run.Spec, error) {
 // configuration could take.
 func checkRunFlags(f runFlags) error {
 	if f.backend != "" {
-		if !slices.Contains(backends.Names(), f.backend) {
-			return usagef("--backend: %q is not one of %s", f.backend, strings.Join(backends.Names(), ", "))
+		if !slices.Contains(catalog.Names(), f.backend) {
+			return usagef("--backend: %q is not one of %s", f.backend, strings.Join(catalog.Names(), ", "))
 		}
 	}
 	if f.set["repeat"] && f.repeat < 1 {
@@ -397,8 +398,8 @@ func checkRunnable(ctx context.Context, w io.Writer, specs []run.Spec, env resul
 		}
 	}
 	for _, s := range specs {
-		if s.Backend == backends.CUDA && !backends.CUDABuilt {
-			return usageError{fmt.Errorf("%s (%s): %w", s.Name, s.Source, backends.ErrNoCUDA)}
+		if err := backends.Available(s.Backend); err != nil {
+			return usageError{fmt.Errorf("%s (%s): %w", s.Name, s.Source, err)}
 		}
 	}
 	return nil
@@ -478,7 +479,7 @@ func runAndWrite(ctx context.Context, w io.Writer, runner *run.Runner, specs []r
 	if err := folder.WriteManifest(written); err != nil {
 		fmt.Fprintf(os.Stderr, "warning: %v (a later --overwrite clears only the fixed names)\n", err)
 	}
-	printRunSummary(w, doc, written)
+	reports.PrintRunSummary(w, doc, written)
 	if interrupted {
 		return exitError{code: exitInterrupted, err: errors.New("interrupted: the results of finished repetitions are in " + f.out)}
 	}
@@ -533,114 +534,14 @@ func serveRun(ctx context.Context, runner *run.Runner, spec run.Spec, replies io
 	return unfinishedError(doc, runner.ResultsPath())
 }
 
-// unfinishedStatuses are the ways a repetition can end without finishing
-// its work: each makes run and merge exit 1. A memory limit or a timeout
-// is a finding about the configuration, but its figures are missing all
-// the same, and a CI job must not pass over them.
-var unfinishedStatuses = []results.Status{results.StatusFailed, results.StatusCrashed, results.StatusMemoryLimit, results.StatusTimeout}
-
-// unfinished counts the repetitions (warm-ups included) that ended in one
-// of unfinishedStatuses, and says how many of each: "1 memory-limit, 2
-// timeout".
-func unfinished(doc *results.Run) (n int, what string) {
-	counts := make(map[results.Status]int)
-	for _, sc := range doc.Scenarios {
-		for _, r := range sc.Repetitions {
-			if slices.Contains(unfinishedStatuses, r.Status) {
-				counts[r.Status]++
-				n++
-			}
-		}
-	}
-	var parts []string
-	for _, s := range unfinishedStatuses {
-		if counts[s] > 0 {
-			parts = append(parts, fmt.Sprintf("%d %s", counts[s], s))
-		}
-	}
-	return n, strings.Join(parts, ", ")
-}
-
 // unfinishedError is the exit status 1 of a run or merge whose document
 // (at path) has unfinished repetitions, or nil.
 func unfinishedError(doc *results.Run, path string) error {
-	n, what := unfinished(doc)
+	n, what := results.Unfinished(doc)
 	if n == 0 {
 		return nil
 	}
 	return exitError{code: exitFailure, err: fmt.Errorf("%s did not finish (%s; see %s)", units.Plural(n, "repetition"), what, path)}
-}
-
-// printRunSummary prints the figures the report's summary table has, the
-// same way: medians over the measured repetitions with their range.
-func printRunSummary(w io.Writer, doc *results.Run, files []string) {
-	fmt.Fprintln(w)
-	// The name column is as wide as the longest name, so that matrix
-	// names (strategy=hold/permits=4/...) keep the figures aligned.
-	nw := len("configuration")
-	for _, sc := range doc.Scenarios {
-		nw = max(nw, len(sc.Name))
-	}
-	fmt.Fprintf(w, "%-*s %8s %22s %22s %28s\n", nw, "configuration", "ok/runs", "partitions/s", "s/proof", "peak RSS")
-	for _, sc := range doc.Scenarios {
-		var n int
-		var pps, spp, rss []float64
-		for _, r := range sc.Repetitions {
-			if r.Warmup {
-				continue
-			}
-			n++
-			if r.Status != results.StatusOK {
-				continue
-			}
-			pps = append(pps, r.PartitionsPerSecond)
-			spp = append(spp, r.SecondsPerProof)
-			rss = append(rss, float64(r.PeakRSSBytes))
-		}
-		fmt.Fprintf(w, "%-*s %8s %22s %22s %28s\n", nw, sc.Name, fmt.Sprintf("%d/%d", len(pps), n),
-			spreadText(pps, func(v float64) string { return fmt.Sprintf("%.3g", v) }),
-			spreadText(spp, func(v float64) string { return fmt.Sprintf("%.3g", v) }),
-			spreadText(rss, func(v float64) string { return units.FormatBytes(int64(v)) }))
-	}
-	fmt.Fprintln(w, "\n(medians over measured repetitions, the range in brackets; peak RSS is the kernel's whole peak, the binary's own pages included)")
-	printLoadSkews(w, doc)
-	if n, what := unfinished(doc); n > 0 && doc.Simulated == nil { // a prediction of memory-limit is no failure
-		fmt.Fprintf(w, "%s did not finish (%s): exit status 1\n", units.Plural(n, "repetition"), what)
-	}
-	fmt.Fprintln(w, "wrote:")
-	for _, f := range files {
-		fmt.Fprintln(w, "  "+f)
-	}
-}
-
-// printLoadSkews warns of the configurations measured under a different
-// host load than the rest, with the figures, so that none is ranked on
-// the host's doing.
-func printLoadSkews(w io.Writer, doc *results.Run) {
-	skews := results.LoadSkews(doc)
-	if len(skews) == 0 {
-		return
-	}
-	fmt.Fprintln(w, "host load differed between configurations: their timed figures (partitions/s, s/proof) are the host's as much as theirs:")
-	for _, s := range skews {
-		fmt.Fprintf(w, "  %s: %s\n", s.Scenario, s)
-	}
-	if doc.RunOrder != results.RunOrderInterleaved {
-		fmt.Fprintln(w, "  (the repetitions ran one configuration after another: interleaving, run's default, spreads the load over all)")
-	}
-}
-
-// spreadText writes "median (min–max)", or "-" for no values.
-func spreadText(v []float64, format func(float64) string) string {
-	if len(v) == 0 {
-		return "-"
-	}
-	slices.Sort(v)
-	med := stats.Median(v)
-	if len(v) == 1 {
-		return format(med)
-	}
-	return fmt.Sprintf("%s (%s–%s)", format(med), format(v[0]), format(v[len(v)-1]))
 }
 
 // isTerminal reports whether w is a character device (a terminal), where

@@ -12,6 +12,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/predict"
+	"github.com/provebench/provebench/reports"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run"
 )
@@ -268,7 +269,7 @@ func explainModel(ctx context.Context, w, errw io.Writer, model *predict.Model, 
 // and says why a configuration has no timeline or was predicted to pass
 // its memory limit.
 func printSimulatedSummary(w io.Writer, doc *results.Run, written []string) {
-	printRunSummary(w, doc, written)
+	reports.PrintRunSummary(w, doc, written)
 	if n := len(doc.Scenarios); n > predict.MaxSeriesConfigurations {
 		fmt.Fprintf(w, "note: %d configurations: no timelines (series are kept up to %d; --filter picks a few to see over time)\n", n, predict.MaxSeriesConfigurations)
 	}

@@ -36,10 +36,10 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/results"
-	"github.com/provebench/provebench/run/sample"
-	"golang.org/x/sync/errgroup"
 )
 
 // ErrBadInput marks a side whose binary refused its input (exit status 2):
@@ -87,6 +87,13 @@ type Runner struct {
 	// per side and configuration whose workers each serve up to this many
 	// repetitions (run --serve --reuse-process). 0: a run per repetition.
 	WorkerReps int
+	// Load, where set, starts measuring the host's load around one
+	// repetition run through a side's binary, and returns what stops it
+	// and reads the figures. The measured processes are the side's run and
+	// its child, which the run waits for: this process's reaped children.
+	// The caller supplies the probe (cmd/provebench: run/sample's), so
+	// that compare links no part of the runner.
+	Load func(ctx context.Context) (stop func() (*results.HostLoad, error))
 	// HostMemory is the host's memory in bytes, 0 when unknown: what two
 	// warm sides' estimated peaks must fit (alone.go).
 	HostMemory uint64
@@ -475,15 +482,15 @@ func (r *Runner) runBinary(ctx context.Context, s *side, config string, _ int, _
 	// flag, which a base binary older than it would refuse.
 	cmd.Env = append(os.Environ(), NoCalibrationStoreEnv+"=1")
 	cmd.WaitDelay = 10 * time.Second
-	// The measured processes are the side's run and its child, which
-	// the run waits for: this process's reaped children.
-	load := sample.StartLoadOf(ctx, func() (float64, bool) {
-		self, ok := sample.CPUSeconds(sample.Self)
-		children, ok2 := sample.CPUSeconds(sample.Children)
-		return self + children, ok && ok2
-	})
+	var stopLoad func() (*results.HostLoad, error)
+	if r.Load != nil {
+		stopLoad = r.Load(ctx)
+	}
 	runErr := cmd.Run()
-	hostLoad, _ := load.Stop()
+	var hostLoad *results.HostLoad
+	if stopLoad != nil {
+		hostLoad, _ = stopLoad()
+	}
 	if ctx.Err() != nil {
 		return results.Repetition{}, nil, ctx.Err()
 	}

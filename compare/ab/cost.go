@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/provebench/provebench/gpu/backends"
+	"github.com/provebench/provebench/gpu/catalog"
 	"github.com/provebench/provebench/results"
 )
 
@@ -57,7 +57,7 @@ func CostOf(base, cur *results.Run, wall time.Duration) Cost {
 // gpusUsed is how many GPUs a document's CUDA configurations ran on.
 func gpusUsed(doc *results.Run) int {
 	for i := range doc.Scenarios {
-		if backends.OnGPU(doc.Scenarios[i].Backend) {
+		if catalog.OnGPU(doc.Scenarios[i].Backend) {
 			return max(len(doc.Environment.GPUs), 1)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/provebench/provebench/gpu/catalog"
 	"github.com/provebench/provebench/gpu/cpu"
 	"github.com/provebench/provebench/gpu/prover"
 )
@@ -16,37 +17,14 @@ import (
 // ErrNoCUDA is returned for the cuda backend by a binary built without it.
 var ErrNoCUDA = errors.New("this provebench was built without the CUDA backend: build it with `make build-cuda` on a host with ICICLE (see docs/gpu.md)")
 
-// The names Open accepts: every other package (scenario validation and
-// schema, flags and their help, the calibration) takes them from here.
+// The names Open accepts, as gpu/catalog defines them (what each runs
+// on, and the help texts, live there: readers that must not link a prover
+// ask catalog).
 const (
-	CPU  = "cpu"
-	CUDA = "cuda"
-	// Automatic is CUDA where this binary has it and a GPU answers, else
-	// CPU.
-	Automatic = "auto"
+	CPU       = catalog.CPU
+	CUDA      = catalog.CUDA
+	Automatic = catalog.Automatic
 )
-
-// OnHost reports whether the backend of that name proves on the host's
-// CPUs: its "device" time is the host's CPU time and its "device" memory
-// host memory, so neighbours on the host slow it and its memory counts
-// against the host's. Readers that judge or place a figure ask here, not
-// by the name.
-func OnHost(name string) bool { return name == CPU }
-
-// OnGPU reports whether the backend of that name proves on GPUs (NVML's
-// figures, energy and GPU-seconds apply).
-func OnGPU(name string) bool { return name == CUDA }
-
-// Names lists the backend names Open accepts, in the order help texts
-// give them.
-func Names() []string { return []string{CPU, CUDA, Automatic} }
-
-// Doc says what each name runs, for help texts and the scenario schema:
-// "cpu (gnark-crypto, runs anywhere), cuda (...), or auto (...)".
-func Doc() string {
-	return CPU + " (gnark-crypto, runs anywhere), " + CUDA + " (ICICLE on an NVIDIA GPU), or " +
-		Automatic + " (" + CUDA + " where a GPU and the CUDA build are present, else " + CPU + ")"
-}
 
 // Built lists the backends this binary contains (Automatic aside).
 func Built() []string {
@@ -54,6 +32,15 @@ func Built() []string {
 		return []string{CPU, CUDA}
 	}
 	return []string{CPU}
+}
+
+// Available says whether this binary has the backend of that name: nil,
+// or ErrNoCUDA for the CUDA backend in a binary built without it.
+func Available(name string) error {
+	if name == CUDA && !CUDABuilt {
+		return ErrNoCUDA
+	}
+	return nil
 }
 
 // Options are the settings common to every backend.
@@ -102,6 +89,6 @@ func Open(name string, opts Options) (prover.Backend, error) {
 		b, _, err := Auto(opts)
 		return b, err
 	default:
-		return nil, fmt.Errorf("unknown backend %q (want one of %s)", name, strings.Join(Names(), ", "))
+		return nil, fmt.Errorf("unknown backend %q (want one of %s)", name, strings.Join(catalog.Names(), ", "))
 	}
 }

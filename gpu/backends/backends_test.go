@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/provebench/provebench/gpu/catalog"
 )
 
 // Issue 13, item 11: auto says why it did not use CUDA.
@@ -26,7 +28,7 @@ func TestAutoSaysWhyNotCUDA(t *testing.T) {
 // so), the opened backend calls itself by that name, and what Built lists
 // opens here; an unknown name is refused with the list.
 func TestNames(t *testing.T) {
-	for _, name := range Names() {
+	for _, name := range catalog.Names() {
 		b, err := Open(name, Options{})
 		if name == CUDA && !CUDABuilt {
 			if !errors.Is(err, ErrNoCUDA) {
@@ -46,16 +48,19 @@ func TestNames(t *testing.T) {
 		if err := b.Close(); err != nil {
 			t.Error(err)
 		}
-		if !strings.Contains(Doc(), name+" (") {
-			t.Errorf("Doc() does not describe %q: %s", name, Doc())
+		if err := Available(name); err != nil {
+			t.Errorf("Available(%q) = %v after it opened", name, err)
+		}
+		if !strings.Contains(catalog.Doc(), name+" (") {
+			t.Errorf("catalog.Doc() does not describe %q: %s", name, catalog.Doc())
 		}
 	}
 	for _, name := range Built() {
-		if !slices.Contains(Names(), name) {
-			t.Errorf("Built() lists %q, which Names() lacks", name)
+		if !slices.Contains(catalog.Names(), name) {
+			t.Errorf("Built() lists %q, which catalog.Names() lacks", name)
 		}
 	}
-	if _, err := Open("tpu", Options{}); err == nil || !strings.Contains(err.Error(), strings.Join(Names(), ", ")) {
+	if _, err := Open("tpu", Options{}); err == nil || !strings.Contains(err.Error(), strings.Join(catalog.Names(), ", ")) {
 		t.Errorf("Open(tpu): %v, want the list of names", err)
 	}
 }

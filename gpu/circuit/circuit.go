@@ -45,131 +45,32 @@ import (
 	"context"
 	"encoding/binary"
 	"fmt"
-	"math"
-	"math/bits"
 
 	"github.com/consensys/gnark-crypto/ecc/bls12-381/fr"
 
 	"github.com/provebench/provebench/gpu/dataset"
 	"github.com/provebench/provebench/gpu/hostmem"
+	"github.com/provebench/provebench/gpu/shape"
 )
 
-// NumPublic is the number of public inputs (not counting the one wire).
-const NumPublic = 2
+// The family's members and their sizes are gpu/shape's (what the
+// configuration vocabulary reads without linking the field arithmetic);
+// these names let the synthesis below read as before.
+type Params = shape.Params
 
-// Domain size limits, as powers of two. 2^27 is the size of a 32 GiB PoRep
-// partition; the lower bound keeps the chain at least a few steps long.
+// The limits of the family (gpu/shape).
 const (
-	MinLogConstraints = 5
-	MaxLogConstraints = 27
-	// MaxRounds bounds the synthesis knob (each round is three field
-	// multiplications per constraint).
-	MaxRounds = 10000
+	NumPublic           = shape.NumPublic
+	MinLogConstraints   = shape.MinLogConstraints
+	MaxLogConstraints   = shape.MaxLogConstraints
+	MaxRounds           = shape.MaxRounds
+	DefaultBitsPerMille = shape.DefaultBitsPerMille
+	MinBitsPerMille     = shape.MinBitsPerMille
+	MaxBitsPerMille     = shape.MaxBitsPerMille
 )
 
-// Bit fraction limits, in thousandths of the private wires. Above 95% a
-// mixing step would consume more than 19 bits: the chain gets too short to
-// stand in for a circuit; below 5% there is nothing to split.
-const (
-	DefaultBitsPerMille = 500
-	MinBitsPerMille     = 50
-	MaxBitsPerMille     = 950
-)
-
-// Params selects one member of the family.
-type Params struct {
-	// Constraints is the number of constraints, which is also the domain
-	// size N: a power of two.
-	Constraints int `json:"constraints"`
-	// Rounds of the x^5+c S-box spent per constraint deriving the advice.
-	Rounds int `json:"rounds"`
-	// BitsPerMille is the share of private wires that are bits, in
-	// thousandths; 0 means DefaultBitsPerMille.
-	BitsPerMille int `json:"bits_per_mille,omitempty"`
-}
-
-// Validate reports why p does not describe a circuit of the family.
-func (p Params) Validate() error {
-	n := p.Constraints
-	if n <= 0 || n&(n-1) != 0 {
-		return fmt.Errorf("constraints %d is not a power of two", n)
-	}
-	if lg := bits.TrailingZeros(uint(n)); lg < MinLogConstraints || lg > MaxLogConstraints {
-		return fmt.Errorf("constraints 2^%d is outside 2^%d..2^%d", lg, MinLogConstraints, MaxLogConstraints)
-	}
-	if p.Rounds < 0 || p.Rounds > MaxRounds {
-		return fmt.Errorf("rounds %d is outside 0..%d", p.Rounds, MaxRounds)
-	}
-	if p.BitsPerMille != 0 {
-		return checkBitsPerMille(p.BitsPerMille, float64(p.BitsPerMille)/1000)
-	}
-	return nil
-}
-
-// BitsPerMilleFor is a bit fraction (0.05..0.95) as Params.BitsPerMille,
-// rounded to a thousandth, or why the family has no such member.
-func BitsPerMilleFor(fraction float64) (int, error) {
-	b := int(math.Round(fraction * 1000))
-	return b, checkBitsPerMille(b, fraction)
-}
-
-func checkBitsPerMille(b int, fraction float64) error {
-	if b < MinBitsPerMille || b > MaxBitsPerMille {
-		return fmt.Errorf("bit fraction %v is outside %.2f..%.2f", fraction,
-			float64(MinBitsPerMille)/1000, float64(MaxBitsPerMille)/1000)
-	}
-	return nil
-}
-
-// LogConstraints is log2 of the domain size.
-func (p Params) LogConstraints() int { return bits.TrailingZeros(uint(p.Constraints)) }
-
-// EffectiveBitsPerMille is the bit fraction in thousandths with the default
-// applied: what identifies the circuit (and so its keys).
-func (p Params) EffectiveBitsPerMille() int {
-	if p.BitsPerMille == 0 {
-		return DefaultBitsPerMille
-	}
-	return p.BitsPerMille
-}
-
-// BitFraction is the share of private wires that are bits.
-func (p Params) BitFraction() float64 { return float64(p.EffectiveBitsPerMille()) / 1000 }
-
-// steps is the number of step constraints (the ones that make a wire).
-func (p Params) steps() int { return p.Constraints - (NumPublic + 1) - 1 }
-
-// bitsBefore is how many of the first j steps are bit steps.
-func (p Params) bitsBefore(j int) int { return (j*p.EffectiveBitsPerMille() + 500) / 1000 }
-
-// isBitStep reports whether step j makes a bit.
-func (p Params) isBitStep(j int) bool { return p.bitsBefore(j+1) > p.bitsBefore(j) }
-
-// NumBits is the number of bit wires.
-func (p Params) NumBits() int { return p.bitsBefore(p.steps()) }
-
-// NumWires is the length of the assignment: one, the public inputs and one
-// private wire per step.
-func (p Params) NumWires() int { return 1 + NumPublic + p.steps() }
-
-// NumPrivate is the number of private wires.
-func (p Params) NumPrivate() int { return p.steps() }
-
-// BitWires is the first bit wire: wires [0, BitWires()) are full-width
-// (the one wire, the inputs, the chain states), wires [BitWires(),
-// NumWires()) are bits, 0 or 1 in every satisfying assignment.
-func (p Params) BitWires() int { return p.NumWires() - p.NumBits() }
-
-// DatasetBytes is what one synthesized partition occupies: a/b/c and the
-// assignment.
-func (p Params) DatasetBytes() (abc, wires int64) {
-	return dataset.ABCBytes(p.Constraints), dataset.WireBytes(p.NumWires())
-}
-
-// InB reports whether wire i has a term in the B matrix: the one wire and
-// the bits. Wires outside B have a point at infinity in the proving key's B
-// columns.
-func (p Params) InB(i int) bool { return i == 0 || i >= p.BitWires() }
+// BitsPerMilleFor is a bit fraction as Params.BitsPerMille (gpu/shape).
+func BitsPerMilleFor(fraction float64) (int, error) { return shape.BitsPerMilleFor(fraction) }
 
 // Matrix names one of the three R1CS matrices.
 type Matrix int
@@ -191,15 +92,15 @@ type Term struct {
 
 // Terms calls fn for every non-zero coefficient of the circuit's A, B and C
 // matrices. Setup evaluates the QAP with it.
-func (p Params) Terms(fn func(Term)) {
+func Terms(p Params, fn func(Term)) {
 	var one, minusOne fr.Element
 	one.SetOne()
 	minusOne.Neg(&one)
-	k := p.steps()
+	k := p.Steps()
 	firstBit := p.BitWires()
 	state, nextState, nextBit, pending := 1, 1+NumPublic, firstBit, 0
 	for j := 0; j < k; j++ {
-		if p.isBitStep(j) {
+		if p.IsBitStep(j) {
 			w := nextBit
 			nextBit++
 			pending++
@@ -348,7 +249,7 @@ func fill(ctx context.Context, p Params, seed uint64, ds *dataset.Dataset) error
 	z[1] = elementFromSeed(seed)
 	state := z[1]
 	advice := elementFromSeed(^seed)
-	k := p.steps()
+	k := p.Steps()
 	nextState, nextBit := 1+NumPublic, p.BitWires()
 	// pendingBits is sum_t 2^t b_t over the bits made since the last
 	// mixing step (at most 19 of them: it fits a word).
@@ -360,7 +261,7 @@ func fill(ctx context.Context, p Params, seed uint64, ds *dataset.Dataset) error
 			}
 		}
 		bit := adviceBit(&advice, j, p.Rounds, &roundConst, seed)
-		if p.isBitStep(j) {
+		if p.IsBitStep(j) {
 			w := nextBit
 			nextBit++
 			if bit {

@@ -53,7 +53,7 @@ func TestSynthesisSatisfiesR1CS(t *testing.T) {
 		for m := range eval {
 			eval[m] = make([]fr.Element, p.Constraints)
 		}
-		p.Terms(func(tm Term) {
+		Terms(p, func(tm Term) {
 			var x fr.Element
 			x.Mul(&tm.Coeff, &z[tm.Wire])
 			eval[tm.Matrix][tm.Constraint].Add(&eval[tm.Matrix][tm.Constraint], &x)
@@ -92,7 +92,7 @@ func TestInBMatchesTerms(t *testing.T) {
 	for _, bits := range []int{0, MinBitsPerMille, 333, MaxBitsPerMille} {
 		p := Params{Constraints: 1 << 6, BitsPerMille: bits}
 		inB := make([]bool, p.NumWires())
-		p.Terms(func(tm Term) {
+		Terms(p, func(tm Term) {
 			if tm.Matrix == MatB {
 				inB[tm.Wire] = true
 			}

@@ -11,26 +11,12 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/provebench/provebench/gpu/circuit"
+	"github.com/provebench/provebench/gpu/shape"
 )
 
-// AutoSetupMax is the largest domain for which KindAuto runs a real setup:
-// a real setup costs a scalar multiplication per point (seconds at 2^16 on
-// two cores, minutes beyond), a benchmark key one addition.
-const AutoSetupMax = 1 << 16
-
-// KindAuto picks KindSetup up to AutoSetupMax constraints, KindRandom above.
-const KindAuto KeyKind = "auto"
-
-// Resolve turns KindAuto into a concrete kind for a domain size.
-func (k KeyKind) Resolve(constraints int) KeyKind {
-	if k != KindAuto {
-		return k
-	}
-	if constraints <= AutoSetupMax {
-		return KindSetup
-	}
-	return KindRandom
-}
+// AutoSetupMax is the largest domain for which KindAuto runs a real setup
+// (gpu/shape).
+const AutoSetupMax = shape.AutoSetupMax
 
 // Cache stores keys on disk, one file per domain size and kind, so each
 // child process of a sweep maps the same key instead of generating it.

@@ -14,17 +14,18 @@ import (
 
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/hostmem"
+	"github.com/provebench/provebench/gpu/shape"
 )
 
-// KeyKind tells how a proving key was made.
-type KeyKind string
+// KeyKind tells how a proving key was made; the kinds are gpu/shape's,
+// which a scenario names without linking this package.
+type KeyKind = shape.KeyKind
 
+// The kinds of key (gpu/shape).
 const (
-	// KindSetup is a real Groth16 setup: proofs made with it verify.
-	KindSetup KeyKind = "setup"
-	// KindRandom is a benchmark key: the shapes and sizes of a real key,
-	// random points. Proving costs the same; proofs do not verify.
-	KindRandom KeyKind = "random"
+	KindSetup  = shape.KindSetup
+	KindRandom = shape.KindRandom
+	KindAuto   = shape.KindAuto
 )
 
 // ProvingKey is a Groth16 proving key for one domain size of the circuit
@@ -80,14 +81,9 @@ func (pk *ProvingKey) Bytes() int64 {
 		int64(len(pk.B2))*bls12381.SizeOfG2AffineUncompressed
 }
 
-// KeyBytes is the size of the point vectors of the proving key for p, as
-// Bytes reports it once the key exists: what it takes in memory and, with
-// a small header, on disk.
-func KeyBytes(p circuit.Params) int64 {
-	w := int64(p.NumWires())
-	return (2*w+int64(p.NumPrivate())+int64(p.Constraints-1))*bls12381.SizeOfG1AffineUncompressed +
-		w*bls12381.SizeOfG2AffineUncompressed
-}
+// KeyBytes is the size of the point vectors of the proving key for p
+// (gpu/shape, whose sizes TestShapeSizes holds to the curve's).
+func KeyBytes(p circuit.Params) int64 { return shape.KeyBytes(p) }
 
 // CheckShape verifies that the key fits the circuit of its domain size.
 func (pk *ProvingKey) CheckShape() error {

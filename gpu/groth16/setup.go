@@ -163,7 +163,7 @@ func qapColumns(p circuit.Params, lagrange []fr.Element) (u, v, w []fr.Element) 
 	v = make([]fr.Element, nWires)
 	w = make([]fr.Element, nWires)
 	cols := [3][]fr.Element{u, v, w}
-	p.Terms(func(t circuit.Term) {
+	circuit.Terms(p, func(t circuit.Term) {
 		var x fr.Element
 		x.Mul(&t.Coeff, &lagrange[t.Constraint])
 		cols[t.Matrix][t.Wire].Add(&cols[t.Matrix][t.Wire], &x)

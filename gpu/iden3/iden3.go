@@ -148,7 +148,7 @@ func constraints(p circuit.Params) ([]byte, error) {
 		written++
 	}
 	var order error
-	p.Terms(func(t circuit.Term) {
+	circuit.Terms(p, func(t circuit.Term) {
 		if t.Constraint < row && order == nil {
 			order = fmt.Errorf("iden3: circuit terms out of row order (%d after %d)", t.Constraint, row)
 		}

@@ -32,6 +32,15 @@ func Percentile[T cmp.Ordered](v []T, p int) T {
 	return s[min(max(rank, 1), len(s))-1]
 }
 
+// MedianBy is the element of v whose key is the median: the lower middle
+// for an even count, so that it is one of v's, ties kept in v's order. v
+// must not be empty; it is not modified.
+func MedianBy[T any](v []T, key func(T) float64) T {
+	s := slices.Clone(v)
+	slices.SortStableFunc(s, func(a, b T) int { return cmp.Compare(key(a), key(b)) })
+	return s[(len(s)-1)/2]
+}
+
 // sorted is v in ascending order: v itself when it already is (the
 // callers that sort once and take several figures pay no copy), else a
 // sorted copy.

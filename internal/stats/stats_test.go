@@ -79,3 +79,22 @@ func TestPercentile(t *testing.T) {
 		t.Errorf("duration percentile: %v", got)
 	}
 }
+
+// MedianBy picks the lower middle element by its key, ties in order, and
+// leaves v as it was.
+func TestMedianBy(t *testing.T) {
+	type rep struct {
+		name string
+		v    float64
+	}
+	v := []rep{{"a", 3}, {"b", 1}, {"c", 2}, {"d", 2}}
+	if got := MedianBy(v, func(r rep) float64 { return r.v }); got.name != "c" {
+		t.Errorf("MedianBy = %s, want c (the lower middle of 1, 2, 2, 3, ties in order)", got.name)
+	}
+	if v[0].name != "a" {
+		t.Error("MedianBy reordered its input")
+	}
+	if got := MedianBy(v[:3], func(r rep) float64 { return r.v }); got.name != "c" {
+		t.Errorf("odd count: %s, want c", got.name)
+	}
+}

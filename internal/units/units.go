@@ -97,9 +97,14 @@ func FormatSeconds(v float64) string {
 
 // Plural writes a count and its noun, singular for 1: "1 configuration",
 // "3 configurations" (nouns whose plural adds an s).
-func Plural(n int, noun string) string {
+func Plural(n int, noun string) string { return strconv.Itoa(n) + " " + Noun(n, noun) }
+
+// Noun is the noun alone, singular for a count of 1 and plural otherwise
+// ("regression", "regressions"), for a sentence that writes the count
+// apart.
+func Noun(n int, noun string) string {
 	if n == 1 {
-		return "1 " + noun
+		return noun
 	}
-	return strconv.Itoa(n) + " " + noun + "s"
+	return noun + "s"
 }

@@ -54,3 +54,11 @@ func TestPlural(t *testing.T) {
 		}
 	}
 }
+
+func TestNoun(t *testing.T) {
+	for n, want := range map[int]string{0: "regressions", 1: "regression", 2: "regressions"} {
+		if got := Noun(n, "regression"); got != want {
+			t.Errorf("Noun(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

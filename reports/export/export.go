@@ -56,16 +56,7 @@ func measures() []results.Metric { return results.MetricsFor(results.Exported) }
 // summarize returns a metric's figure over a scenario's measured
 // repetitions; false when no measured repetition has it.
 func summarize(sc *results.Scenario, m results.Metric) (figure, bool) {
-	var v []float64
-	for i := range sc.Repetitions {
-		r := &sc.Repetitions[i]
-		if !r.Measured() {
-			continue
-		}
-		if x, ok := m.Value(r); ok {
-			v = append(v, x)
-		}
-	}
+	v := sc.Values(m)
 	if len(v) == 0 {
 		return figure{}, false
 	}

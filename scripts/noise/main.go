@@ -50,12 +50,7 @@ type figure struct {
 }
 
 func report(path string, sc *results.Scenario) {
-	var reps []*results.Repetition
-	for j := range sc.Repetitions {
-		if r := &sc.Repetitions[j]; r.Measured() {
-			reps = append(reps, r)
-		}
-	}
+	reps := sc.Measured()
 	if len(reps) < 2 {
 		return
 	}

@@ -1,9 +1,17 @@
-package pipeline
+// Package config is the configuration vocabulary of the pipeline: what a
+// workload proves (Workload), how a run admits and moves partitions
+// (Config, Strategy, PacerConfig), the registry of the strategies' gates
+// as the rest of provebench asks about them (names, groups, descriptions,
+// colours, validation, bounds on live datasets), and the checks of a
+// configuration's fields (FieldError). It links no prover: spec, the
+// scenario loader, the pre-flight check and the reports' colours read it
+// without the engine; pipeline builds the gates it names and runs them.
+package config
 
 import (
 	"time"
 
-	"github.com/provebench/provebench/gpu/circuit"
+	"github.com/provebench/provebench/gpu/shape"
 )
 
 // Workload is what a run proves: a batch of Proofs proofs, Concurrency of
@@ -45,10 +53,10 @@ func (w Workload) Cached() bool { return w.Synthesis == SynthesisCached }
 // Circuit is the member of the circuit family each partition proves (a bit
 // fraction out of range, which Validate reports, gives Params that do not
 // validate either).
-func (w Workload) Circuit() circuit.Params {
-	p := circuit.Params{Constraints: w.Constraints, Rounds: w.SynthesisRounds}
+func (w Workload) Circuit() shape.Params {
+	p := shape.Params{Constraints: w.Constraints, Rounds: w.SynthesisRounds}
 	if w.BitFraction != 0 {
-		p.BitsPerMille, _ = circuit.BitsPerMilleFor(w.BitFraction)
+		p.BitsPerMille, _ = shape.BitsPerMilleFor(w.BitFraction)
 	}
 	return p
 }

@@ -1,10 +1,9 @@
-// Package sim plays a pipeline configuration in virtual time: the same
-// strategy gates and counters as the engine (pipeline.Core), driven by a
-// discrete-event clock over stage costs instead of a prover. A batch of
-// 2^27-constraint proofs takes milliseconds to simulate, so the memory and
-// throughput of configurations too big for the machine can be predicted,
-// and searched, before anyone runs them.
-package sim
+// Package model is what the simulator plays a configuration with: the
+// costs of one partition's stages (Stages) and the machine it runs on
+// (Host), as a calibration fits them and a simulated configuration records
+// them. It links no prover and no engine: spec records them, sim plays
+// them.
+package model
 
 import (
 	"errors"
@@ -33,9 +32,8 @@ type Stages struct {
 	// share of each; without a pool (Host.PooledBytes 0) every dataset is
 	// in ordinary memory. Such a copy runs in the device's stream order, so on
 	// a serial device it holds the device as a phase of its own rather
-	// than overlapping its compute (on the H200 at 2^22 the device was
-	// busy 0.14 s per partition in a pile-up beyond the pool against
-	// 0.107 s of kernels). 0: Upload.
+	// than overlapping its compute (the H200's figures: docs/simulate.md,
+	// "The model"). 0: Upload.
 	PageableUpload time.Duration `json:"pageable_upload,omitempty"`
 	Finalize       time.Duration `json:"finalize"`
 	// ABCBytes and WireBytes are one partition's dataset.
@@ -61,19 +59,17 @@ type Stages struct {
 	// region.
 	SubmitQueue int `json:"submit_queue,omitempty"`
 	// DeviceReady is when, from the pipeline's start, the devices first
-	// complete a partition's Start: a backend's first-use costs (on the
-	// CUDA backend ~8 s at 2^24 after the key is loaded, measured on the
-	// H200), which hold up the first partitions, and behind them, in a
-	// strategy that holds its permits, synthesis.
+	// complete a partition's Start: a backend's first-use costs (the
+	// CUDA backend's, after the key is loaded: docs/simulate.md), which
+	// hold up the first partitions, and behind them, in a strategy that
+	// holds its permits, synthesis.
 	DeviceReady time.Duration `json:"device_ready,omitempty"`
 	// PinStall is how long a partition that starts synthesis holds up a
 	// serial device that works at that moment or starts working before
 	// the stall's length has passed: on the
 	// CUDA backend the synthesis worker page-locks its dataset first, and
-	// the driver's page-locking stalls the device's work meanwhile (on
-	// the H200 at 2^24 a partition's device time was 0.41 s when every
-	// dataset was locked before the GPU started, 0.78-0.86 s when new
-	// partitions started beside it).
+	// the driver's page-locking stalls the device's work meanwhile (the
+	// H200's figures: docs/simulate.md, "The model").
 	PinStall time.Duration `json:"pin_stall,omitempty"`
 }
 
@@ -98,7 +94,7 @@ type Host struct {
 	// at the same time slows one down, as a fraction of its time alone:
 	// k at once each take 1 + SynthesisContention·(k-1) times as long
 	// (before sharing the cores), the memory bandwidth they share. A
-	// calibration fits it (0.37 on the H200 host's 16 cores).
+	// calibration fits it.
 	SynthesisContention float64 `json:"synthesis_contention,omitempty"`
 	// ProverCores is how many of Cores a working device's prover keeps
 	// busy when the prover runs on the host (the CPU backend: its NTT and
@@ -112,7 +108,8 @@ type Host struct {
 	GPUSpeed float64 `json:"gpu_speed,omitempty"`
 }
 
-func (s Stages) validate() error {
+// Validate says what is wrong with the stages' costs, if anything.
+func (s Stages) Validate() error {
 	var errs []error
 	if s.Synthesis <= 0 || s.SynthesisSpread < 0 || s.SynthesisSpread >= s.Synthesis {
 		errs = append(errs, fmt.Errorf("stages.synthesis: %v ± %v must be > 0 with a spread below it", s.Synthesis, s.SynthesisSpread))
@@ -130,23 +127,25 @@ func (s Stages) validate() error {
 	return errors.Join(errs...)
 }
 
-func (h Host) validate() error {
+// Validate says what is wrong with the host's fields, if anything.
+func (h Host) Validate() error {
 	if h.Memory < 0 || h.Baseline < 0 || h.PooledBytes < 0 || h.Cores < 0 || h.ProverCores < 0 || h.SynthesisContention < 0 || h.Devices < 0 || h.GPUSpeed < 0 {
 		return fmt.Errorf("host: fields must be >= 0 (%+v)", h)
 	}
 	return nil
 }
 
-func (h Host) devices() int { return max(h.Devices, 1) }
+// DeviceCount is the number of GPUs (Devices, 0 meaning 1).
+func (h Host) DeviceCount() int { return max(h.Devices, 1) }
 
 // SynthesisSpeed is the speed of each of n partitions synthesizing at once,
 // against one alone: the cores shared among them, slowed by their
 // contention.
-func (h Host) SynthesisSpeed(n int) float64 { return h.synthesisSpeed(n, 0) }
+func (h Host) SynthesisSpeed(n int) float64 { return h.SynthesisSpeedBusy(n, 0) }
 
-// synthesisSpeed is SynthesisSpeed while busy devices work: on a host
+// SynthesisSpeedBusy is SynthesisSpeed while busy devices work: on a host
 // prover (ProverCores) their threads take their share of the cores too.
-func (h Host) synthesisSpeed(n, busy int) float64 {
+func (h Host) SynthesisSpeedBusy(n, busy int) float64 {
 	f := 1.0
 	if threads := n + busy*h.ProverCores; h.Cores > 0 && threads > h.Cores {
 		f = float64(h.Cores) / float64(threads)
@@ -157,14 +156,16 @@ func (h Host) synthesisSpeed(n, busy int) float64 {
 	return f
 }
 
-// shares says whether synthesis speed depends on how many synthesize.
-func (h Host) shares() bool { return h.Cores > 0 || h.SynthesisContention > 0 }
+// Shares says whether synthesis speed depends on how many synthesize.
+func (h Host) Shares() bool { return h.Cores > 0 || h.SynthesisContention > 0 }
 
-// sharesWithProver says whether synthesis speed depends on whether the
+// SharesWithProver says whether synthesis speed depends on whether the
 // devices work: a prover on the host's cores.
-func (h Host) sharesWithProver() bool { return h.Cores > 0 && h.ProverCores > 0 }
+func (h Host) SharesWithProver() bool { return h.Cores > 0 && h.ProverCores > 0 }
 
-func (h Host) speed() float64 {
+// Speed is the GPUs' speed relative to the stages' (GPUSpeed, 0 meaning
+// 1).
+func (h Host) Speed() float64 {
 	if h.GPUSpeed == 0 {
 		return 1
 	}

@@ -1,4 +1,4 @@
-package pipeline
+package config
 
 import (
 	"fmt"
@@ -13,9 +13,10 @@ import (
 // gate of every strategy. The single-gate names are the presets.
 type Strategy string
 
-// The gates, each also a preset strategy of its own. Each is defined, with
-// everything the rest of provebench asks about it, in its own file
-// (gate_permits.go, gate_budget.go, pacer.go) and registered in Registered.
+// The gates, each also a preset strategy of its own. Each is described,
+// with everything the rest of provebench asks about it, in gates.go and
+// registered in Registered; its gate is pipeline's (gate_permits.go,
+// gate_budget.go, pacer.go).
 const (
 	// Release: a partition permit (one of PartitionWorkers) is taken before
 	// synthesis and released right after it. Finished partitions then wait
@@ -35,10 +36,11 @@ const (
 )
 
 // StrategyDef is one gate and everything the rest of provebench asks about
-// it: the engine and the simulator build it, validation checks its fields,
-// the pre-flight check bounds the datasets it lets live, the scenario
-// schema describes it and the reports colour it. Adding a gate is one file
-// with its StrategyDef, plus its line in Registered.
+// it: validation checks its fields, the pre-flight check bounds the
+// datasets it lets live, the scenario schema describes it and the reports
+// colour it; the engine and the simulator build it from pipeline's maker of
+// the same name. Adding a gate is its StrategyDef here (gates.go) and its
+// line in Registered, and its gate and maker in pipeline.
 type StrategyDef struct {
 	Name Strategy
 	// Group is the set of gates of which a strategy composes at most one
@@ -50,9 +52,6 @@ type StrategyDef struct {
 	// Colour is the gate's index in the reports' palette: fixed, so a
 	// strategy keeps its colour whatever else a run holds.
 	Colour int
-	// New makes the gate for configuration c (resolved and valid), counting
-	// into tr; abc and wires are one partition's dataset bytes.
-	New func(c Config, tr *Tracker, abc, wires int64) Gate
 	// Validate adds to errs the problems with the fields the gate uses,
 	// for a strategy that has it and partitions of abc and wires bytes.
 	Validate func(c Config, abc, wires int64, errs *fieldErrors)

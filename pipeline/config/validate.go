@@ -1,4 +1,4 @@
-package pipeline
+package config
 
 import (
 	"errors"
@@ -7,7 +7,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/provebench/provebench/gpu/circuit"
+	"github.com/provebench/provebench/gpu/shape"
 )
 
 // FieldError is a problem with one configuration field. Field is the path
@@ -43,14 +43,14 @@ func (c Config) Resolved() Config {
 // per problem.
 func (w Workload) Validate() error {
 	var errs fieldErrors
-	if err := (circuit.Params{Constraints: w.Constraints}).Validate(); err != nil {
+	if err := (shape.Params{Constraints: w.Constraints}).Validate(); err != nil {
 		errs.add("workload.constraints", "%v", err)
 	}
-	if err := (circuit.Params{Constraints: 1 << circuit.MinLogConstraints, Rounds: w.SynthesisRounds}).Validate(); err != nil {
+	if err := (shape.Params{Constraints: 1 << shape.MinLogConstraints, Rounds: w.SynthesisRounds}).Validate(); err != nil {
 		errs.add("workload.synthesis_rounds", "%v", err)
 	}
 	if w.BitFraction != 0 {
-		if _, err := circuit.BitsPerMilleFor(w.BitFraction); err != nil {
+		if _, err := shape.BitsPerMilleFor(w.BitFraction); err != nil {
 			errs.add("workload.bit_fraction", "%v", err)
 		}
 	}
@@ -129,4 +129,10 @@ func (e fieldErrors) has(field string) bool {
 		}
 	}
 	return false
+}
+
+// DatasetBytes is what the budget gate reserves per partition of w: the
+// a/b/c vectors and the wires of the built-in circuit.
+func DatasetBytes(w Workload) (abc, wires int64) {
+	return w.Circuit().DatasetBytes()
 }

@@ -1,4 +1,4 @@
-package pipeline
+package config
 
 import (
 	"encoding/json"

@@ -1,4 +1,4 @@
-package pipeline
+package config
 
 // WarmPoolDatasets is how many datasets a warm start reserves page-locked
 // memory for, on a backend that locks dataset memory: those the strategy
