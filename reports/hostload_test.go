@@ -39,3 +39,26 @@ func TestReportFlagsLoadSkew(t *testing.T) {
 		t.Error("the throughput plot does not mark the configuration")
 	}
 }
+
+// TestTerminalTableFlagsLoadSkew: run's summary table names the
+// configuration measured under another load, with its figures.
+func TestTerminalTableFlagsLoadSkew(t *testing.T) {
+	run := fixtureRun(t, false, fixtureShapes)
+	for i := range run.Scenarios {
+		share := 0.05
+		if i == 2 {
+			share = 0.60
+		}
+		for k := range run.Scenarios[i].Repetitions {
+			v := share
+			run.Scenarios[i].Repetitions[k].HostLoad = &results.HostLoad{OthersCPUFraction: &v}
+		}
+	}
+	var b strings.Builder
+	PrintRunSummary(&b, run, nil)
+	want := "  " + run.Scenarios[2].Name + ": neighbours took 60% (60–60%) of the host"
+	if !strings.Contains(b.String(), "host load differed between configurations") || !strings.Contains(b.String(), want) ||
+		!strings.Contains(b.String(), "one configuration after another") {
+		t.Errorf("table does not flag %q:\n%s", run.Scenarios[2].Name, b.String())
+	}
+}
