@@ -104,7 +104,6 @@ kernel_peak() {
 
 declare -A pass fail
 for kind in $KINDS; do pass[$kind]=0; fail[$kind]=0; done
-copy_run=0
 for i in $(seq 1 "$RUNS"); do
 	for kind in $KINDS; do
 		dir="$OUT/$kind-$i"
@@ -113,8 +112,8 @@ for i in $(seq 1 "$RUNS"); do
 		case $kind in
 		copies | memreg)
 			copy=$(fresh_copy)
-			copy_run=$((copy_run + 1))
-			if [ $((copy_run % 2)) = 1 ]; then base=$copy; else new=$copy; fi
+			# Sides swapped every other run of each kind.
+			if [ $((i % 2)) = 1 ]; then base=$copy; else new=$copy; fi
 			args=(--until-resolved "$UNTIL" --base-scenario scenarios/ci.yaml)
 			if [ "$kind" = memreg ]; then args+=(--new-scenario "$DIR/ci-mem.yaml"); else args+=(--new-scenario scenarios/ci.yaml); fi
 			;;
