@@ -22,7 +22,7 @@ GOBUILD := $(GO) build -buildvcs=auto
 # that say nothing about provebench. (-O2 -g is Go's default.)
 export CGO_CFLAGS ?= -O2 -g -Wno-deprecated-declarations
 
-.PHONY: all build run test test-short vet funcs fmt fuzz bench bench-cpu check-snarkjs gate-check docs-results clean
+.PHONY: all build run test test-short vet funcs fmt fuzz bench bench-cpu check-snarkjs gate-check docs-results docs-plots clean
 
 all: build
 
@@ -95,6 +95,11 @@ gate-check:
 # its PNGs. Idempotent: rerun after adding results.
 docs-results: build
 	BIN=$(BIN) GO=$(GO) scripts/docs-results.sh
+
+# Draw the plots of docs/results' reports from the committed documents
+# (the clone keeps only those a page names: scripts/docs-plots.sh).
+docs-plots: build
+	BIN=$(BIN) scripts/docs-plots.sh
 
 # Verify an exported proof with snarkjs, an independent verifier (needs npm).
 SNARKJS_DIR ?= .snarkjs

@@ -33,7 +33,7 @@ func (m *Model) Checks(hostMemory int64) ([]Check, error) { return m.check(m.Poi
 // document (one not used for calibration, to validate the model), which
 // Load accepts; notes say what it left out.
 func (m *Model) CheckDocument(ctx context.Context, file string, hostMemory int64) ([]Check, []string, error) {
-	ms, err := Load(ctx, []string{file}, LoadOptions{})
+	ms, err := Load(ctx, []string{file}, LoadOptions{Role: "--check"})
 	if err != nil {
 		return nil, nil, err
 	}

@@ -18,6 +18,17 @@ type LoadOptions struct {
 	// AllowMixedCommits takes documents built from different commits
 	// together: they measured different provers, so only on request.
 	AllowMixedCommits bool
+	// Role names what the documents are for in errors about reading them
+	// (such as "--check"); empty means "calibration".
+	Role string
+}
+
+// role is the name errors about o's documents start with.
+func (o LoadOptions) role() string {
+	if o.Role == "" {
+		return "calibration"
+	}
+	return o.Role
 }
 
 // Measurements are the measured configurations of calibration documents,
@@ -112,14 +123,14 @@ func Load(ctx context.Context, files []string, o LoadOptions) (*Measurements, er
 	for _, f := range files {
 		path, err := results.InDir(f)
 		if err != nil {
-			return nil, fmt.Errorf("calibration: %w", err) // it names f
+			return nil, fmt.Errorf("%s: %w", o.role(), err) // it names f
 		}
 		doc, err := results.ReadContext(ctx, path)
 		if err != nil {
-			return nil, fmt.Errorf("calibration %s: %w", f, err)
+			return nil, fmt.Errorf("%s %s: %w", o.role(), f, err)
 		}
 		if doc.Simulated != nil {
-			return nil, fmt.Errorf("calibration %s: a simulated document (provebench simulate's predictions), not measurements: calibrate on real runs", f)
+			return nil, fmt.Errorf("%s %s: a simulated document (provebench simulate's predictions), not measurements: calibrate on real runs", o.role(), f)
 		}
 		if err := notSeen(&seen, f, doc); err != nil {
 			return nil, err
@@ -137,7 +148,7 @@ func Load(ctx context.Context, files []string, o LoadOptions) (*Measurements, er
 		return nil, err
 	}
 	if len(ms.Points) == 0 {
-		return nil, errors.New("calibration: no measured repetition of the built-in pipeline in " + strings.Join(files, ", "))
+		return nil, errors.New(o.role() + ": no measured repetition of the built-in pipeline in " + strings.Join(files, ", "))
 	}
 	return ms, ms.checkMeasure()
 }

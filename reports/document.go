@@ -232,8 +232,13 @@ func glossarySection(run *results.Run) section {
 func runMeta(run *results.Run) []string {
 	env := &run.Environment
 	tool := "provebench " + orUnknown(run.ToolVersion)
-	if env.GitCommit != "" {
-		tool += ", commit " + env.GitCommit
+	if c := env.GitCommit; c != "" {
+		// A version read from the build names the commit already (module
+		// version, then commit): said once, as the commit.
+		if v := strings.TrimSpace(strings.Replace(run.ToolVersion, c, "", 1)); v != run.ToolVersion {
+			tool = "provebench " + orUnknown(v)
+		}
+		tool += ", commit " + c
 	}
 	when := "started " + formatTime(run.StartedAt)
 	if !run.FinishedAt.IsZero() {

@@ -95,7 +95,7 @@ main { max-width: 1400px; margin: 0 auto; padding: 1.5rem 2rem 4rem; }
 h1 { font-size: 1.6rem; border-bottom: 1px solid #d0d7de; padding-bottom: .4rem; }
 h2 { font-size: 1.3rem; margin-top: 2.2rem; border-bottom: 1px solid #eaeef2; padding-bottom: .3rem; }
 h3 { font-size: 1.05rem; margin-top: 1.6rem; }
-ul.meta { color: #57606a; padding-left: 1.2rem; }
+ul.meta { color: #57606a; padding-left: 1.2rem; overflow-wrap: anywhere; }
 p.note { background: #fff8c5; border-left: 4px solid #d4a72c; padding: .5rem .8rem; }
 figure { margin: 1rem 0; }
 figure svg, figure img { max-width: 100%; height: auto; display: block; }
@@ -107,6 +107,7 @@ th { background: #f6f8fa; }
 th.num, td.num { text-align: right; font-variant-numeric: tabular-nums; }
 .nw { white-space: nowrap; }
 tr:nth-child(even) td { background: #fbfcfd; }
+@media (max-width: 600px) { main { padding: 1rem .8rem 3rem; } h1 { font-size: 1.35rem; } }
 </style>
 </head>
 <body>

@@ -6,7 +6,9 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
+	"text/tabwriter"
 
 	"golang.org/x/sys/unix"
 
@@ -78,8 +80,51 @@ type Check struct {
 	// Basis says where PeakRSS comes from, alike for the configurations
 	// that share it ("the strategy's bound", or the predictor's
 	// description); What is the whole sentence, with this configuration's
-	// figures.
-	Basis, What string
+	// figures; Detail is What's figures alone (what the estimate adds up,
+	// or where the prediction comes from), for a table's row.
+	Basis, What, Detail string
+}
+
+// Refusal is a configuration the pre-flight check refused: its check and
+// the limit its peak passes.
+type Refusal struct {
+	Check
+	Limit string
+}
+
+// RefusedError is the pre-flight check's refusal: a row per configuration
+// (its estimated peak, the limit it passes, where it is written and what
+// the estimate adds up), the bases the rows share said once below, and
+// the key cache's shortfall. A sentence per configuration ran to 330
+// characters (issue 41); a table reads at a glance.
+type RefusedError struct {
+	Refused []Refusal
+	Keys    string // the proving keys' shortfall, or empty
+}
+
+func (e *RefusedError) Error() string {
+	var b strings.Builder
+	b.WriteString("refused before anything was written (--force runs anyway)\n")
+	if len(e.Refused) > 0 {
+		tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+		fmt.Fprintln(tw, "configuration\tpeak RSS\tpasses\tfile\testimate")
+		var bases []string
+		for _, r := range e.Refused {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", r.Name, units.FormatBytes(r.PeakRSS), r.Limit, r.Source, r.Detail)
+			if !slices.Contains(bases, r.Basis) {
+				bases = append(bases, r.Basis)
+			}
+		}
+		tw.Flush()
+		fmt.Fprintf(&b, "estimated from: %s", strings.Join(bases, "; "))
+	}
+	if e.Keys != "" {
+		if len(e.Refused) > 0 {
+			b.WriteString("\n")
+		}
+		b.WriteString(e.Keys)
+	}
+	return b.String()
 }
 
 // Preflight refuses configurations that cannot fit before anything is
@@ -97,6 +142,7 @@ type Check struct {
 func Preflight(specs []Spec, hostMemory int64, cacheDir string, predict Predictor) ([]Check, error) {
 	var errs []error
 	var checks []Check
+	refused := &RefusedError{}
 	keys := map[string]bool{}
 	var keyNeed int64
 	for i := range specs {
@@ -117,9 +163,9 @@ func Preflight(specs []Spec, hostMemory int64, cacheDir string, predict Predicto
 		}
 		checks = append(checks, c)
 		if s.MemoryLimit > 0 && c.PeakRSS > s.MemoryLimit {
-			errs = append(errs, fmt.Errorf("%s exceeds its memory_limit %s", c.What, units.FormatBytes(s.MemoryLimit)))
+			refused.Refused = append(refused.Refused, Refusal{c, "memory_limit " + units.FormatBytes(s.MemoryLimit)})
 		} else if hostMemory > 0 && c.PeakRSS > hostMemory {
-			errs = append(errs, fmt.Errorf("%s exceeds this host's memory %s", c.What, units.FormatBytes(hostMemory)))
+			refused.Refused = append(refused.Refused, Refusal{c, "host's memory " + units.FormatBytes(hostMemory)})
 		}
 		path := groth16.Cache{Dir: cacheDir}.Path(s.Workload.Circuit(), s.Key.Resolve(s.Workload.Constraints))
 		if _, err := os.Stat(path); err != nil && !keys[path] {
@@ -128,10 +174,10 @@ func Preflight(specs []Spec, hostMemory int64, cacheDir string, predict Predicto
 		}
 	}
 	if free, ok := freeBytes(cacheDir); ok && keyNeed > free {
-		errs = append(errs, fmt.Errorf("the proving keys to generate need %s in %s, which has %s free", units.FormatBytes(keyNeed), cacheDir, units.FormatBytes(free)))
+		refused.Keys = fmt.Sprintf("the proving keys to generate need %s in %s, which has %s free", units.FormatBytes(keyNeed), cacheDir, units.FormatBytes(free))
 	}
-	if len(errs) > 0 {
-		errs = append(errs, errors.New("refused before anything was written; --force runs anyway"))
+	if len(refused.Refused) > 0 || refused.Keys != "" || len(errs) > 0 {
+		errs = append(errs, refused)
 	}
 	return checks, errors.Join(errs...)
 }
@@ -148,9 +194,9 @@ const BoundBasis = "the strategy's bound"
 func check(s *Spec, e Estimate, predict Predictor) (Check, error) {
 	one := e.Dataset
 	c := Check{Name: s.Name, Source: s.Source, PeakRSS: e.PeakRSS, Basis: BoundBasis}
+	c.Detail = fmt.Sprintf("key %s + %d datasets of %s, bounded by %s", units.FormatBytes(e.KeyBytes), e.Datasets, units.FormatBytes(one), e.Bound)
 	bound := func(why string) string {
-		return fmt.Sprintf("%s (%s): estimated peak RSS %s (key %s + %d datasets of %s, bounded by %s%s)", s.Name, s.Source,
-			units.FormatBytes(e.PeakRSS), units.FormatBytes(e.KeyBytes), e.Datasets, units.FormatBytes(one), e.Bound, why)
+		return fmt.Sprintf("%s (%s): estimated peak RSS %s (%s%s)", s.Name, s.Source, units.FormatBytes(e.PeakRSS), c.Detail, why)
 	}
 	c.What = bound("")
 	if predict == nil {
@@ -167,11 +213,11 @@ func check(s *Spec, e Estimate, predict Predictor) (Check, error) {
 	}
 	if floor := e.KeyBytes + one; peak < floor {
 		c.PeakRSS, c.Basis = floor, "the floor of the key and one dataset"
-		c.What = fmt.Sprintf("%s (%s): estimated peak RSS %s (key %s + one dataset of %s; %s predicted only %s)", s.Name, s.Source,
-			units.FormatBytes(floor), units.FormatBytes(e.KeyBytes), units.FormatBytes(one), from, units.FormatBytes(peak))
+		c.Detail = fmt.Sprintf("key %s + one dataset of %s; %s predicted only %s", units.FormatBytes(e.KeyBytes), units.FormatBytes(one), from, units.FormatBytes(peak))
+		c.What = fmt.Sprintf("%s (%s): estimated peak RSS %s (%s)", s.Name, s.Source, units.FormatBytes(floor), c.Detail)
 		return c, nil
 	}
-	c.PeakRSS, c.Basis = peak, from
+	c.PeakRSS, c.Basis, c.Detail = peak, from, "predicted"
 	c.What = fmt.Sprintf("%s (%s): predicted peak RSS %s (%s)", s.Name, s.Source, units.FormatBytes(peak), from)
 	return c, nil
 }

@@ -47,8 +47,23 @@ func TestPreflightRefusesOverTheLimits(t *testing.T) {
 		t.Fatalf("a 2^22 configuration on a 1 TiB host: %v", err)
 	}
 	_, err := Preflight([]Spec{s}, 1<<30, dir, nil)
-	if err == nil || !strings.Contains(err.Error(), "big (f.yaml:3): estimated peak RSS") || !strings.Contains(err.Error(), "host's memory") {
+	if err == nil || !strings.Contains(err.Error(), "host's memory 1.00 GiB  f.yaml:3") || !strings.Contains(err.Error(), "estimated from: the strategy's bound") {
 		t.Fatalf("over the host's memory: %v", err)
+	}
+	// Issue 41: the refusal is a short table, a row per configuration
+	// starting with its name (it was a 330-character sentence each).
+	var refused *RefusedError
+	if !errors.As(err, &refused) || len(refused.Refused) != 1 {
+		t.Fatalf("the refusal is no RefusedError of one row: %v", err)
+	}
+	lines := strings.Split(err.Error(), "\n")
+	if len(lines) != 4 || !strings.HasPrefix(lines[1], "configuration") || !strings.HasPrefix(lines[2], "big ") {
+		t.Errorf("the refusal is not a heading, a table and the basis:\n%v", err)
+	}
+	for _, l := range lines {
+		if len(l) > 160 {
+			t.Errorf("a line of %d characters: %q", len(l), l)
+		}
 	}
 	s.MemoryLimit = 512 << 20
 	if _, err := Preflight([]Spec{s}, 1<<40, dir, nil); err == nil || !strings.Contains(err.Error(), "memory_limit") {
@@ -61,7 +76,7 @@ func TestPreflightTakesAPrediction(t *testing.T) {
 		Pipeline: config.Config{Strategy: config.Hold, PartitionWorkers: 2, ChannelCapacity: 1, GPUWorkers: 1}}
 	big := func(*Spec) (int64, string, error) { return 2 << 30, "simulated", nil }
 	_, err := Preflight([]Spec{s}, 1<<30, t.TempDir(), big)
-	if err == nil || !strings.Contains(err.Error(), "predicted peak RSS 2.00 GiB (simulated)") {
+	if err == nil || !strings.Contains(err.Error(), "2.00 GiB  host's memory 1.00 GiB") || !strings.Contains(err.Error(), "estimated from: simulated") {
 		t.Fatalf("a predicted 2 GiB on a 1 GiB host: %v", err)
 	}
 }

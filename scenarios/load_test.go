@@ -209,8 +209,15 @@ func TestErrorsLocateProblems(t *testing.T) {
 			[]string{"4:51: scenarios[0].pipeline.partition_workers: 0 is too few: the hold strategy needs at least 1 partition permit"}},
 		{"budget below a dataset", header + "scenarios:\n  - name: a\n    workload: {constraints: 2^14}\n    pipeline: {strategy: budget, budget: 2000KiB}\n",
 			[]string{"5:42: scenarios[0].pipeline.budget: 2000KiB is less than one partition's dataset at 2^14 constraints (2097120B (~2MiB): 1536KiB a/b/c + 524256B (~512KiB) wires)"}},
-		{"budget from the built-in default", header + "scenarios:\n  - name: big\n    key: random\n    workload: {constraints: 2^24}\n    pipeline: {strategy: budget}\n",
-			[]string{"3:5: scenarios[0]: pipeline.budget (built-in default 256MiB): 256MiB is less than one partition's dataset at 2^24"}},
+		// Issue 41, item 3: a budget is the memory given to the pipeline;
+		// none written used to mean 256MiB, no limit at 2^12 and no start
+		// at 2^24.
+		{"budget strategy without a budget", header + "scenarios:\n  - name: big\n    key: random\n    workload: {constraints: 2^24}\n    pipeline: {strategy: budget}\n",
+			[]string{"6:26: scenarios[0].pipeline.strategy: budget needs pipeline.budget, the live dataset bytes the pipeline may hold (such as budget: 8GiB); it has no default"}},
+		{"budget+pacer without a budget", header + "scenarios:\n  - name: a\n    pipeline: {strategy: budget+pacer}\n",
+			[]string{"4:26: scenarios[0].pipeline.strategy: budget+pacer needs pipeline.budget"}},
+		{"budget on a matrix axis without a budget", header + "matrix:\n  - name: m\n    axes:\n      pipeline.strategy: [hold, budget]\n",
+			[]string{"5:33: matrix[0].axes[pipeline.strategy][1]: budget needs pipeline.budget"}},
 		{"memory limit below a dataset", header + "scenarios:\n  - name: a\n    memory_limit: 1MiB\n",
 			[]string{"4:19: scenarios[0].memory_limit: 1MiB is less than one partition's dataset at 2^14 constraints"}},
 		{"setup too large", header + "scenarios:\n  - name: a\n    key: setup\n    workload: {constraints: 2^21}\n",
@@ -1050,5 +1057,20 @@ func TestListAxisCap(t *testing.T) {
 	es := loadErrors(t, "version: 1\nmatrix:\n  - name: m\n    axes: {workload.seed: ["+strings.Join(vals, ", ")+"]}\n")
 	if len(es) != 1 || !strings.Contains(es[0].Error(), "test.yaml:4:27: matrix[0].axes[workload.seed]: 1001 values: more than 1000 in one axis") {
 		t.Errorf("got %v", es)
+	}
+}
+
+// Issue 41: benchstat on the quickstart's results.bench gave "± ∞ need
+// >= 6 samples" at 5 repeats; every quickstart configuration measures at
+// least 6.
+func TestQuickstartRepeatsEnoughForBenchstat(t *testing.T) {
+	specs, err := LoadEmbedded("quickstart")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range specs {
+		if s.Repeats < 6 {
+			t.Errorf("quickstart %s repeats %d times: benchstat needs 6 for an interval", s.Name, s.Repeats)
+		}
 	}
 }

@@ -176,6 +176,7 @@ func (p *parser) spec(pt *point) spec.Spec {
 func (p *parser) check(pt *point, s *spec.Spec) {
 	c := p.newPointCheck(pt)
 	c.sampleInterval(s)
+	c.choicesWritten(s)
 	if c.valid("workload.constraints") {
 		c.datasetFits(s)
 	}
@@ -226,6 +227,23 @@ func (c *pointCheck) sampleInterval(s *spec.Spec) {
 	}
 }
 
+// choicesWritten refuses a strategy whose setting has no default a user
+// could mean: a byte budget is the memory given to the pipeline, and a
+// default of some MiB silently meant no limit at 2^12 constraints and an
+// unusable one at 2^27. (The pacer's settings are control gains and a
+// queue depth in partitions, the same at every size: their defaults
+// stand.)
+func (c *pointCheck) choicesWritten(s *spec.Spec) {
+	if !c.valid("pipeline.strategy") || !s.Pipeline.Strategy.Has(config.Budget) {
+		return
+	}
+	if l := c.pt.values["pipeline.budget"]; l == nil || l.node == nil {
+		c.report("pipeline.strategy", "%s needs pipeline.budget, the live dataset bytes the pipeline may hold (such as budget: 8GiB); it has no default",
+			c.written("pipeline.strategy"))
+		c.reported["pipeline.budget"] = true // the default's own problems are moot
+	}
+}
+
 // datasetFits checks the fields one partition's dataset must fit in (the
 // budget, the memory limit), and that a real setup of its size is one that
 // finishes.
@@ -236,7 +254,7 @@ func (c *pointCheck) datasetFits(s *spec.Spec) {
 	dataset := fmt.Sprintf("one partition's dataset at 2^%d constraints (%s: %s a/b/c + %s wires)",
 		params.LogConstraints(), formatBytes(abc+wires), formatBytes(abc), formatBytes(wires))
 	// The budget gate's own check, worded with the value as written.
-	if c.valid("pipeline.strategy", "pipeline.budget") && pc.Strategy.Has(config.Budget) && pc.Budget < abc+wires {
+	if c.valid("pipeline.strategy", "pipeline.budget") && !c.reported["pipeline.budget"] && pc.Strategy.Has(config.Budget) && pc.Budget < abc+wires {
 		c.report("pipeline.budget", "%s is less than %s; admission could never start one", c.written("pipeline.budget"), dataset)
 	}
 	if c.valid("memory_limit") && s.MemoryLimit > 0 && s.MemoryLimit < abc+wires {

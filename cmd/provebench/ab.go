@@ -218,7 +218,7 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	if err := writeABFiles(runner.OutDir, rep); err != nil {
 		return err
 	}
-	published := publishComparison(w, rep, f.markdown)
+	published := publishWith(rep.WriteBrief(w, filepath.Join(runner.OutDir, "ab.md")), rep, f.markdown)
 	if n := countStatus(base, results.StatusFailed, results.StatusCrashed) + countStatus(cur, results.StatusFailed, results.StatusCrashed); n > 0 {
 		return exitError{code: exitFailure, err: fmt.Errorf("%d repetitions failed or crashed (see %s)", n, runner.OutDir)}
 	}

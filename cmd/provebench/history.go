@@ -84,7 +84,11 @@ files that are not results documents, documents without a git commit or a
 start time, simulated ones, a repetition index twice in a configuration, and
 a figure outside its metric's bounds (at least 0; at most 1e7 s, 1 EiB,
 1e9 partitions/s, 1e12 J), each named with its document, configuration and
-repetition. Each document is stored in one transaction: all of it or none.
+repetition. A configuration whose settings (workload, pipeline, backend,
+key, clock; not its repeats or sampling) differ from those its series was
+first stored with is refused too: a scenario changed under the same name
+would continue another scenario's series. Name the changed scenario anew.
+Each document is stored in one transaction: all of it or none.
 The history file is created when absent; an existing file must be a history.
 
 Exit status: 0 added (or already there), 2 bad input (a document refused, a
@@ -145,7 +149,7 @@ func runHistoryAdd(ctx context.Context, w io.Writer, db string, args []string) (
 	}()
 	for _, d := range docs {
 		added, err := s.Add(ctx, d.Entries)
-		if errors.Is(err, store.ErrConflict) {
+		if errors.Is(err, store.ErrConflict) || errors.Is(err, store.ErrScenarioChanged) {
 			return usagef("%s: %w", d.Source, err)
 		}
 		if err != nil {
@@ -372,9 +376,10 @@ func newHistoryShowCmd(db *string) *cobra.Command {
 	c := &cobra.Command{
 		Use:   "show -o DIR",
 		Short: "Draw each metric across the runs of the history",
-		Long: `show draws, into DIR, one PNG per metric with a line per configuration across
-the runs (oldest first, ticks naming the commits), each point the run's median
-over its measured repetitions with a bar over their range, and the change
+		Long: `show draws, into DIR, one PNG per metric with a panel per configuration
+(small multiples, each its own value axis) on one time axis, each run at its
+start, each point the run's median over its measured repetitions with a bar
+over their range, and the change
 points (as history changes finds them, the selected series one family) dashed;
 and history.html showing the pictures with a table of the series and their
 change points. It opens the history read-only.
@@ -577,14 +582,16 @@ func printChanges(w io.Writer, format string, rep trend.Report, fdr float64) err
 		return err
 	}
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "configuration\tmetric\tcommit\tbefore -> after\tchange\tp-value\ttest\t")
+	fmt.Fprintln(tw, "configuration\tmetric\tsince (UTC)\tcommit\tbefore -> after\tchange\tp-value\ttest\t")
 	for _, c := range rep.Changes {
 		m, _ := ingest.Lookup(c.Metric)
 		verdict := "improvement"
 		if c.Regression {
 			verdict = "regression"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s -> %s\t%+.1f%% (%s)\t%.3g\t%s\t\n", c.Configuration, c.Metric, shortCommit(c.Commit),
+		// The date beside the commit: a nightly's reader asks "which night?"
+		// first, and a commit alone does not say.
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s -> %s\t%+.1f%% (%s)\t%.3g\t%s\t\n", c.Configuration, c.Metric, c.Time.UTC().Format("2006-01-02 15:04"), shortCommit(c.Commit),
 			formatValue(c.Before, string(m.Unit)), formatValue(c.After, string(m.Unit)), c.Percent, verdict, c.PValue, c.Test)
 	}
 	if err := tw.Flush(); err != nil {

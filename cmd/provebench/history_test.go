@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -156,6 +157,10 @@ func TestHistoryFindsInjectedRSSStep(t *testing.T) {
 	code, out, _ = capture(t, "history", "changes", "--db", db, "--metric", "peak_rss_bytes", "--configuration", "^hold$")
 	if code != exitRegression || !strings.Contains(out, nightCommit(16)[:12]) && !strings.Contains(out, nightCommit(15)[:12]) && !strings.Contains(out, nightCommit(17)[:12]) {
 		t.Errorf("text changes: exit %d\n%s", code, out)
+	}
+	// Issue 41: with the night's date, not the commit alone.
+	if !regexp.MustCompile(`2026-11-1[567] 02:00`).MatchString(out) {
+		t.Errorf("text changes name no date of nights 15-17:\n%s", out)
 	}
 	// Without the step, nothing.
 	flat := filepath.Join(dir, "flat.db")
@@ -550,5 +555,46 @@ func TestHistoryReadOnly(t *testing.T) {
 	os.Chmod(db, 0o644)
 	if code, _, stderr := capture(t, "history", "add", "--db", db, paths[7]); code != exitOK {
 		t.Errorf("the owner's add after the reads: exit %d: %s", code, stderr)
+	}
+}
+
+// Issue 41, item 4: a scenario changed under the same name (its pipeline,
+// here) is refused with a message instead of continuing its series
+// silently; a change of what does not move a repetition's figures (its
+// repeats) continues it.
+func TestHistoryRefusesAChangedScenario(t *testing.T) {
+	dir := t.TempDir()
+	db := filepath.Join(dir, "h.db")
+	nights := writeNights(t, dir, 3, 99, 0)
+	if code, _, stderr := capture(t, "history", "add", "--db", db, nights[0]); code != exitOK {
+		t.Fatalf("history add night 1: exit %d: %s", code, stderr)
+	}
+	restamp := func(p string, edit func(spec map[string]any)) {
+		d, err := results.Read(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range d.Scenarios {
+			var spec map[string]any
+			if err := json.Unmarshal(d.Scenarios[i].Spec, &spec); err != nil {
+				t.Fatal(err)
+			}
+			edit(spec)
+			if d.Scenarios[i].Spec, err = json.Marshal(spec); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := results.Write(p, d); err != nil {
+			t.Fatal(err)
+		}
+	}
+	restamp(nights[1], func(spec map[string]any) { spec["repeats"] = 99.0 })
+	if code, _, stderr := capture(t, "history", "add", "--db", db, nights[1]); code != exitOK {
+		t.Errorf("a night whose scenarios changed only their repeats: exit %d: %s", code, stderr)
+	}
+	restamp(nights[2], func(spec map[string]any) { spec["pipeline"].(map[string]any)["channel_capacity"] = 7.0 })
+	code, _, stderr := capture(t, "history", "add", "--db", db, nights[2])
+	if code != exitUsage || !strings.Contains(stderr, "changed under the same name") || !strings.Contains(stderr, "new name") {
+		t.Errorf("a night whose pipeline changed under the same names: exit %d, want %d: %s", code, exitUsage, stderr)
 	}
 }

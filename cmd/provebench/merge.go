@@ -42,7 +42,7 @@ and missing shards unless --allow-missing.
 Exit status: 0 merged, 1 merged but a repetition did not finish in a shard
 (failed, crashed, memory limit, timeout), 2 bad or mismatched input.`,
 		Example: `  provebench merge shard-1 shard-2 shard-3 shard-4 -o out/all
-  provebench merge results/*/results.json -o out/all --allow-missing`,
+  provebench merge out/shard-* -o out/all --allow-missing`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			return runMerge(cmd.Context(), cmd.OutOrStdout(), args, f)

@@ -54,7 +54,7 @@ func newReportCmd() *cobra.Command {
 		Long:  reportHelp,
 		Example: `  provebench report out/run/results.json.gz -o out/run
   provebench report out/run -o out/mail --self-contained
-  provebench report out/run/results.json.gz -o out/run --export github-action-benchmark=out/run/gab.json --export bencher=out/run/bmf.json`,
+  provebench report out/run --export github-action-benchmark=out/run/gab.json --export bencher=out/run/bmf.json   # the exports alone, nothing drawn`,
 		Args: exactArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			ctx := cmd.Context()
@@ -65,8 +65,8 @@ func newReportCmd() *cobra.Command {
 			if len(doc.Scenarios) == 0 {
 				return usagef("%s: an empty shard has nothing to report: merge it with the other shards (provebench merge)", args[0])
 			}
-			if out == "" {
-				return usagef("--out: an output directory is required")
+			if out == "" && len(exports) == 0 {
+				return usagef("--out: an output directory is required (or --export alone, which draws nothing)")
 			}
 			for _, f := range formats {
 				if f != "png" && f != "svg" {
@@ -77,16 +77,19 @@ func newReportCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := os.MkdirAll(out, 0o755); err != nil {
-				return usagef("--out: %v", err)
-			}
 			exported, err := renderExports(exporters, doc)
 			if err != nil {
 				return err
 			}
-			files, err := reports.GenerateContext(ctx, doc, out, reports.Options{Formats: formats, Title: title, StrategyColours: config.Registered().Colours(), SelfContained: selfContained})
-			if err != nil {
-				return err
+			var files []string
+			if out != "" { // --export alone draws nothing: a dashboard's JSON needs no plot
+				if err := os.MkdirAll(out, 0o755); err != nil {
+					return usagef("--out: %v", err)
+				}
+				files, err = reports.GenerateContext(ctx, doc, out, reports.Options{Formats: formats, Title: title, StrategyColours: config.Registered().Colours(), SelfContained: selfContained})
+				if err != nil {
+					return err
+				}
 			}
 			for i, e := range exporters {
 				if err := atomicfile.Write(e.path, exported[i]); err != nil {
@@ -102,7 +105,7 @@ func newReportCmd() *cobra.Command {
 			return nil
 		},
 	}
-	c.Flags().StringVarP(&out, "out", "o", "", "output directory (required)")
+	c.Flags().StringVarP(&out, "out", "o", "", "output directory of the report and plots (required, unless --export alone)")
 	c.Flags().StringVar(&title, "title", "", "report title (default from the run)")
 	c.Flags().StringSliceVar(&formats, "format", nil, "plot formats: png, svg (default both)")
 	c.Flags().BoolVar(&selfContained, "self-contained", false, "report.html with every plot inline (SVG) instead of referencing the picture files beside it")
@@ -209,11 +212,11 @@ func newCompareCmd() *cobra.Command {
 		Use:   "compare BASE NEW | --paired DIR",
 		Short: "Compare two runs and fail on a regression",
 		Long:  compareHelp,
-		Example: `  provebench compare baseline/ci.json out/results.json
+		Example: `  provebench compare baseline/ci.json.gz out/new/results.json.gz
   provebench compare out/baseline out/new        # output folders
   provebench compare --paired out/ab             # judge an ab run again
   provebench compare --paired out/ab --first-pairs 6   # as ab judged it after 6 pairs
-  provebench compare base.json new.json --threshold seconds_per_proof=3%,peak_rss_bytes=5%`,
+  provebench compare out/baseline out/new --threshold seconds_per_proof=3%,peak_rss_bytes=5%`,
 		Args: func(cmd *cobra.Command, args []string) error {
 			if paired && len(args) == 1 {
 				return nil
@@ -283,7 +286,13 @@ func comparePaths(args []string) (base, cur string, err error) {
 // publishComparison prints the comparison, writes its Markdown where asked
 // and to $GITHUB_STEP_SUMMARY, and turns a regression into exit status 3.
 func publishComparison(w io.Writer, rep *compare.Report, markdown string) error {
-	if err := rep.WriteText(w); err != nil {
+	return publishWith(rep.WriteText(w), rep, markdown)
+}
+
+// publishWith is publishComparison once the terminal's text is written
+// (err, its writer's error): the Markdown, the step summary, the exit.
+func publishWith(err error, rep *compare.Report, markdown string) error {
+	if err != nil {
 		return err
 	}
 	if markdown != "" {

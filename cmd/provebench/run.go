@@ -80,7 +80,7 @@ can also be named as embedded:NAME (%s).
 
 Before anything runs or is written, a pre-flight check estimates each
 configuration's peak RSS and the size of any key still to generate, and
-refuses (exit 2, with the estimates) when one exceeds its memory_limit, the
+refuses (exit 2, a table of the estimates and the limits passed) when one exceeds its memory_limit, the
 host's memory or the free disk of the key cache; --force runs anyway. The
 peak is the simulator's prediction calibrated on --calibration, else on this
 host's cached runs of the configuration's backend (every run adds its results

@@ -223,7 +223,7 @@ Predicted: %.2f s per proof, peak RSS %s (%d bytes)%s.`,
 	}
 	comment += fmt.Sprintf("\nEvery setting is explicit. Run it to check the prediction:\n  provebench run %s -o out/best", path)
 	if len(r.Calibration) > 0 {
-		comment += fmt.Sprintf("\n  provebench simulate %s --calibration %s --check out/best/results.json -o out/best-sim",
+		comment += fmt.Sprintf("\n  provebench simulate %s --calibration %s --check out/best -o out/best-sim",
 			path, strings.Join(r.Calibration, ","))
 	}
 	data, err := scenarios.Marshal(best.Spec, comment)

@@ -76,7 +76,7 @@ calibration at one size says on stderr that every exponent is assumed 1.
 
 Validating a model on your own host: run plain shapes and the shapes you
 mean to predict (provebench run ... -o out/cal, -o out/val), then
-  provebench simulate --cross-validate out/cal/results.json out/val/results.json -o out/xval
+  provebench simulate --cross-validate out/cal out/val -o out/xval
 groups the runs' configurations into families (--family-by matrix: a
 scenario's vars.family, else its matrix, else itself; config; or
 label:NAME, such as label:workload.constraints to leave one size out),
@@ -105,10 +105,10 @@ func newSimulateCmd() *cobra.Command {
 		Short: "Predict scenarios in virtual time, calibrated from real runs",
 		Long:  simulateHelp,
 		Example: `  provebench simulate scenarios/cuzk-phase12.yaml -o out/cuzk
-  provebench simulate scenarios/backpressure.yaml --calibration out/cal/results.json -o out/sim --explain
+  provebench simulate scenarios/backpressure.yaml --calibration out/cal -o out/sim --explain
   provebench simulate scenarios/cuzk-phase12.yaml --search --memory-cap 480GiB
   provebench simulate docs/results/cuzk-phase12-search.yaml --search --memory-cap 480GiB -o out/search --best-scenario out/best.yaml
-  provebench simulate --cross-validate out/cal/results.json out/val/results.json --target-p90 10% --target-max 15% -o out/xval`,
+  provebench simulate --cross-validate out/cal out/val --target-p90 10% --target-max 15% -o out/xval`,
 		Args: minArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			if f.crossValidate {

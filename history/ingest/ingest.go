@@ -1,6 +1,9 @@
 package ingest
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"slices"
 	"time"
@@ -75,6 +78,9 @@ func FromRun(doc *results.Run, source string) (Document, error) {
 			e = len(out.Entries)
 			byRun[k] = e
 			out.Entries = append(out.Entries, store.Entry{Run: run})
+		}
+		if fp, ok := fingerprint(sc.Spec); ok {
+			out.Entries[e].Scenarios = append(out.Entries[e].Scenarios, store.Scenario{Backend: sc.Backend, Configuration: sc.Name, Fingerprint: fp})
 		}
 		for j := range sc.Repetitions {
 			r := &sc.Repetitions[j]
@@ -218,4 +224,31 @@ func Sane(rows []store.Row) (kept []store.Row, outside []Outside) {
 		kept = append(kept, r)
 	}
 	return kept, outside
+}
+
+// measuredSettings are the spec's fields that decide what a repetition
+// measures; the others (its name and file, repeats, warm-ups, sampling,
+// limits, verification) do not move a figure of a repetition that
+// finished, and change without making another scenario.
+var measuredSettings = []string{"workload", "pipeline", "backend", "devices", "key", "measure", "exec"}
+
+// fingerprint is a hash of the spec's measured settings, as recorded; ok
+// is false for a document without a spec (an old one): nothing to check.
+func fingerprint(spec json.RawMessage) (string, bool) {
+	var all map[string]any // decoded whole: maps marshal with sorted keys, so the same settings give the same bytes however written
+	if len(spec) == 0 || json.Unmarshal(spec, &all) != nil {
+		return "", false
+	}
+	kept := map[string]any{}
+	for _, k := range measuredSettings {
+		if v, ok := all[k]; ok {
+			kept[k] = v
+		}
+	}
+	data, err := json.Marshal(kept)
+	if err != nil {
+		return "", false
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:8]), true
 }

@@ -10,6 +10,7 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"time"
 	"unicode"
 
 	"gonum.org/v1/plot"
@@ -71,68 +72,52 @@ func Write(dir, title string, figs []Figure) ([]string, error) {
 	return append(written, p), nil
 }
 
-// render draws one figure as PNG. gonum/plot panics on some degenerate
-// data; a panic becomes an error naming the metric.
+// panelHeight is one configuration's panel: small multiples, one panel a
+// series on one shared time axis (issue 41: every configuration on one
+// axis, runs lined up by index, hid a +27% step, and runs made 20 minutes
+// apart shared an x position).
+const panelHeight = 1.9 * vg.Inch
+
+// render draws one figure as PNG: a panel per series, stacked, their time
+// axes alike, each with its own value axis. gonum/plot panics on some
+// degenerate data; a panic becomes an error naming the metric.
 func render(f Figure) (data []byte, err error) {
 	defer func() {
 		if p := recover(); p != nil {
 			err = fmt.Errorf("history plot %s: %v", f.Metric, p)
 		}
 	}()
-	div, unit := 1.0, f.Unit
-	if f.Unit == "B" {
-		var top float64
-		for _, s := range f.Series {
-			for _, p := range s.Points {
-				top = math.Max(top, p.Max)
-			}
-		}
-		div, unit = units.ByteScale(top)
+	div, unit := valueScale(f)
+	lo, hi := timeRange(f.Series)
+	rows := max(len(f.Series), 1)
+	plots := make([][]*plot.Plot, rows)
+	for i := range plots {
+		plots[i] = []*plot.Plot{plot.New()}
 	}
-	p := plot.New()
-	p.Title.Text = f.Metric
-	p.X.Label.Text = "run (oldest first; ticks name the commit)"
-	p.Y.Label.Text = fmt.Sprintf("%s (%s), median and range of the repetitions", f.Metric, unit)
-	p.Add(plotter.NewGrid())
-	longest := 0
 	for i, s := range f.Series {
-		col := plotutil.DarkColors[i%len(plotutil.DarkColors)]
-		pts := make(plotter.XYs, len(s.Points))
-		bars := make(plotter.XYs, len(s.Points))
-		errs := make(plotter.YErrors, len(s.Points))
-		for j, pt := range s.Points {
-			pts[j] = plotter.XY{X: float64(j), Y: pt.Median / div}
-			bars[j] = pts[j]
-			errs[j] = struct{ Low, High float64 }{(pt.Median - pt.Min) / div, (pt.Max - pt.Median) / div}
-		}
-		line, points, err := plotter.NewLinePoints(pts)
-		if err != nil {
+		if err := panel(plots[i][0], s, f.Changes[s.Key], plotutil.DarkColors[i%len(plotutil.DarkColors)], div); err != nil {
 			return nil, err
 		}
-		line.Color, points.Color = col, col
-		points.Shape = draw.CircleGlyph{}
-		eb, err := plotter.NewYErrorBars(struct {
-			plotter.XYer
-			plotter.YErrorer
-		}{bars, errs})
-		if err != nil {
-			return nil, err
-		}
-		eb.Color = col
-		p.Add(line, points, eb)
-		p.Legend.Add(s.Configuration+" ("+s.Backend+")", line, points)
-		for _, c := range f.Changes[s.Key] {
-			p.Add(changeLine(c.Index, col))
-		}
-		longest = max(longest, len(s.Points))
 	}
-	p.X.Tick.Marker = commitTicks(f.Series)
-	p.X.Tick.Label.Rotation = math.Pi / 2.5
-	p.X.Tick.Label.XAlign, p.X.Tick.Label.YAlign = draw.XRight, draw.YCenter
-	p.Legend.Top = true
-	p.X.Min, p.X.Max = -0.5, float64(max(longest, 1))-0.5
-	c := vgimg.NewWith(vgimg.UseWH(10*vg.Inch, 5.5*vg.Inch), vgimg.UseDPI(110), vgimg.UseBackgroundColor(color.White))
-	p.Draw(draw.New(c))
+	for i, row := range plots {
+		p := row[0]
+		p.X.Min, p.X.Max = lo, hi
+		p.X.Tick.Marker = plot.TimeTicks{Format: "01-02\n15:04", Time: plot.UTCUnixTime}
+		p.Y.Label.Text = unit
+		if i < rows-1 {
+			p.X.Tick.Label.Color = color.Transparent // the bottom panel's labels say it
+		} else {
+			p.X.Label.Text = "run's start (UTC, month-day hour:minute)"
+		}
+	}
+	plots[0][0].Title.Text = f.Metric + ": the median of each run's repetitions and their range; dashed: a change point"
+	height := panelHeight*vg.Length(rows) + vg.Inch
+	c := vgimg.NewWith(vgimg.UseWH(10*vg.Inch, height), vgimg.UseDPI(110), vgimg.UseBackgroundColor(color.White))
+	dc := draw.New(c)
+	canvases := plot.Align(plots, draw.Tiles{Rows: rows, Cols: 1, PadY: vg.Points(10), PadTop: vg.Points(4), PadBottom: vg.Points(4), PadLeft: vg.Points(4), PadRight: vg.Points(8)}, dc)
+	for i := range plots {
+		plots[i][0].Draw(canvases[i][0])
+	}
 	var buf bytes.Buffer
 	if _, err := (vgimg.PngCanvas{Canvas: c}).WriteTo(&buf); err != nil {
 		return nil, fmt.Errorf("history plot %s: %w", f.Metric, err)
@@ -140,9 +125,76 @@ func render(f Figure) (data []byte, err error) {
 	return buf.Bytes(), nil
 }
 
-// changeLine is a dashed vertical line just before the first run of a new
-// regime.
-func changeLine(index int, col color.Color) plot.Plotter { return vline{float64(index) - 0.5, col} }
+// panel draws one series into p: its runs' medians at their starts, the
+// repetitions' range as bars, each change point as a dashed line midway
+// between the last run before it and the first after.
+func panel(p *plot.Plot, s trend.Series, changes []trend.Change, col color.Color, div float64) error {
+	p.Add(plotter.NewGrid())
+	pts := make(plotter.XYs, len(s.Points))
+	errs := make(plotter.YErrors, len(s.Points))
+	for j, pt := range s.Points {
+		pts[j] = plotter.XY{X: unixSeconds(pt.Time), Y: pt.Median / div}
+		errs[j] = struct{ Low, High float64 }{(pt.Median - pt.Min) / div, (pt.Max - pt.Median) / div}
+	}
+	line, points, err := plotter.NewLinePoints(pts)
+	if err != nil {
+		return err
+	}
+	line.Color, points.Color = col, col
+	points.Shape = draw.CircleGlyph{}
+	eb, err := plotter.NewYErrorBars(struct {
+		plotter.XYer
+		plotter.YErrorer
+	}{pts, errs})
+	if err != nil {
+		return err
+	}
+	eb.Color = col
+	p.Add(line, points, eb)
+	p.Legend.Add(s.Configuration+" ("+s.Backend+")", line, points)
+	p.Legend.Top, p.Legend.Left = true, true
+	for _, c := range changes {
+		if c.Index <= 0 || c.Index >= len(s.Points) {
+			continue
+		}
+		at := (unixSeconds(s.Points[c.Index-1].Time) + unixSeconds(s.Points[c.Index].Time)) / 2
+		p.Add(vline{at, color.RGBA{R: 0xcf, G: 0x22, B: 0x2e, A: 0xff}})
+	}
+	return nil
+}
+
+func unixSeconds(t time.Time) float64 { return float64(t.UnixNano()) / 1e9 }
+
+// timeRange is the runs' span, padded so the first and last points sit
+// inside the axes; a single run gets an hour either side.
+func timeRange(series []trend.Series) (lo, hi float64) {
+	lo, hi = math.Inf(1), math.Inf(-1)
+	for _, s := range series {
+		for _, pt := range s.Points {
+			lo, hi = math.Min(lo, unixSeconds(pt.Time)), math.Max(hi, unixSeconds(pt.Time))
+		}
+	}
+	if math.IsInf(lo, 1) {
+		return 0, 1
+	}
+	pad := math.Max((hi-lo)*0.04, 3600)
+	return lo - pad, hi + pad
+}
+
+// valueScale is the divisor and unit the values are drawn in: bytes in
+// the binary unit of the largest, the rest as they are.
+func valueScale(f Figure) (float64, string) {
+	if f.Unit != "B" {
+		return 1, f.Unit
+	}
+	var top float64
+	for _, s := range f.Series {
+		for _, p := range s.Points {
+			top = math.Max(top, p.Max)
+		}
+	}
+	return units.ByteScale(top)
+}
 
 type vline struct {
 	x   float64
@@ -155,32 +207,6 @@ func (v vline) Plot(c draw.Canvas, plt *plot.Plot) {
 	x := trX(v.x)
 	c.StrokeLine2(draw.LineStyle{Color: v.col, Width: vg.Points(1.2), Dashes: []vg.Length{vg.Points(5), vg.Points(3)}},
 		x, c.Min.Y, x, c.Max.Y)
-}
-
-// commitTicks labels run indices with the first series' short commits,
-// thinned to about 30 labels.
-func commitTicks(series []trend.Series) plot.Ticker {
-	var longest *trend.Series
-	for i := range series {
-		if longest == nil || len(series[i].Points) > len(longest.Points) {
-			longest = &series[i]
-		}
-	}
-	return plot.TickerFunc(func(lo, hi float64) []plot.Tick {
-		if longest == nil {
-			return nil
-		}
-		step := max(1, len(longest.Points)/30)
-		var ticks []plot.Tick
-		for i := range longest.Points {
-			label := ""
-			if i%step == 0 {
-				label = short(longest.Points[i].Commit)
-			}
-			ticks = append(ticks, plot.Tick{Value: float64(i), Label: label})
-		}
-		return ticks
-	})
 }
 
 func short(commit string) string {
@@ -222,7 +248,7 @@ func pageOf(f Figure, file string) pageFigure {
 		}
 		var cs []string
 		for _, c := range f.Changes[s.Key] {
-			cs = append(cs, fmt.Sprintf("%s: %s → %s (%+.1f%%, p %.3g)", short(c.Commit), format(c.Before, f.Unit), format(c.After, f.Unit), c.Percent, c.PValue))
+			cs = append(cs, fmt.Sprintf("%s %s: %s → %s (%+.1f%%, p %.3g)", c.Time.UTC().Format("2006-01-02 15:04"), short(c.Commit), format(c.Before, f.Unit), format(c.After, f.Unit), c.Percent, c.PValue))
 		}
 		slices.Sort(cs)
 		row.Changes = strings.Join(cs, "; ")
@@ -261,11 +287,11 @@ th { background: #f6f8fa; }
 <body>
 <main>
 <h1>{{.Title}}</h1>
-<p>Each point is one run's median over its measured repetitions, the bar their range; a dashed line marks a change point (E-Divisive means with a permutation test) before the first run of the new regime.</p>
+<p>One panel per configuration, on one time axis (each run at its start, UTC). Each point is one run's median over its measured repetitions, the bar their range; a dashed red line marks a change point (E-Divisive means with a permutation test), between the last run before it and the first of the new regime.</p>
 {{range .Figures}}<h2 id="{{.Metric}}">{{.Metric}}</h2>
 <img src="{{.File}}" alt="{{.Metric}} across runs" loading="lazy">
 <table>
-<thead><tr><th>configuration</th><th>runs</th><th>last</th><th>change points (first commit: before → after)</th></tr></thead>
+<thead><tr><th>configuration</th><th>runs</th><th>last</th><th>change points (first run's date and commit: before → after)</th></tr></thead>
 <tbody>
 {{range .Rows}}<tr><td>{{.Series}}</td><td>{{.Runs}}</td><td>{{.Last}}</td><td>{{.Changes}}</td></tr>
 {{end}}</tbody>

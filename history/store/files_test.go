@@ -229,15 +229,15 @@ func TestAddUnion(t *testing.T) {
 	ctx := context.Background()
 	s := openT(t, filepath.Join(t.TempDir(), "h.db"))
 	all := samples(1, 2, 3)
-	if n, err := s.Add(ctx, []Entry{{run(1), all[:5]}}); err != nil || n != (Added{Runs: 1, Samples: 5}) {
+	if n, err := s.Add(ctx, []Entry{{Run: run(1), Samples: all[:5]}}); err != nil || n != (Added{Runs: 1, Samples: 5}) {
 		t.Fatalf("first part: %+v, %v", n, err)
 	}
-	if n, err := s.Add(ctx, []Entry{{run(1), all}}); err != nil || n != (Added{Samples: 7, Known: 5}) {
+	if n, err := s.Add(ctx, []Entry{{Run: run(1), Samples: all}}); err != nil || n != (Added{Samples: 7, Known: 5}) {
 		t.Fatalf("the whole: %+v, %v", n, err)
 	}
 	bad := slices.Clone(all)
 	bad[3].Value++
-	n, err := s.Add(ctx, []Entry{{run(2), samples(2, 1, 1)}, {run(1), bad}})
+	n, err := s.Add(ctx, []Entry{{Run: run(2), Samples: samples(2, 1, 1)}, {Run: run(1), Samples: bad}})
 	if !errors.Is(err, ErrConflict) || !strings.Contains(err.Error(), "repetition 1") {
 		t.Fatalf("a conflicting value: %+v, %v", n, err)
 	}
@@ -258,7 +258,7 @@ func TestRemove(t *testing.T) {
 	}
 	again := run(2)
 	again.Time = again.Time.Add(time.Hour) // a second run of commit 2
-	if _, err := s.Add(ctx, []Entry{{again, samples(2, 1, 1)}}); err != nil {
+	if _, err := s.Add(ctx, []Entry{{Run: again, Samples: samples(2, 1, 1)}}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := s.RemoveCommit(ctx, "0000"); !errors.Is(err, ErrAmbiguous) {

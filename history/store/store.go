@@ -299,6 +299,73 @@ type Sample struct {
 type Entry struct {
 	Run     Run
 	Samples []Sample
+	// Scenarios fingerprint what the run measured of each configuration
+	// (its workload, pipeline, backend, key and clock), so that a scenario
+	// changed under the same name is not taken for the series it was.
+	Scenarios []Scenario
+}
+
+// Scenario is what a configuration of a run measured, as a fingerprint of
+// its settings.
+type Scenario struct {
+	Backend, Configuration string
+	Fingerprint            string
+}
+
+// ErrScenarioChanged marks a configuration whose settings differ from
+// those its series was stored with: its figures would join a series of
+// another scenario.
+var ErrScenarioChanged = errors.New("changed under the same name")
+
+// scenariosTable keeps each series' fingerprint: the one its first stored
+// run measured. An older provebench reads and writes the other tables as
+// before; a history it wrote gets the table at its next add, its series
+// fingerprinted from then on.
+const scenariosTable = `CREATE TABLE IF NOT EXISTS scenarios (
+	backend       TEXT NOT NULL,
+	configuration TEXT NOT NULL,
+	fingerprint   TEXT NOT NULL,
+	first_run     TEXT NOT NULL,
+	PRIMARY KEY (backend, configuration)
+)`
+
+// checkScenarios refuses a run whose configuration's fingerprint differs
+// from its series', and records the fingerprint of a series new to the
+// history (or whose runs were all removed).
+func checkScenarios(ctx context.Context, tx *sql.Tx, r Run, scs []Scenario) error {
+	if len(scs) == 0 {
+		return nil
+	}
+	if _, err := tx.ExecContext(ctx, scenariosTable); err != nil {
+		return err
+	}
+	for _, sc := range scs {
+		var held, first string
+		err := tx.QueryRowContext(ctx, "SELECT fingerprint, first_run FROM scenarios WHERE backend = ? AND configuration = ?",
+			sc.Backend, sc.Configuration).Scan(&held, &first)
+		switch {
+		case errors.Is(err, sql.ErrNoRows):
+		case err != nil:
+			return err
+		case held == sc.Fingerprint:
+			continue
+		default:
+			var n int
+			if err := tx.QueryRowContext(ctx, "SELECT count(*) FROM samples WHERE backend = ? AND configuration = ?",
+				sc.Backend, sc.Configuration).Scan(&n); err != nil {
+				return err
+			}
+			if n > 0 {
+				return fmt.Errorf("configuration %s (%s) %w: its settings (workload, pipeline, backend, key or clock) differ from those of its series, first stored from %s; its figures would join another scenario's: give the changed scenario a new name (a new series), or take the old series out (history remove)",
+					sc.Configuration, sc.Backend, ErrScenarioChanged, first)
+			}
+		}
+		if _, err := tx.ExecContext(ctx, "INSERT INTO scenarios (backend, configuration, fingerprint, first_run) VALUES (?, ?, ?, ?) ON CONFLICT (backend, configuration) DO UPDATE SET fingerprint = excluded.fingerprint, first_run = excluded.first_run",
+			sc.Backend, sc.Configuration, sc.Fingerprint, r.String()); err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
 // ErrNoCommit is returned for a run without a commit: the history orders
@@ -352,40 +419,11 @@ func (s *Store) add(ctx context.Context, entries []Entry, beforeCommit func()) (
 	}
 	defer insert.Close()
 	for _, e := range entries {
-		r := e.Run
-		res, err := tx.ExecContext(ctx, `INSERT INTO runs (commit_id, started_at, host, cpu_model, tool_version, source, added_at)
-			VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (commit_id, started_at, host) DO NOTHING`,
-			r.Commit, formatTime(r.Time), r.Host, r.CPUModel, r.ToolVersion, r.Source, formatTime(time.Now()))
-		if err != nil {
-			return n, fmt.Errorf("history %s: add run %s: %w", s.path, r, err)
-		}
-		if k, err := res.RowsAffected(); err == nil && k == 1 {
-			n.Runs++
-		}
-		var id int64
-		if err := tx.QueryRowContext(ctx, "SELECT id FROM runs WHERE commit_id = ? AND started_at = ? AND host = ?",
-			r.Commit, formatTime(r.Time), r.Host).Scan(&id); err != nil {
-			return n, fmt.Errorf("history %s: run %s: %w", s.path, r, err)
-		}
-		for _, m := range e.Samples {
-			res, err := insert.ExecContext(ctx, id, m.Backend, m.Configuration, m.Metric, m.Repetition, m.Value)
-			if err != nil {
-				return n, fmt.Errorf("history %s: add %s %s repetition %d: %w", s.path, m.Configuration, m.Metric, m.Repetition, err)
+		if err := s.addEntry(ctx, tx, insert, e, &n); err != nil {
+			if errors.Is(err, ErrConflict) || errors.Is(err, ErrScenarioChanged) {
+				return Added{}, err
 			}
-			if k, err := res.RowsAffected(); err == nil && k == 1 {
-				n.Samples++
-				continue
-			}
-			var held float64
-			if err := tx.QueryRowContext(ctx, "SELECT value FROM samples WHERE run = ? AND backend = ? AND configuration = ? AND metric = ? AND repetition = ?",
-				id, m.Backend, m.Configuration, m.Metric, m.Repetition).Scan(&held); err != nil {
-				return n, fmt.Errorf("history %s: %w", s.path, err)
-			}
-			if held != m.Value {
-				return Added{}, fmt.Errorf("run %s: configuration %s (%s) repetition %d: %s %v %w, which holds %v for it (another document of the same commit, start and host?)",
-					r, m.Configuration, m.Backend, m.Repetition, m.Metric, m.Value, ErrConflict, held)
-			}
-			n.Known++
+			return n, err
 		}
 	}
 	if beforeCommit != nil {
@@ -395,6 +433,49 @@ func (s *Store) add(ctx context.Context, entries []Entry, beforeCommit func()) (
 		return Added{}, fmt.Errorf("history %s: commit: %w", s.path, err)
 	}
 	return n, nil
+}
+
+// addEntry writes one run and its samples inside tx, counting into n.
+func (s *Store) addEntry(ctx context.Context, tx *sql.Tx, insert *sql.Stmt, e Entry, n *Added) error {
+	r := e.Run
+	res, err := tx.ExecContext(ctx, `INSERT INTO runs (commit_id, started_at, host, cpu_model, tool_version, source, added_at)
+		VALUES (?, ?, ?, ?, ?, ?, ?) ON CONFLICT (commit_id, started_at, host) DO NOTHING`,
+		r.Commit, formatTime(r.Time), r.Host, r.CPUModel, r.ToolVersion, r.Source, formatTime(time.Now()))
+	if err != nil {
+		return fmt.Errorf("history %s: add run %s: %w", s.path, r, err)
+	}
+	if k, err := res.RowsAffected(); err == nil && k == 1 {
+		n.Runs++
+	}
+	var id int64
+	if err := tx.QueryRowContext(ctx, "SELECT id FROM runs WHERE commit_id = ? AND started_at = ? AND host = ?",
+		r.Commit, formatTime(r.Time), r.Host).Scan(&id); err != nil {
+		return fmt.Errorf("history %s: run %s: %w", s.path, r, err)
+	}
+	if err := checkScenarios(ctx, tx, r, e.Scenarios); err != nil {
+		return fmt.Errorf("run %s: %w", r, err)
+	}
+	for _, m := range e.Samples {
+		res, err := insert.ExecContext(ctx, id, m.Backend, m.Configuration, m.Metric, m.Repetition, m.Value)
+		if err != nil {
+			return fmt.Errorf("history %s: add %s %s repetition %d: %w", s.path, m.Configuration, m.Metric, m.Repetition, err)
+		}
+		if k, err := res.RowsAffected(); err == nil && k == 1 {
+			n.Samples++
+			continue
+		}
+		var held float64
+		if err := tx.QueryRowContext(ctx, "SELECT value FROM samples WHERE run = ? AND backend = ? AND configuration = ? AND metric = ? AND repetition = ?",
+			id, m.Backend, m.Configuration, m.Metric, m.Repetition).Scan(&held); err != nil {
+			return fmt.Errorf("history %s: %w", s.path, err)
+		}
+		if held != m.Value {
+			return fmt.Errorf("run %s: configuration %s (%s) repetition %d: %s %v %w, which holds %v for it (another document of the same commit, start and host?)",
+				r, m.Configuration, m.Backend, m.Repetition, m.Metric, m.Value, ErrConflict, held)
+		}
+		n.Known++
+	}
+	return nil
 }
 
 // Removed is a run taken out of the history and the number of its

@@ -35,7 +35,7 @@ func samples(i, configs, reps int) []Sample {
 }
 
 func entry(i, configs, reps int) []Entry {
-	return []Entry{{run(i), samples(i, configs, reps)}}
+	return []Entry{{Run: run(i), Samples: samples(i, configs, reps)}}
 }
 
 func openT(t *testing.T, path string) *Store {
@@ -72,13 +72,13 @@ func TestAddAndRows(t *testing.T) {
 			t.Errorf("row %d: %+v, want night %d repetition %d", k, r, night, rep)
 		}
 	}
-	if _, err := s.Add(ctx, []Entry{{Run{Time: time.Now()}, samples(1, 1, 1)}}); err != ErrNoCommit {
+	if _, err := s.Add(ctx, []Entry{{Run: Run{Time: time.Now()}, Samples: samples(1, 1, 1)}}); err != ErrNoCommit {
 		t.Errorf("a run without commit: %v", err)
 	}
-	if _, err := s.Add(ctx, []Entry{{Run{Commit: "c"}, samples(1, 1, 1)}}); err != ErrNoTime {
+	if _, err := s.Add(ctx, []Entry{{Run: Run{Commit: "c"}, Samples: samples(1, 1, 1)}}); err != ErrNoTime {
 		t.Errorf("a run without a start: %v", err)
 	}
-	if _, err := s.Add(ctx, []Entry{{run(9), nil}}); err == nil {
+	if _, err := s.Add(ctx, []Entry{{Run: run(9), Samples: nil}}); err == nil {
 		t.Error("a run without samples was added")
 	}
 	if err := s.Check(ctx); err != nil {
