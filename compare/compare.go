@@ -82,6 +82,10 @@ type Options struct {
 	// pairs 1..FirstPairs: what ab concluded, or would have, after that
 	// many pairs.
 	FirstPairs int
+	// HostClock is what a gated metric on the host's clock that could not
+	// be judged makes of a paired verdict (see HostClockPolicy); the zero
+	// value keeps it inconclusive.
+	HostClock HostClockPolicy
 }
 
 // Verdict is the outcome for a metric or a scenario.
@@ -154,6 +158,19 @@ type MetricResult struct {
 	Unjudged string
 	// Note explains the verdict where it needs it (too few samples, n/a).
 	Note string
+	// HostClock: the metric is read on the host's clock (wall time, the
+	// CPU backend's device time), which neighbours move.
+	HostClock bool
+	// AllPairs, for a paired metric on the host's clock, is the interval
+	// of its change over every pair, busy ones included (AllPairsOK when
+	// computed): not a verdict (neighbours moved it), but the sign a
+	// change that makes the code wait leaves even on a busy host.
+	AllPairs   [2]float64
+	AllPairsOK bool
+	// Waived, for an inconclusive metric on the host's clock, says why
+	// the outcome does not wait on it (Options.HostClock
+	// HostClockPasses); empty otherwise.
+	Waived string
 }
 
 // Gated reports whether the metric can fail the comparison.
@@ -476,6 +493,9 @@ func (c *comparer) scenario(bsc, nsc *results.Scenario) ScenarioResult {
 		tooFewIsInconclusive(&out.Metrics[i])
 		c.namedIsJudged(&out.Metrics[i])
 	}
+	if c.opts.Paired && c.opts.HostClock == HostClockPasses {
+		waiveHostClock(&out)
+	}
 	out.Verdict = scenarioVerdict(out.Metrics)
 	if len(nm) == 0 {
 		out.Notes = append(out.Notes, "the new run has no measured repetition of this scenario")
@@ -528,9 +548,11 @@ func (c *comparer) paired(m *MetricResult, def results.Metric, bm, nm []*results
 		return
 	}
 	hostClock := onHostClock(def, backend)
+	m.HostClock = hostClock
 	quiet := quietOnly{}
 	if hostClock {
 		quiet = quietPairs(bp, np)
+		allPairsInterval(m, def, bp, np)
 	}
 	if quiet.measured && len(quiet.base) < MinPairs && m.Gated() {
 		// Too few quiet pairs to judge: every pair's figures are shown,
@@ -685,7 +707,7 @@ func scenarioVerdict(ms []MetricResult) Verdict {
 	out := NoData
 	for _, m := range ms {
 		v := m.Verdict
-		if !m.Gated() && (v == Worse || v == Better) {
+		if !m.Gated() && (v == Worse || v == Better) || m.Waived != "" {
 			v = Same
 		}
 		if severity[v] > severity[out] {

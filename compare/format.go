@@ -66,6 +66,9 @@ func (r *Report) headline() (Outcome, string, string) {
 	if unjudged := r.Unjudged(); len(unjudged) > 0 {
 		extra = append(extra, fmt.Sprintf("%d gated %s not judged: %s", len(unjudged), units.Noun(len(unjudged), "metric"), r.describeUnjudged(unjudged)))
 	}
+	if waived := r.WallNotJudged(); len(waived) > 0 {
+		extra = append(extra, r.describeWallNotJudged(waived))
+	}
 	if added > 0 {
 		extra = append(extra, fmt.Sprintf("%d without a baseline", added))
 	}
@@ -158,12 +161,17 @@ func (r *Report) markdownRegressions(b *bytes.Buffer) {
 // why, when there are any.
 func (r *Report) markdownUnjudged(b *bytes.Buffer) {
 	unjudged := r.Unjudged()
-	if len(unjudged) == 0 {
+	waived := r.WallNotJudged()
+	if len(unjudged) == 0 && len(waived) == 0 {
 		return
 	}
 	b.WriteString("#### Not judged\n\n")
 	for _, u := range unjudged {
 		fmt.Fprintf(b, "- **%s** `%s`: %s\n", markdown.Escape(u.Scenario), u.Metric, markdown.Escape(u.explainUnjudged()))
+	}
+	for _, u := range waived {
+		fmt.Fprintf(b, "- **%s** `%s` (the outcome does not wait on it): %s\n", markdown.Escape(u.Scenario), u.Metric,
+			markdown.Escape(u.explainUnjudged()))
 	}
 	b.WriteString("\n")
 }

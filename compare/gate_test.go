@@ -155,19 +155,40 @@ func TestGateIntervalHoldingTheThresholdAsksForMorePairs(t *testing.T) {
 }
 
 func TestMorePairs(t *testing.T) {
+	// spread returns n log ratios of robust spread sd (alternating ±sd
+	// around c: MAD = sd, times 1.4826).
+	spread := func(n int, c, sd float64) []float64 {
+		d := make([]float64, n)
+		for i := range d {
+			d[i] = c + sd/1.4826*float64(1-2*(i%2))
+		}
+		return d
+	}
 	for _, tc := range []struct {
-		n           int
+		name        string
+		d           []float64
 		h, est, thr float64
 		want        int
 	}{
-		{10, 0.10, 0, 0.05, 80},     // identical sides: (0.10/0.0333)^2 = 9 times the pairs
-		{6, 0.125, 0.117, 0.05, 42}, // a change past the threshold: 47 pairs
-		{10, 0.02, 0.10, 0.05, 0},   // already resolvable
-		{6, 0.05, 0.01, 0, 0},       // a threshold of 0: no width is narrow enough
-		{10, 0.05, 0.05, 0.05, 990}, // the estimate at the threshold: capped at t/10
+		// Identical sides, 10 pairs of 3% spread, an interval of ±10%:
+		// aim at 0.0333 from the threshold; the spread says
+		// (1.96*1.023*0.03/0.0333)^2 = 3.3 pairs, already had: a round.
+		{"identical, the spread narrow enough", spread(10, 0, 0.03), 0.10, 0, 0.05, 2},
+		// 12% spread: its standard error, 1.023*0.12/sqrt(10) = 0.0388,
+		// is past the 0.0333 aimed at, so aim there:
+		// (1.96*1.023*0.12/0.0388)^2 = 38.4 -> 39 pairs.
+		{"identical, wide spread", spread(10, 0, 0.12), 0.10, 0, 0.05, 30},
+		// The old law (the interval seen shrinking as 1/sqrt) bounds it:
+		// 10 * (0.04/0.0333)^2 = 14.4 -> 15 pairs.
+		{"bounded by the interval seen", spread(10, 0, 0.12), 0.04, 0, 0.05, 6},
+		// An estimate at the threshold aims at its own standard error
+		// (1.023*0.03/sqrt(10)): 1.96^2*10 = 38.4 -> 39 pairs.
+		{"the estimate at the threshold", spread(10, 0.05, 0.03), 0.05, 0.05, 0.05, 30},
+		{"already resolvable", spread(10, 0, 0.03), 0.02, 0.10, 0.05, 0},
+		{"a threshold of 0", spread(6, 0, 0.03), 0.05, 0.01, 0, 0},
 	} {
-		if got := morePairs(tc.n, tc.h, tc.est, tc.thr); got != tc.want {
-			t.Errorf("morePairs(%d, %g, %g, %g) = %d, want %d", tc.n, tc.h, tc.est, tc.thr, got, tc.want)
+		if got := morePairs(tc.d, tc.h, tc.est, tc.thr); got != tc.want {
+			t.Errorf("%s: morePairs(%d pairs, %g, %g, %g) = %d, want %d", tc.name, len(tc.d), tc.h, tc.est, tc.thr, got, tc.want)
 		}
 	}
 }

@@ -52,7 +52,7 @@ func (r *Report) Unjudged() []UnjudgedMetric {
 	for i := range r.Scenarios {
 		s := &r.Scenarios[i]
 		for j := range s.Metrics {
-			if s.Metrics[j].Verdict == Inconclusive {
+			if s.Metrics[j].Verdict == Inconclusive && s.Metrics[j].Waived == "" {
 				out = append(out, UnjudgedMetric{Scenario: s.Name, MetricResult: &s.Metrics[j]})
 			}
 		}
@@ -62,19 +62,34 @@ func (r *Report) Unjudged() []UnjudgedMetric {
 
 // MorePairs returns, for each scenario with a metric not judged, about how
 // many more pairs would likely resolve it: the most any of its
-// inconclusive metrics needs, or 0 when none of them lacks pairs (an
-// oversubscribed host). ab --until-resolved reads it.
+// inconclusive metrics needs (every one must be judged for a pass), or,
+// where some look regressed (estimate past the threshold in the bad
+// direction), the fewest those need (one established regression is the
+// verdict); 0 when none of them lacks pairs (a host busy for every pair).
+// ab --until-resolved reads it.
 //
 // A scenario with a regression established wants none: its verdict is in,
 // and no number of pairs turns a regression into a pass (the outcome, and
 // ab's exit status, are the regression's whatever the other metrics say).
 func (r *Report) MorePairs() map[string]int {
 	more := map[string]int{}
+	regressing := map[string]int{} // the fewest pairs a metric that looks regressed wants
 	for _, u := range r.Unjudged() {
 		if s := r.Scenario(u.Scenario); s != nil && s.Verdict == Regression {
 			continue
 		}
 		more[u.Scenario] = max(more[u.Scenario], u.MorePairs)
+		if u.MorePairs > 0 && u.looksRegressed() {
+			if n, ok := regressing[u.Scenario]; !ok || u.MorePairs < n {
+				regressing[u.Scenario] = u.MorePairs
+			}
+		}
+	}
+	// One regression established settles the verdict: where a metric
+	// looks regressed, its pairs are what the verdict needs, not those of
+	// the metrics that look fine.
+	for name, n := range regressing {
+		more[name] = n
 	}
 	return more
 }

@@ -83,7 +83,7 @@ func pairedVerdict(m *MetricResult, base, cur []float64) {
 		m.Verdict = Regression
 	case badHi > m.Threshold:
 		m.Verdict, m.Unjudged = Inconclusive, "interval holds the threshold"
-		m.MorePairs = morePairs(len(d), m.Detectable, -s*m.Change, m.Threshold)
+		m.MorePairs = morePairs(d, m.Detectable, -s*m.Change, m.Threshold)
 		m.Note = fmt.Sprintf("not judged: the interval holds the %s threshold", formatThreshold(m.Threshold))
 		if m.MorePairs > 0 {
 			m.Note += fmt.Sprintf("; about %d more pairs would likely resolve it", m.MorePairs)
@@ -95,16 +95,25 @@ func pairedVerdict(m *MetricResult, base, cur []float64) {
 	}
 }
 
-// morePairs estimates how many pairs beyond n would likely resolve an
+// morePairs estimates how many more pairs would likely resolve an
 // interval of half-width h around the estimate est (both in the bad
-// direction) that holds the threshold t. The interval stops holding t once
-// its half-width is under the estimate's distance to t; the half-width
-// shrinks as 1/sqrt(pairs), and the estimate itself moves as the interval
-// narrows, so the target is that distance with a margin of 1.5 (and at
+// direction) that holds the threshold t, from the pairs' log ratios d. The
+// interval stops holding t once its half-width is under the estimate's
+// distance to t, with a margin of 1.5 for the estimate's own moves (and at
 // least t/10: an estimate at the threshold may need more pairs than any
-// run affords). 0 when t is 0 (no width is narrow enough) or h already is
-// under the target.
-func morePairs(n int, h, est, t float64) int {
+// run affords).
+//
+// The half-width is predicted from the ratios' spread (1.4826 MAD, robust
+// to the pair a load spike hit) as the Hodges–Lehmann estimate's large-
+// sample interval, 1.96 x 1.023 x spread / sqrt(pairs), not by shrinking
+// the interval seen so far as 1/sqrt(pairs): at 6-10 pairs the signed-rank
+// interval is far wider than that law says (its critical count is 0-8 of
+// 21-55 Walsh averages), and scaling it overstated the pairs needed
+// 3-1000 times on the committed gate runs (scripts/copies/estimates.sh:
+// "about 192 more" where 8 did). Where the spread predicts the interval
+// narrow enough already, one more round (2 pairs) is the estimate. 0 when
+// t is 0 (no width is narrow enough) or h already is under the target.
+func morePairs(d []float64, h, est, t float64) int {
 	if !(t > 0) {
 		return 0
 	}
@@ -112,10 +121,37 @@ func morePairs(n int, h, est, t float64) int {
 	if !(h > target) {
 		return 0
 	}
-	need := math.Ceil(float64(n) * (h / target) * (h / target))
-	// Round up to an even count: ab adds pairs in ABBA order.
-	more := int(need) - n
+	n := len(d)
+	// The old law: the interval seen, shrinking as 1/sqrt(pairs); an
+	// upper bound on what the spread predicts at these sizes.
+	upper := math.Ceil(float64(n) * (h / target) * (h / target))
+	need := upper
+	if spread := robustSpread(d); spread > 0 {
+		// An estimate nearer the threshold than its own standard error
+		// will move by about that much as pairs come: the distance to
+		// aim for is at least one standard error.
+		aim := max(target, 1.023*spread/math.Sqrt(float64(n)))
+		need = min(upper, math.Ceil(math.Pow(1.96*1.023*spread/aim, 2)))
+	}
+	// Round up to an even count (ab adds pairs in ABBA order), at least
+	// one round.
+	more := max(int(need)-n, 2)
 	return more + more%2
+}
+
+// robustSpread is 1.4826 times the median absolute deviation of v from its
+// median: the standard deviation of a normal sample, unmoved by a few
+// outliers.
+func robustSpread(v []float64) float64 {
+	if len(v) == 0 {
+		return 0
+	}
+	med := stats.Median(slices.Sorted(slices.Values(v)))
+	dev := make([]float64, len(v))
+	for i, x := range v {
+		dev[i] = math.Abs(x - med)
+	}
+	return 1.4826 * stats.Median(slices.Sorted(slices.Values(dev)))
 }
 
 // rangeSummary is a side's median and range, the figures ab shows per side

@@ -44,9 +44,10 @@ const (
 // or when asked to (Options.GateTimed). CPU time gates beside wall time
 // because on a shared machine it moves far less with the neighbours' load:
 // a change in the work done shows in it when wall time is too noisy to
-// tell. Device time per partition gates for the same reason, on the
-// device's own clock: a prover change shows in it whatever the host does;
-// between stored runs of a GPU backend it gates by default too (see
+// tell. Device time per partition gates for the same reason where it is
+// a GPU's own clock: a prover change shows in it whatever the host does;
+// on the CPU backend it is the host's clock and is judged as wall time is
+// (quiet pairs only); between stored runs of a GPU backend it gates by default too (see
 // gatesStored). Setup time, energy, device busy time and page faults are
 // reported, not gated.
 func DefaultThresholds() Thresholds {

@@ -75,6 +75,9 @@ func documentWarnings(run *results.Run, sums []*scenarioSummary) []string {
 	} else if !run.Environment.NVML {
 		warnings = append(warnings, "NVML was absent: GPU memory figures were not measured and read n/a.")
 	}
+	if w := loadSkewWarning(run, sums); w != "" {
+		warnings = append(warnings, w)
+	}
 	var unplotted []string
 	for _, s := range sums {
 		if !s.pps.ok() {
@@ -298,6 +301,10 @@ func summarySection(run *results.Run, sums []*scenarioSummary) section {
 		if pareto[s.sc.Name] {
 			front = "yes"
 		}
+		if s.loadSkew != nil {
+			front += fmt.Sprintf(" (host load differed: %.0f%% against %.0f%%)", 100*s.loadSkew.Others, 100*s.loadSkew.Rest)
+			front = strings.TrimSpace(front)
+		}
 		t.Rows = append(t.Rows, []string{
 			s.sc.Name, s.sc.Strategy, s.statuses,
 			cell(s.pps, results.PartitionsPerSecond), cell(s.spp, results.SecondsPerProof),
@@ -306,6 +313,7 @@ func summarySection(run *results.Run, sums []*scenarioSummary) section {
 		})
 	}
 	deviceNotes := addDeviceColumns(t, sums)
+	addAnonColumn(t, sums)
 	addHostColumn(t, run)
 	interval := ""
 	for _, s := range sums {
@@ -316,10 +324,12 @@ func summarySection(run *results.Run, sums []*scenarioSummary) section {
 	}
 	return section{Heading: "Summary", Level: 2, Table: t, Text: []string{
 		"Medians over the measured repetitions (finished, not warm-ups), the range in brackets. " +
-			"Peak RSS (kernel) is the kernel's exact high-water mark of the child process (VmHWM); " +
-			"sampled is the highest RSS the sampler saw" + interval + ". Device busy is the backend's busy time over the pipeline's wall time; " +
+			"Peak RSS (kernel) is the kernel's exact high-water mark of the child process (VmHWM), the resident pages of the binary itself included " +
+			"(how many depends on how the binary sits in the page cache, not on the code); " +
+			"sampled is the highest RSS the sampler saw" + interval + "; peak anon (work) is the work's own memory without the binary's pages (the figure ab and compare gate). Device busy is the backend's busy time over the pipeline's wall time; " +
 			"steady busy the same between 10% and 90% of the partitions done, without the ramp-up and the drain. " +
-			"Pareto marks the configurations no other beats beyond the noise of the repetitions on both throughput and peak RSS (see the plot below)." + deviceNotes,
+			"Pareto marks the configurations no other beats beyond the noise of the repetitions on both throughput and peak RSS (see the plot below), " +
+			"and a configuration whose repetitions ran while neighbours took a different share of the host (median against the other configurations' medians, beyond a tenth of the host)." + deviceNotes,
 	}}
 }
 
@@ -519,4 +529,18 @@ func calibrationText(files []string) string {
 		return "no runs (stage costs written in the scenarios)"
 	}
 	return strings.Join(files, ", ")
+}
+
+// addAnonColumn puts the work's own peak (peak anon) after the sampled
+// peak RSS where any configuration recorded it: documents from before it
+// was measured, and the exec driver's, keep their columns.
+func addAnonColumn(t *table, sums []*scenarioSummary) {
+	if !slices.ContainsFunc(sums, func(s *scenarioSummary) bool { return s.anon.ok() }) {
+		return
+	}
+	at := slices.Index(t.Header, heading(results.PeakRSSSampledBytes)) + 1
+	t.Header = slices.Insert(t.Header, at, heading(results.PeakAnonBytes))
+	for i, s := range sums {
+		t.Rows[i] = slices.Insert(t.Rows[i], at, cell(s.anon, results.PeakAnonBytes))
+	}
 }

@@ -39,6 +39,40 @@ func scenarioHosts(run *results.Run) ([]string, bool) {
 	return labels, len(distinct) > 1
 }
 
+// markLoadSkews marks the configurations whose repetitions ran under a
+// different host load than the rest's, so that the summary, the warnings
+// and the throughput plot say so wherever their timed figures are read.
+func markLoadSkews(run *results.Run, sums []*scenarioSummary) {
+	for _, k := range results.LoadSkews(run) {
+		for _, s := range sums {
+			if s.sc.Name == k.Scenario {
+				s.loadSkew = &k
+			}
+		}
+	}
+}
+
+// loadSkewWarning is the report's warning about configurations measured
+// under a different host load, with the figures; empty when there are
+// none.
+func loadSkewWarning(run *results.Run, sums []*scenarioSummary) string {
+	var what []string
+	for _, s := range sums {
+		if s.loadSkew != nil {
+			what = append(what, s.sc.Name+": "+s.loadSkew.String())
+		}
+	}
+	if len(what) == 0 {
+		return ""
+	}
+	w := "The host's load differed between configurations (their throughput and s/proof are the host's as much as their own; " +
+		"rank them on the exact figures, or measure again on a quieter host): " + strings.Join(what, "; ") + "."
+	if run.RunOrder != results.RunOrderInterleaved {
+		w += " The repetitions ran one configuration after another; interleaved (run's default) the load falls on all alike."
+	}
+	return w
+}
+
 // addHostColumn puts each configuration's host after its name when the
 // run's configurations ran on different hosts; rows are in scenario order.
 func addHostColumn(t *table, run *results.Run) {

@@ -158,6 +158,11 @@ func throughputFigure(title string, sums []*scenarioSummary, order []string, axi
 	legend.add("bars: min–max of", nil)
 	legend.add("  the repetitions", nil)
 	labels.addKey(legend)
+	if anyLoadSkew(sums) {
+		legend.add("", nil)
+		legend.add("(load!): its host load", nil)
+		legend.add("  differed (report)", nil)
+	}
 	lo := layout{title: title + ": throughput vs " + axis.title, grid: [][]*plot.Plot{{p}}, legends: []*sideLegend{legend}}
 	w := 6.8*vg.Inch + legend.width()
 	return figure{name: axis.file, w: w, h: 6 * vg.Inch, draw: lo.draw}, true
@@ -311,14 +316,32 @@ func pointLabels(sums []*scenarioSummary) shortNames {
 		long = long || len(s.sc.Name) > maxLabel
 	}
 	for i, s := range sums {
+		// A configuration measured under another host load is marked
+		// where it is plotted, so that no point is read as crowned by
+		// its code when the host decided.
+		mark := ""
+		if s.loadSkew != nil {
+			mark = " (load!)"
+		}
 		if !long {
-			n.short[s.sc.Name] = s.sc.Name
+			n.short[s.sc.Name] = s.sc.Name + mark
 			continue
 		}
-		n.short[s.sc.Name] = strconv.Itoa(i + 1)
+		n.short[s.sc.Name] = strconv.Itoa(i+1) + mark
 		n.key = append(n.key, fmt.Sprintf("%d  %s", i+1, s.sc.Name))
 	}
 	return n
+}
+
+// anyLoadSkew reports whether any configuration is marked for a
+// different host load.
+func anyLoadSkew(sums []*scenarioSummary) bool {
+	for _, s := range sums {
+		if s.loadSkew != nil {
+			return true
+		}
+	}
+	return false
 }
 
 func (n shortNames) addKey(l *sideLegend) {

@@ -77,6 +77,7 @@ func GenerateContext(ctx context.Context, run *results.Run, dir string, opts Opt
 	for i := range run.Scenarios {
 		sums[i] = summarize(&run.Scenarios[i])
 	}
+	markLoadSkews(run, sums)
 	timelineFiles := timelineNames(sums)
 	figs := runFigures(plotTitle(run, title), sums, strategyOrder(sums, opts.StrategyColours))
 	timelines, err := timelineFigures(ctx, sums, timelineFiles)

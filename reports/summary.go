@@ -36,8 +36,14 @@ func spreadOf(vals []float64) spread {
 type scenarioSummary struct {
 	sc       *results.Scenario
 	measured []*results.Repetition
+	// loadSkew is set when the configuration's repetitions ran under a
+	// different host load than the rest's (results.LoadSkews).
+	loadSkew *results.LoadSkew
 
 	pps, spp, rss, rssSampled, busy, steadyBusy spread
+	// anon is the work's own peak (peak_anon_bytes); N == 0 in documents
+	// from before it was measured, and for the exec driver.
+	anon spread
 	// gpu and gpuDevice have N == 0 when NVML was absent.
 	gpu, gpuDevice spread
 	// device is the device time per partition, setup the time until the
@@ -147,6 +153,7 @@ func (s *scenarioSummary) spreads() {
 		*f.into = spreadOfEvery(s.measured, results.MetricOf(f.metric))
 	}
 	s.steadyBusy = spreadOfSome(s.measured, results.MetricOf(results.SteadyDeviceBusyFraction))
+	s.anon = spreadOfSome(s.measured, results.MetricOf(results.PeakAnonBytes))
 	s.dataset = spreadOfCounter(s.measured, "dataset_bytes")
 }
 

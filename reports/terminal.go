@@ -42,13 +42,31 @@ func PrintRunSummary(w io.Writer, doc *results.Run, files []string) {
 			spreadText(spp, func(v float64) string { return fmt.Sprintf("%.3g", v) }),
 			spreadText(rss, func(v float64) string { return units.FormatBytes(int64(v)) }))
 	}
-	fmt.Fprintln(w, "\n(medians over measured repetitions, the range in brackets; peak RSS is the kernel's peak)")
+	fmt.Fprintln(w, "\n(medians over measured repetitions, the range in brackets; peak RSS is the kernel's whole peak, the binary's own pages included)")
+	printLoadSkews(w, doc)
 	if n, what := results.Unfinished(doc); n > 0 && doc.Simulated == nil { // a prediction of memory-limit is no failure
 		fmt.Fprintf(w, "%s did not finish (%s): exit status 1\n", units.Plural(n, "repetition"), what)
 	}
 	fmt.Fprintln(w, "wrote:")
 	for _, f := range files {
 		fmt.Fprintln(w, "  "+f)
+	}
+}
+
+// printLoadSkews warns of the configurations measured under a different
+// host load than the rest, with the figures, so that none is ranked on
+// the host's doing.
+func printLoadSkews(w io.Writer, doc *results.Run) {
+	skews := results.LoadSkews(doc)
+	if len(skews) == 0 {
+		return
+	}
+	fmt.Fprintln(w, "host load differed between configurations: their timed figures (partitions/s, s/proof) are the host's as much as theirs:")
+	for _, s := range skews {
+		fmt.Fprintf(w, "  %s: %s\n", s.Scenario, s)
+	}
+	if doc.RunOrder != results.RunOrderInterleaved {
+		fmt.Fprintln(w, "  (the repetitions ran one configuration after another: interleaving, run's default, spreads the load over all)")
 	}
 }
 

@@ -228,6 +228,16 @@ type Repetition struct {
 	PeakRSSSource string `json:"peak_rss_source,omitempty"`
 	// PeakRSSSampledBytes is the highest RSS sampled.
 	PeakRSSSampledBytes uint64 `json:"peak_rss_sampled_bytes"`
+	// PeakAnonBytes is the peak of the process's anonymous memory: what
+	// the work allocated, without the resident pages of the binary and
+	// other mapped files that PeakRSSBytes also counts (whose number
+	// depends on how the binary sits in the page cache, not on the code).
+	// A lower bound, the larger of the kernel's peak less the file-backed
+	// and shared pages resident at the window's end (exact when none was
+	// faulted in after the peak) and the highest RssAnon sampled in the
+	// window (run/sample's peakAnon). Nil where /proc/self/status could
+	// not be read, and for the exec driver.
+	PeakAnonBytes *uint64 `json:"peak_anon_bytes,omitempty"`
 	// GPU figures are sampled through NVML; nil when NVML is absent, when
 	// no sample succeeded, and (per process) when NVML cannot see the
 	// process.

@@ -44,6 +44,7 @@ type abFlags struct {
 	allowDifferentHardware bool
 	format                 resultsFormatFlag
 	workerReps             int
+	hostClock              string
 	hostMemory             string
 }
 
@@ -73,7 +74,8 @@ counters, the strategies' bounds) are compared directly. Outliers (modified
 Z-score beyond 3.5) and high host load are flagged.
 
 Device time per partition (device_seconds_per_partition: the GPU's own
-clock; the GPU worker's busy time on the CPU backend) gates by default at 5%
+clock; on the CPU backend the GPU worker's busy time, on the host's clock,
+which moves with load like wall time) gates by default at 5%
 beside wall and CPU time. A gated metric that cannot be judged makes the
 outcome inconclusive, never a pass: its interval holds the threshold (the
 report says about how many more pairs would resolve it), too few pairs, or,
@@ -110,7 +112,16 @@ do so. The report says which way each side ran.
 
 Wall time is judged on the pairs measured while the host was quiet (both
 repetitions with neighbours under 10% of the host's CPU time and under 5%
-steal) when at least 6 are; the report says how many it used.
+steal) when at least 6 are; the report says how many it used. Where wall time
+(and the CPU backend's device time, the host's clock too) could not be judged,
+the verdict rests by default on what could: a configuration whose CPU time was
+judged, and whose wall time over every pair, busy ones included, is not worse
+beyond the noise, passes, and the headline says "wall time NOT JUDGED" and why
+(--host-clock-unjudged inconclusive makes it exit 4 instead). A wall-time
+change the noise cannot hide (the code waits: +20% wall, the same CPU) still
+reads worse over every pair and stays inconclusive. --until-resolved gives no
+pairs to a configuration that only a quieter host could judge (no quiet pair
+yet, or an oversubscribed host) and says so.
 
 It writes DIR/base/results.json.gz and DIR/new/results.json.gz (results.json
 with --results-format json; rewritten after
@@ -152,6 +163,7 @@ func newABCmd() *cobra.Command {
 	fl.StringVar(&f.markdown, "markdown", "", "also write the Markdown summary to this file")
 	fl.StringVar(&f.cacheDir, "cache", groth16.DefaultCacheDir(), "proving key cache directory")
 	f.format.register(fl)
+	fl.StringVar(&f.hostClock, "host-clock-unjudged", "pass", "what a gated metric on the host's clock (wall time; the CPU backend's device time) that could not be judged makes of the verdict: pass (the default: the verdict rests on CPU time, the exact figures and memory, where CPU time was judged and the metric's estimate is within its threshold; the report says wall time was not judged and why) or inconclusive (exit 4)")
 	fl.BoolVar(&f.allowDifferentHardware, "allow-different-hardware", false, "compare sides whose configurations run on different backends")
 	fl.StringVar(&f.hostMemory, "host-memory", "", "the memory two warm sides must fit in together, e.g. 100GiB (default: this host's MemTotal; set it where a cgroup limit is lower)")
 	fl.IntVar(&f.workerReps, "worker-reps", defaultWorkerReps, "repetitions each side's warm worker serves before a fresh process replaces it (more, up to 4 times as many, while its windows add up to less than 8x its setup); 0: a process per repetition")
@@ -168,6 +180,10 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	}
 	if f.workerReps < 0 || f.workerReps > ab.MaxWorkerReps {
 		return usagef("--worker-reps %d: a count of repetitions per worker, 0 for a process each, at most %d", f.workerReps, ab.MaxWorkerReps)
+	}
+	policy, err := compare.HostClockPolicyNamed(f.hostClock)
+	if err != nil {
+		return usagef("--host-clock-unjudged: %v", err)
 	}
 	runner, configs, err := planAB(ctx, args, f)
 	if err != nil {
@@ -186,7 +202,10 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	if f.untilResolved > 0 {
 		deadline = start.Add(f.untilResolved)
 	}
+	// The judge wants pairs for every metric more pairs can resolve, the
+	// host-clock ones included; the final verdict applies the policy.
 	base, cur, runErr := runner.RunUntil(ctx, configs, deadline, judgeAB(opts))
+	opts.HostClock = policy
 	switch {
 	case errors.Is(runErr, ab.ErrBadInput):
 		return usageError{runErr}
@@ -262,8 +281,12 @@ func firstLine(s string) string {
 
 // judgeAB is --until-resolved's judge: compare's own estimate, per
 // configuration, of the pairs that would resolve its inconclusive
-// metrics. A metric not judged for another reason (an oversubscribed
-// host) gets a round of 2 more pairs: the load may yet fall. A
+// metrics. A configuration whose metrics not judged have no such estimate
+// is blocked by a busy host alone (no quiet pair yet, or an oversubscribed
+// host): it gets no pairs, since pairs measured on a busy host cannot
+// judge it, and ab says so (in issue 39's run, release took ~145 pairs
+// this way, 0 of them quiet, while hold's CPU time, 86 pairs from a
+// verdict, got none). A
 // configuration with a regression established is settled, and wants pairs
 // only for its metrics that look regressed too (compare's ToName; ab
 // bounds them). Runs that cannot be compared want nothing: the final
@@ -278,16 +301,30 @@ func judgeAB(opts compare.Options) ab.Judge {
 		}
 		wants := map[string]ab.Want{}
 		for name, n := range rep.MorePairs() {
+			w := ab.Want{Pairs: n}
 			if n == 0 {
-				n = 2
+				w.Blocked = blockedBy(rep, name)
 			}
-			wants[name] = ab.Want{Pairs: n}
+			wants[name] = w
 		}
 		for name, n := range rep.ToName() {
 			wants[name] = ab.Want{Pairs: n, Settled: true}
 		}
 		return wants, nil
 	}
+}
+
+// blockedBy says what holds a configuration's verdict that more pairs
+// cannot change: its metrics not judged and why ("seconds_per_proof: host
+// busy: only 0 of 12 pairs ran while the host was quiet ...").
+func blockedBy(rep *compare.Report, name string) string {
+	var why []string
+	for _, u := range rep.Unjudged() {
+		if u.Scenario == name {
+			why = append(why, u.Metric+": "+u.Note)
+		}
+	}
+	return strings.Join(why, "; ")
 }
 
 // optionalInt is an int flag that may be left unset: its help shows no

@@ -70,16 +70,22 @@ func TestPairedGateExitStatuses(t *testing.T) {
 		wall, device   float64
 		want           int
 		label, mention string
+		flags          []string
 	}{
-		{"device time +25%", "cuda", 1, 0.02, 1, 1.25, exitRegression, "REGRESSION", "device_seconds_per_partition"},
-		{"device time +25% under a CPU hog", "cuda", 11, 0.3, 1, 1.25, exitRegression, "REGRESSION", "device_seconds_per_partition"},
-		{"identical", "cpu", 1, 0.02, 1, 1, exitOK, "OK", "no regression"},
-		{"wall-only +20% under a CPU hog", "cpu", 11, 0.3, 1.2, 1, exitInconclusive, "INCONCLUSIVE", "host oversubscribed"},
-		{"identical under a CPU hog", "cpu", 11, 0.3, 1, 1, exitInconclusive, "INCONCLUSIVE", "seconds_per_proof"},
+		{"device time +25%", "cuda", 1, 0.02, 1, 1.25, exitRegression, "REGRESSION", "device_seconds_per_partition", nil},
+		{"device time +25% under a CPU hog", "cuda", 11, 0.3, 1, 1.25, exitRegression, "REGRESSION", "device_seconds_per_partition", nil},
+		{"identical", "cpu", 1, 0.02, 1, 1, exitOK, "OK", "no regression", nil},
+		{"wall-only +20% under a CPU hog", "cpu", 11, 0.3, 1.2, 1, exitInconclusive, "INCONCLUSIVE", "host oversubscribed", nil},
+		// Identical sides under a hog: wall time and the CPU backend's
+		// device time are not judged; by default the verdict rests on CPU
+		// time and says so, and a team that wants wall time judged gets
+		// exit 4 (issue 39).
+		{"identical under a CPU hog", "cpu", 11, 0.3, 1, 1, exitOK, "OK", "wall time NOT JUDGED", nil},
+		{"identical under a CPU hog, inconclusive asked", "cpu", 11, 0.3, 1, 1, exitInconclusive, "INCONCLUSIVE", "seconds_per_proof", []string{"--host-clock-unjudged", "inconclusive"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			dir := abFolder(t, t.TempDir(), tc.backend, 3, tc.load1, tc.noise, tc.wall, tc.device)
-			code, stdout, _ := capture(t, "compare", "--paired", dir)
+			code, stdout, _ := capture(t, append([]string{"compare", "--paired", dir}, tc.flags...)...)
 			head := headline(stdout)
 			if code != tc.want || !strings.HasPrefix(head, "provebench ab: "+tc.label+": ") || !strings.Contains(head, tc.mention) {
 				t.Errorf("exit %d, headline %q; want %d, %s, naming %q", code, head, tc.want, tc.label, tc.mention)

@@ -110,18 +110,19 @@ func TestRunReportCompare(t *testing.T) {
 	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
 	scen := writeFile(t, dir, "s.yaml", tinyScenario)
 	a, b := filepath.Join(dir, "a"), filepath.Join(dir, "b")
-	if code := runCLI(t, "run", scen, "-o", a); code != exitOK {
-		t.Fatalf("run exited %d", code)
+	if code := runCLI(t, "run", scen, "-o", a, "--interleave=false"); code != exitOK {
+		t.Fatalf("run --interleave=false exited %d", code)
 	}
-	// b interleaved: the same document, in the same layout, with its run
-	// order recorded; compare reads both alike.
-	if code := runCLI(t, "run", scen, "-o", b, "--interleave"); code != exitOK {
-		t.Fatalf("run --interleave exited %d", code)
+	// b interleaved (the default with several configurations): the same
+	// document, in the same layout, with its run order recorded; compare
+	// reads both alike.
+	if code := runCLI(t, "run", scen, "-o", b); code != exitOK {
+		t.Fatalf("run exited %d", code)
 	}
 	if il, err := results.Read(filepath.Join(b, "results.json.gz")); err != nil {
 		t.Fatal(err)
 	} else if il.RunOrder != results.RunOrderInterleaved || len(il.Scenarios) != 2 || il.Scenarios[0].Name != "release" || len(il.Scenarios[1].Repetitions) != 2 {
-		t.Fatalf("run --interleave: run order %q, %d scenarios", il.RunOrder, len(il.Scenarios))
+		t.Fatalf("run: run order %q, %d scenarios", il.RunOrder, len(il.Scenarios))
 	}
 	for _, f := range []string{"results.json.gz", "results.csv", "results.bench", "report.md", "report.html", "throughput-memory.png"} {
 		if _, err := os.Stat(filepath.Join(a, f)); err != nil {

@@ -207,6 +207,7 @@ func newCompareCmd() *cobra.Command {
 	var alpha float64
 	var gateTimed, allowHW, paired bool
 	var firstPairs int
+	var hostClock string
 	c := &cobra.Command{
 		Use:   "compare BASE NEW | --paired DIR",
 		Short: "Compare two runs and fail on a regression",
@@ -237,12 +238,16 @@ func newCompareCmd() *cobra.Command {
 			if err != nil {
 				return usageError{err}
 			}
+			policy, err := compare.HostClockPolicyNamed(hostClock)
+			if err != nil {
+				return usagef("--host-clock-unjudged: %v", err)
+			}
 			if firstPairs < 0 || (firstPairs > 0 && !paired) {
 				return usagef("--first-pairs %d: a count of pairs, with --paired", firstPairs)
 			}
 			rep, err := compare.CompareFiles(cmd.Context(), basePath, newPath, compare.Options{
 				Thresholds: th, Alpha: alpha, GateTimed: gateTimed, AllowDifferentHardware: allowHW, Paired: paired,
-				FirstPairs: firstPairs,
+				FirstPairs: firstPairs, HostClock: policy,
 			})
 			if err != nil {
 				// Unreadable, foreign or mismatched documents are bad input.
@@ -257,6 +262,7 @@ func newCompareCmd() *cobra.Command {
 	c.Flags().BoolVar(&gateTimed, "gate-timed", false, "also gate timed figures (time, throughput, memory) between the stored runs: risky, see above")
 	c.Flags().BoolVar(&allowHW, "allow-different-hardware", false, "compare runs from different CPUs, GPUs or backends")
 	c.Flags().BoolVar(&paired, "paired", false, "BASE and NEW are the two sides of one ab run (or give its DIR alone: DIR/base, DIR/new): judge them again as ab does, by their pairs")
+	c.Flags().StringVar(&hostClock, "host-clock-unjudged", "pass", "with --paired: "+"what a gated metric on the host's clock (wall time; the CPU backend's device time) that could not be judged makes of the verdict: pass (the default: the verdict rests on CPU time, the exact figures and memory, where CPU time was judged and the metric's estimate is within its threshold; the report says wall time was not judged and why) or inconclusive (exit 4)")
 	c.Flags().IntVar(&firstPairs, "first-pairs", 0, "with --paired: judge only the warm-ups and pairs 1..N, as ab would have after N pairs")
 	return c
 }

@@ -106,16 +106,23 @@ With --shard k/n it runs only shard k of n of the configurations (after
 of the expanded order (from 0) belongs to shard p mod n + 1, the same split
 on every host. provebench merge joins the shards' results.
 
-Repetitions run one configuration after another. With --interleave they run
-in rounds instead: repetition 1 of every configuration (after --filter and
---shard), then repetition 2 of every one, and so on, each configuration's
+Where there are several configurations (after --filter and --shard), the
+measured repetitions run in rounds: repetition 1 of every configuration, then
+repetition 2 of every one, and so on, each configuration's
 warm-ups right before its first measured repetition; a configuration with
 fewer repeats drops out of the later rounds. A host that drifts during a
 sweep (a shared VM's steal time rising, a device warming) then slows every
 configuration alike instead of the last ones. The results keep the
 configurations in their declared order and records run_order "interleaved".
---interleave is for sweeps; for an A/B verdict between two sides, provebench
+--interleave=false runs one configuration after another (all its warm-ups and
+repetitions, then the next). For an A/B verdict between two sides, provebench
 ab interleaves their repetitions in ABBA pairs and tests the difference.
+
+Every repetition records the host's load (the share of the CPU time other
+processes took while it ran). Where a configuration's repetitions ran under a
+load that differed from the others' by more than a tenth of the host, the
+summary table, the report and the throughput plot say so, with the figures:
+its timed figures are the host's as much as its own.
 
 With --reuse-process N a configuration's repetitions run in warm workers: a
 child process sets the prover up once (key read and on the device, page-locked
@@ -143,7 +150,7 @@ func newRunCmd() *cobra.Command {
 		Example: `  provebench run                         # the embedded quickstart, CPU backend
   provebench run scenarios/backpressure.yaml -o out/bp
   provebench run scenarios/gpu.yaml --backend cuda --filter 'hold|budget'
-  provebench run scenarios/backpressure.yaml --interleave --repeat 5   # a sweep on a shared VM
+  provebench run scenarios/backpressure.yaml --repeat 5   # a sweep, interleaved (the default)
   provebench run scenarios/gpu.yaml --shard 2/4 -o out/shard-2   # then: provebench merge out/shard-* -o out/all`,
 		RunE: func(cmd *cobra.Command, args []string) error {
 			f.set = map[string]bool{}
@@ -164,7 +171,7 @@ func newRunCmd() *cobra.Command {
 	fl.DurationVar(&f.interval, "sample-interval", 0, "override every scenario's sampling interval (>= 1ms, e.g. 10ms)")
 	fl.StringVar(&f.shard, "shard", "", "run shard k of n of the configurations (k/n, k from 1), or auto: $JOB_COMPLETION_INDEX+1 of --shard-count or $PROVEBENCH_SHARD_COUNT (see provebench merge)")
 	fl.IntVar(&f.shards, "shard-count", 0, "the number of shards, with --shard auto")
-	fl.BoolVar(&f.interleave, "interleave", false, "run the measured repetitions in rounds over the configurations (repetition 1 of each, then 2, ...), so host drift slows all alike")
+	fl.BoolVar(&f.interleave, "interleave", true, "run the measured repetitions in rounds over the configurations (repetition 1 of each, then 2, ...), so host drift slows all alike; --interleave=false runs one configuration after another")
 	fl.StringSliceVar(&f.calibration, "calibration", nil, "pre-flight: predict each configuration's peak RSS with the simulator calibrated on these results documents (or their output folders) of this host (instead of the cached runs or the strategy's bound)")
 	fl.BoolVar(&f.allowMixedCommits, "allow-mixed-commits", false, "pre-flight: take --calibration documents built from different commits together (refused otherwise: they measured different provers)")
 	fl.BoolVar(&f.noCalibrationCache, "no-calibration-cache", false, "pre-flight: neither predict from the cached runs of this host (take each strategy's bound) nor add this run to them")
@@ -442,7 +449,7 @@ func newRunner(w io.Writer, format results.Format, env results.Environment, plan
 		ScenarioFiles: plan.files,
 		Shard:         plan.shard,
 		HeapProfiles:  f.heapProf,
-		Interleave:    f.interleave,
+		Interleave:    f.interleave && len(plan.specs) > 1,
 		ReuseProcess:  f.reuseProcess,
 	}, nil
 }
@@ -451,7 +458,7 @@ func newRunner(w io.Writer, format results.Format, env results.Environment, plan
 // document, prints the summary and turns the outcome into the exit status:
 // 130 when interrupted, 1 when a repetition did not finish.
 func runAndWrite(ctx context.Context, w io.Writer, runner *run.Runner, specs []run.Spec, f runFlags) error {
-	if f.interleave {
+	if runner.Interleave {
 		fmt.Fprintf(w, "interleaved: measured repetitions in rounds over %s\n", units.Plural(len(specs), "configuration"))
 	}
 	doc, runErr := runner.Run(ctx, specs)

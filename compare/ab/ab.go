@@ -161,6 +161,10 @@ type Judge func(base, cur *results.Run) (more map[string]Want, err error)
 type Want struct {
 	Pairs   int
 	Settled bool
+	// Blocked, with Pairs 0, says why more pairs cannot change the
+	// verdict (a host busy for every pair so far): the configuration gets
+	// none, and the log says so once.
+	Blocked string
 }
 
 // Run measures every configuration and returns both sides' documents,
@@ -247,12 +251,13 @@ func (r *Runner) RunUntil(ctx context.Context, configs []Config, deadline time.T
 func (r *Runner) resolve(ctx context.Context, sides [2]*side, configs []Config, done map[string]int, deadline time.Time, judge Judge) error {
 	current := ""
 	settledAt := map[string]int{} // pairs run when a configuration's verdict came in
+	said := map[string]bool{}     // configurations whose blocking the log has told
 	for time.Now().Before(deadline) {
 		wants, err := judge(sides[0].doc, sides[1].doc)
 		if err != nil {
 			return err
 		}
-		more := r.affordable(wants, done, settledAt)
+		more := r.affordable(wants, done, settledAt, said)
 		if more[current] <= 0 {
 			current = ""
 			for _, cfg := range configs {
@@ -279,11 +284,18 @@ func (r *Runner) resolve(ctx context.Context, sides [2]*side, configs []Config, 
 
 // affordable turns the judge's wants into pairs wanted per
 // configuration: a settled configuration's only while it has run fewer
-// than twice the pairs it had when it settled (noted in settledAt).
-func (r *Runner) affordable(wants map[string]Want, done, settledAt map[string]int) map[string]int {
+// than twice the pairs it had when it settled (noted in settledAt); a
+// blocked one's none, said once in the log (noted in said).
+func (r *Runner) affordable(wants map[string]Want, done, settledAt map[string]int, said map[string]bool) map[string]int {
 	more := make(map[string]int, len(wants))
 	for name, w := range wants {
 		if w.Pairs <= 0 {
+			if w.Blocked != "" && !said[name] {
+				said[name] = true
+				if r.Log != nil {
+					fmt.Fprintf(r.Log, "%s: not judged after %d pairs, and more pairs cannot change that while the host stays busy: %s\n", name, done[name], w.Blocked)
+				}
+			}
 			continue
 		}
 		if w.Settled {

@@ -307,3 +307,35 @@ func TestWarmSidesWarmUpTogether(t *testing.T) {
 		}
 	}
 }
+
+// TestABlockedConfigurationGetsNoPairs: a configuration whose verdict
+// only a quieter host could change (issue 39: release got ~145 pairs, 0
+// of them quiet) gets none, and the log says so once, while the other
+// configuration, which pairs can resolve, gets them.
+func TestABlockedConfigurationGetsNoPairs(t *testing.T) {
+	r, f := newFake(t, func(int) float64 { return 1 }, func(int) float64 { return 1 })
+	var log strings.Builder
+	r.Log = &log
+	judged := 0
+	judge := func(base, cur *results.Run) (map[string]Want, error) {
+		judged++
+		wants := map[string]Want{"busy": {Blocked: "seconds_per_proof: host busy"}}
+		if judged <= 2 {
+			wants["cpu"] = Want{Pairs: 4}
+		}
+		return wants, nil
+	}
+	base, _, err := r.RunUntil(context.Background(), []Config{{Name: "busy", Pairs: 6}, {Name: "cpu", Pairs: 6}}, time.Now().Add(time.Hour), judge)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(f.calls) != 2*(6+6+4) {
+		t.Fatalf("%d repetitions, want the 24 first and two rounds of 2 pairs of cpu", len(f.calls))
+	}
+	if got := len(base.Scenarios[0].Repetitions); got != 6 {
+		t.Errorf("busy: %d pairs, want its 6", got)
+	}
+	if n := strings.Count(log.String(), "busy: not judged after 6 pairs, and more pairs cannot change that while the host stays busy: seconds_per_proof: host busy"); n != 1 {
+		t.Errorf("the log says it %d times, want once:\n%s", n, log.String())
+	}
+}
