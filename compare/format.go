@@ -230,24 +230,33 @@ func markdownDetails(b *bytes.Buffer, s *ScenarioResult) {
 	b.WriteString("\n</details>\n\n")
 }
 
+// writeTextHead writes the lines above a text report's table: the
+// headline, what the verdict cost, the sides, with rules the rule, the
+// thresholds and the resolution, then the warnings.
+func (r *Report) writeTextHead(b *bytes.Buffer, rules bool) {
+	_, label, head := r.headline()
+	fmt.Fprintf(b, "%s: %s: %s\n", r.command(), label, head)
+	for _, c := range r.Cost {
+		fmt.Fprintf(b, "cost: %s\n", c)
+	}
+	fmt.Fprintf(b, "base: %s\nnew:  %s\n", r.Base.describe(), r.New.describe())
+	if rules {
+		fmt.Fprintf(b, "rule: %s\nthresholds: %s\n", r.rule(), r.thresholdList())
+		if d := r.detectable(); d != "" {
+			fmt.Fprintf(b, "resolution: %s\n", d)
+		}
+	}
+	for _, w := range r.Warnings {
+		fmt.Fprintf(b, "warning: %s\n", w)
+	}
+	b.WriteString("\n")
+}
+
 // WriteText writes the report for a terminal: the outcome, warnings and
 // one aligned line per scenario and metric.
 func (r *Report) WriteText(w io.Writer) error {
 	var b bytes.Buffer
-	_, label, head := r.headline()
-	fmt.Fprintf(&b, "%s: %s: %s\n", r.command(), label, head)
-	for _, c := range r.Cost {
-		fmt.Fprintf(&b, "cost: %s\n", c)
-	}
-	fmt.Fprintf(&b, "base: %s\nnew:  %s\n", r.Base.describe(), r.New.describe())
-	fmt.Fprintf(&b, "rule: %s\nthresholds: %s\n", r.rule(), r.thresholdList())
-	if d := r.detectable(); d != "" {
-		fmt.Fprintf(&b, "resolution: %s\n", d)
-	}
-	for _, w := range r.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
-	}
-	b.WriteString("\n")
+	r.writeTextHead(&b, true)
 
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tMETRIC\tBASE\tNEW\tCHANGE\tP\tVERDICT")
@@ -532,16 +541,7 @@ func (m *MetricResult) shownVerdict() Verdict {
 // lines (issue 41).
 func (r *Report) WriteBrief(w io.Writer, full string) error {
 	var b bytes.Buffer
-	_, label, head := r.headline()
-	fmt.Fprintf(&b, "%s: %s: %s\n", r.command(), label, head)
-	for _, c := range r.Cost {
-		fmt.Fprintf(&b, "cost: %s\n", c)
-	}
-	fmt.Fprintf(&b, "base: %s\nnew:  %s\n", r.Base.describe(), r.New.describe())
-	for _, w := range r.Warnings {
-		fmt.Fprintf(&b, "warning: %s\n", w)
-	}
-	b.WriteString("\n")
+	r.writeTextHead(&b, false)
 	tw := tabwriter.NewWriter(&b, 0, 4, 2, ' ', 0)
 	fmt.Fprintln(tw, "SCENARIO\tMETRIC\tCHANGE\tVERDICT")
 	for i := range r.Scenarios {
