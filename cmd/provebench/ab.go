@@ -385,7 +385,7 @@ func planAB(ctx context.Context, args []string, f abFlags) (*ab.Runner, []ab.Con
 	if err != nil {
 		return nil, nil, err
 	}
-	runner := &ab.Runner{Base: base, New: cur, OutDir: f.out, Format: format, CacheDir: f.cacheDir, Log: os.Stderr, WorkerReps: f.workerReps, Load: childrenLoad}
+	runner := &ab.Runner{Base: base, New: cur, OutDir: f.out, Format: format, CacheDir: f.cacheDir, Log: os.Stderr, Terminal: isTerminal(os.Stderr), WorkerReps: f.workerReps, Load: childrenLoad}
 	if runner.HostMemory, err = hostMemory(ctx, f.hostMemory); err != nil {
 		return nil, nil, err
 	}

@@ -86,8 +86,12 @@ type Runner struct {
 	Format results.Format
 	// CacheDir is the proving key cache both sides use.
 	CacheDir string
-	// Log receives one line per pair; nil for silence.
-	Log io.Writer
+	// Log receives what ab does while it measures (log.go): a line per
+	// pair, a side's warm process started, a verdict not yet resolved;
+	// nil for silence. Terminal says Log is a terminal, where progress
+	// is one line redrawn in place.
+	Log      io.Writer
+	Terminal bool
 	// WorkerReps, when above 0, keeps each side warm: a serving process
 	// per side and configuration whose workers each serve up to this many
 	// repetitions (run --serve --reuse-process). 0: a run per repetition.
@@ -119,6 +123,10 @@ type Runner struct {
 	// why (alone.go); starts counts the processes each side started per
 	// configuration, keyed by side and configuration name.
 	alone map[string]string
+	// logMu guards Log and redrawn, whether a progress line waits to be
+	// redrawn (log.go).
+	logMu   sync.Mutex
+	redrawn bool
 	// mu guards starts: both warm sides' first warm-ups run at once.
 	mu     sync.Mutex
 	starts map[[2]string]int
@@ -204,6 +212,7 @@ func (r *Runner) RunUntil(ctx context.Context, configs []Config, deadline time.T
 		}
 	}
 	defer func() {
+		r.keepProgress()
 		for _, s := range sides {
 			s.closeServer()
 		}
@@ -223,6 +232,7 @@ func (r *Runner) RunUntil(ctx context.Context, configs []Config, deadline time.T
 			return b, n, err
 		}
 		done[cfg.Name] = cfg.Pairs
+		r.keepProgress() // the configuration's last pair stays
 	}
 	if judge != nil && !deadline.IsZero() {
 		if err := r.resolve(ctx, sides, configs, done, deadline, judge); err != nil {
@@ -268,9 +278,7 @@ func (r *Runner) resolve(ctx context.Context, sides [2]*side, configs []Config, 
 			if current == "" {
 				return nil
 			}
-			if r.Log != nil {
-				fmt.Fprintf(r.Log, "%s: not resolved after %d pairs: about %d more wanted\n", current, done[current], more[current])
-			}
+			r.logf("%s: not resolved after %d pairs: about %d more wanted", current, done[current], more[current])
 		}
 		cfg := configs[slices.IndexFunc(configs, func(c Config) bool { return c.Name == current })]
 		from := done[current] + 1
@@ -292,18 +300,14 @@ func (r *Runner) affordable(wants map[string]Want, done, settledAt map[string]in
 		if w.Pairs <= 0 {
 			if w.Blocked != "" && !said[name] {
 				said[name] = true
-				if r.Log != nil {
-					fmt.Fprintf(r.Log, "%s: not judged after %d pairs, and more pairs cannot change that while the host stays busy: %s\n", name, done[name], w.Blocked)
-				}
+				r.logf("%s: not judged after %d pairs, and more pairs cannot change that while the host stays busy: %s", name, done[name], w.Blocked)
 			}
 			continue
 		}
 		if w.Settled {
 			if settledAt[name] == 0 {
 				settledAt[name] = done[name]
-				if r.Log != nil {
-					fmt.Fprintf(r.Log, "%s: a regression is established after %d pairs; up to %d more to judge the metrics that look regressed too\n", name, done[name], done[name])
-				}
+				r.logf("%s: a regression is established after %d pairs; up to %d more to judge the metrics that look regressed too", name, done[name], done[name])
 			}
 			if done[name] >= 2*settledAt[name] {
 				continue
@@ -428,7 +432,7 @@ func (r *Runner) logPair(config string, i, total int, got [2]*results.Repetition
 	if total > 0 {
 		of = fmt.Sprintf("/%d", total)
 	}
-	fmt.Fprintf(r.Log, "%s pair %d%s: base %s, new %s%s\n", config, i, of, describe(got[0]), describe(got[1]), load)
+	r.progressf("%s pair %d%s: base %s, new %s%s", config, i, of, describe(got[0]), describe(got[1]), load)
 }
 
 // NoCalibrationStoreEnv, set to 1, tells `provebench run` not to add its

@@ -107,9 +107,7 @@ func (r *Runner) setAlone(config, why string) {
 		r.alone = map[string]string{}
 	}
 	r.alone[config] = why
-	if r.Log != nil {
-		fmt.Fprintf(r.Log, "%s: one side warm at a time (%s): pairs run in blocks, each side's process ended before the other's starts\n", config, why)
-	}
+	r.logf("%s: one side warm at a time (%s): pairs run in blocks, each side's process ended before the other's starts", config, why)
 }
 
 // roundPairs is how many pairs --until-resolved adds to a configuration

@@ -118,3 +118,28 @@ func TestTooBigForTwoReadsTheGPU(t *testing.T) {
 		t.Errorf("two of 40 GiB in 64 GiB: %q, want the host's memory named", why)
 	}
 }
+
+// TestTerminalProgressIsRedrawn: on a terminal each pair's line replaces
+// the last, and a configuration's last pair stays: a line per
+// configuration, not one per pair; in a log every pair has its line.
+func TestTerminalProgressIsRedrawn(t *testing.T) {
+	for _, terminal := range []bool{true, false} {
+		r, _ := newFake(t, func(int) float64 { return 1 }, func(int) float64 { return 1 })
+		var log strings.Builder
+		r.Log, r.Terminal = &log, terminal
+		if _, _, err := r.Run(context.Background(), []Config{{Name: "a", Pairs: 6}, {Name: "b", Pairs: 6}}); err != nil {
+			t.Fatal(err)
+		}
+		lines := strings.Split(strings.TrimSuffix(log.String(), "\n"), "\n")
+		want := 12
+		if terminal {
+			want = 2
+		}
+		if len(lines) != want {
+			t.Errorf("terminal %v: %d lines, want %d:\n%q", terminal, len(lines), want, log.String())
+		}
+		if terminal && (!strings.Contains(lines[0], "\r\x1b[K") || !strings.HasSuffix(lines[1], "b pair 6/6: base 1 s/proof, new 1 s/proof")) {
+			t.Errorf("terminal lines %q: want each pair redrawn in place, the last of each configuration kept", lines)
+		}
+	}
+}

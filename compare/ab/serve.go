@@ -139,10 +139,8 @@ func (r *Runner) startServer(ctx context.Context, s *side, config string) (*serv
 		close(sv.exited)
 	}()
 	sv.replies = json.NewDecoder(bufio.NewReader(out))
-	if r.Log != nil {
-		fmt.Fprintf(r.Log, "%s: %s side serves from a warm process (pid %d): %d repetitions per worker, up to %d while their windows add up to less than %dx its setup\n",
-			config, s.Name, cmd.Process.Pid, r.WorkerReps, maxStretch*r.WorkerReps, setupWindows)
-	}
+	r.progressf("%s: %s side serves from a warm process (pid %d): %d repetitions per worker, up to %d while their windows add up to less than %dx its setup",
+		config, s.Name, cmd.Process.Pid, r.WorkerReps, maxStretch*r.WorkerReps, setupWindows)
 	return sv, nil
 }
 
