@@ -24,7 +24,8 @@ func newCalibrationCmd() *cobra.Command {
 		Short: "Show the cached runs that run's pre-flight check fits its model to",
 		Long: `calibration shows the calibration cache: the results of this host's recent
 runs, per backend, that run's pre-flight check fits the simulator to when it
-is not given --calibration (the newest 8 per host and backend; every run adds
+is not given --calibration (the newest 8 per host and backend, and the newest of
+up to 8 other sets of configurations; every run adds
 its own unless --no-calibration-cache). For each backend it says what the
 pre-flight check will do: predict from the cached runs, or fall back to each
 strategy's bound and why. The cache is a folder beside the proving keys;

@@ -85,7 +85,8 @@ refuses (exit 2, a table of the estimates and the limits passed) when one exceed
 host's memory or the free disk of the key cache; --force runs anyway. The
 peak is the simulator's prediction calibrated on --calibration, else on this
 host's cached runs of the configuration's backend (every run adds its results
-to the calibration cache, the newest 8 per host and backend kept: see
+to the calibration cache, the newest 8 per host and backend kept, and the newest
+of up to 8 other sets of configurations: see
 provebench calibration), never less than the key and one dataset; else the
 bound its strategy implies (runtime + key + the datasets it lets live at once).
 

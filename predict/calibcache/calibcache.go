@@ -4,18 +4,22 @@
 //
 // Layout, under the directory Dir returns (beside the proving keys):
 //
-//	<host>/<backend>/<started>-v<schema>-<hash>.json.gz
+//	<host>/<backend>/<started>-v<schema>-s<set>-<hash>.json.gz
 //
 // <host> names the host as a results document's environment does
 // (hostname, CPU model and memory: HostKey), <started> is the run's start
-// in UTC, so that names sort oldest first, and <schema> the results schema
+// in UTC, so that names sort oldest first, <schema> the results schema
 // the document was written in: a reader of another schema skips it without
-// opening it. Each document is the run's own, less the scenarios a
+// opening it, and <set> a fingerprint of its configurations' names (names
+// without it, from earlier versions, count as one set). Each document is the run's own, less the scenarios a
 // calibration cannot use (exec drivers, other backends, none measured) and
 // its shard record.
 // Documents are stored compressed (results.FormatGzip); plain .json ones
 // written by earlier versions are read alike. The newest Keep documents of
-// a host and backend are kept.
+// a host and backend are kept, and beside them the newest of up to Keep
+// other sets of configurations: nine small runs of one file do not push
+// out the quickstart's calibration (issue 41), and the cache stays within
+// twice Keep documents.
 package calibcache
 
 import (
@@ -144,7 +148,7 @@ func (c Cache) store(doc *results.Run, backend string) (string, error) {
 		return "", fmt.Errorf("calibration cache: %w", err)
 	}
 	sum := sha256.Sum256(data)
-	name := fmt.Sprintf("%s-v%d-%s.json.gz", doc.StartedAt.UTC().Format("20060102T150405Z"), doc.Schema, hex.EncodeToString(sum[:4]))
+	name := fmt.Sprintf("%s-v%d-s%s-%s.json.gz", doc.StartedAt.UTC().Format("20060102T150405Z"), doc.Schema, setOf(doc), hex.EncodeToString(sum[:4]))
 	p := filepath.Join(dir, name)
 	if err := results.WriteFile(p, data); err != nil {
 		return "", fmt.Errorf("calibration cache: %w", err)
@@ -171,14 +175,60 @@ func documents(dir string) ([]string, error) {
 	return names, nil
 }
 
-// prune deletes all but the newest documents of a folder.
+// setOf fingerprints a document's set of configurations: their names,
+// sorted.
+func setOf(doc *results.Run) string {
+	names := make([]string, 0, len(doc.Scenarios))
+	for _, sc := range doc.Scenarios {
+		names = append(names, sc.Name)
+	}
+	slices.Sort(names)
+	sum := sha256.Sum256([]byte(strings.Join(names, "\x00")))
+	return hex.EncodeToString(sum[:4])
+}
+
+// setOfName reads the set fingerprint from a document's name; "" for a
+// name without one.
+func setOfName(name string) string {
+	parts := strings.Split(name, "-")
+	if len(parts) < 4 || !strings.HasPrefix(parts[2], "s") {
+		return ""
+	}
+	return parts[2][1:]
+}
+
+// pruned lists, of a folder's documents oldest first, those prune
+// deletes: all but the newest keep, and the newest of up to keep other
+// sets of configurations.
+func pruned(names []string, keep int) []string {
+	kept := make(map[string]bool, 2*keep)
+	sets := map[string]bool{}
+	for _, n := range names[max(len(names)-keep, 0):] {
+		kept[n], sets[setOfName(n)] = true, true
+	}
+	for i, extra := len(names)-1, 0; i >= 0 && extra < keep; i-- {
+		if set := setOfName(names[i]); !sets[set] {
+			kept[names[i]], sets[set] = true, true
+			extra++
+		}
+	}
+	var out []string
+	for _, n := range names {
+		if !kept[n] {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// prune deletes what pruned lists.
 func (c Cache) prune(dir string) error {
 	names, err := documents(dir)
 	if err != nil {
 		return fmt.Errorf("calibration cache: %w", err)
 	}
 	var errs []error
-	for _, n := range names[:max(len(names)-c.keep(), 0)] {
+	for _, n := range pruned(names, c.keep()) {
 		if err := os.Remove(filepath.Join(dir, n)); err != nil && !errors.Is(err, os.ErrNotExist) {
 			errs = append(errs, fmt.Errorf("calibration cache: %w", err))
 		}
@@ -211,7 +261,7 @@ func (c Cache) Files(env results.Environment, backend string) ([]string, error) 
 }
 
 // schemaOf reads the schema version from a document's name
-// (<started>-v<schema>-<hash>.json[.gz]); 0 when it has none.
+// (<started>-v<schema>-[s<set>-]<hash>.json[.gz]); 0 when it has none.
 func schemaOf(name string) int {
 	parts := strings.Split(name, "-")
 	if len(parts) < 3 || !strings.HasPrefix(parts[1], "v") {

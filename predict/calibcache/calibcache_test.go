@@ -1,6 +1,7 @@
 package calibcache
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -162,5 +163,42 @@ func TestStoresCompressedAndReadsPlain(t *testing.T) {
 		if _, err := results.Read(f); err != nil {
 			t.Errorf("%s: %v", f, err)
 		}
+	}
+}
+
+// TestAnotherFilesRunsDoNotPushOutACalibration: nine runs of one small
+// file after the quickstart's keep the quickstart's run (the newest of
+// its set of configurations), and the cache holds at most twice Keep.
+func TestAnotherFilesRunsDoNotPushOutACalibration(t *testing.T) {
+	c := Cache{Dir: t.TempDir(), Keep: 3}
+	quick := readFixture(t)
+	small := readFixture(t)
+	small.Scenarios = small.Scenarios[:1]
+	start := quick.StartedAt
+	written, err := c.Store(quick)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i := range 9 {
+		small.StartedAt = start.Add(time.Duration(i+1) * time.Hour)
+		if _, err := c.Store(small); err != nil {
+			t.Fatal(err)
+		}
+	}
+	files, err := c.Files(quick.Environment, "cpu")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(files) != 4 || files[0] != written[0] {
+		t.Fatalf("kept %v: want the quickstart's %s and the newest 3 small runs", files, written[0])
+	}
+	// Names of many sets: the newest 3, and the newest of 3 other sets.
+	var names []string
+	for i := range 12 {
+		names = append(names, fmt.Sprintf("20261204T%02d0000Z-v2-s%08x-abcd.json.gz", i, i))
+	}
+	names = append(names, "20261204T130000Z-v2-abcd.json.gz") // an earlier version's name
+	if got := len(names) - len(pruned(names, 3)); got != 6 {
+		t.Errorf("kept %d of %d names of 13 sets, want 6 (twice Keep)", got, len(names))
 	}
 }
