@@ -88,7 +88,8 @@ fi
 
 load() { cut -d' ' -f1 /proc/loadavg; }
 
-# memory_judged prints the work's memory figure (peak_anon_bytes, the one
+# memory_judged prints, from ab's full report (ab.txt: the terminal shows a
+# brief without the "~" rows), the work's memory figure (peak_anon_bytes, the one
 # ab gates) wherever an ab output judged it anything but "~" (worse,
 # better, regression), with its verdict, one per line.
 memory_judged() {
@@ -126,7 +127,7 @@ for i in $(seq 1 "$RUNS"); do
 		rc=0
 		"$LINKED" ab -o "$dir" --base-binary "$base" --new-binary "$new" "${args[@]}" >"$dir.txt" 2>&1 || rc=$?
 		secs=$((SECONDS - start))
-		judged=$(memory_judged "$dir.txt" | paste -sd, -)
+		judged=$(memory_judged "$dir/ab.txt" | paste -sd, -)
 		ok=0
 		case $kind in
 		copies) [ "$rc" != 3 ] && [ -z "$judged" ] && ok=1 ;;
@@ -136,7 +137,7 @@ for i in $(seq 1 "$RUNS"); do
 		esac
 		if [ "$ok" = 1 ]; then pass[$kind]=$((${pass[$kind]} + 1)); else fail[$kind]=$((${fail[$kind]} + 1)); fi
 		side="base $( [ "$base" = "$LINKED" ] && echo linked || echo cp ), new $( [ "$new" = "$LINKED" ] && echo linked || echo cp )"
-		printf '%-9s %d: exit %d in %ds (%s; load %s -> %s); peak_anon_bytes judged: %s (peak_rss_bytes, not gated: %s); %s\n' "$kind" "$i" "$rc" "$secs" "$side" "$l0" "$(load)" "${judged:-never}" "$(kernel_peak "$dir.txt")" "$( [ $ok = 1 ] && echo pass || echo FAIL)"
+		printf '%-9s %d: exit %d in %ds (%s; load %s -> %s); peak_anon_bytes judged: %s (peak_rss_bytes, not gated: %s); %s\n' "$kind" "$i" "$rc" "$secs" "$side" "$l0" "$(load)" "${judged:-never}" "$(kernel_peak "$dir/ab.txt")" "$( [ $ok = 1 ] && echo pass || echo FAIL)"
 		echo "    $(grep -m1 -E '^provebench ab: ' "$dir.txt" | cut -c1-300)"
 	done
 done
