@@ -132,7 +132,7 @@ func TestSearchRefuses(t *testing.T) {
 // both into the winner's header.
 func TestSearchSaysHowFarToTrustIt(t *testing.T) {
 	const xval = "../../docs/results/cpu-quickstart-xval/"
-	m, err := predict.Calibrate(t.Context(), []string{xval + "quickstart/results.json.gz"}, predict.LoadOptions{})
+	m, err := predict.Calibrate(t.Context(), []string{xval + "calibration/results.json.gz"}, predict.LoadOptions{})
 	if err != nil {
 		t.Fatal(err)
 	}
