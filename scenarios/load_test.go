@@ -598,7 +598,7 @@ func TestLoadFiles(t *testing.T) {
 
 func TestEmbedded(t *testing.T) {
 	names := EmbeddedNames()
-	if want := []string{"backpressure", "bias-h200", "bias-h200-cal", "bias-h200-cal-r4", "bias-h200-r2", "bias-h200-r3", "bias-h200-r4", "ci", "cuzk-phase12", "exec-provebench", "frozen-h200-23", "frozen-h200-26", "gate-h200", "gate-h200-26", "gate-h200-slow", "gpu", "peer-gnark", "porep-h200", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
+	if want := []string{"backpressure", "bias-h200", "bias-h200-cal", "bias-h200-cal-r4", "bias-h200-r2", "bias-h200-r3", "bias-h200-r4", "ci", "cuzk-phase12", "exec-provebench", "frozen-h200-23", "frozen-h200-25", "frozen-h200-26", "frozen-h200-cal", "gate-h200", "gate-h200-26", "gate-h200-slow", "gpu", "heldout-h200-23", "peer-gnark", "porep-h200", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
 		t.Fatalf("EmbeddedNames() = %v, want %v", names, want)
 	}
 	for _, name := range names {
@@ -619,7 +619,7 @@ func TestEmbedded(t *testing.T) {
 	if _, err := LoadEmbedded("quickstart.yaml"); err != nil {
 		t.Errorf("LoadEmbedded with extension: %v", err)
 	}
-	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, bias-h200, bias-h200-cal, bias-h200-cal-r4, bias-h200-r2, bias-h200-r3, bias-h200-r4, ci, cuzk-phase12, exec-provebench, frozen-h200-23, frozen-h200-26, gate-h200, gate-h200-26, gate-h200-slow, gpu, peer-gnark, porep-h200, quickstart, snarkjs") {
+	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, bias-h200, bias-h200-cal, bias-h200-cal-r4, bias-h200-r2, bias-h200-r3, bias-h200-r4, ci, cuzk-phase12, exec-provebench, frozen-h200-23, frozen-h200-25, frozen-h200-26, frozen-h200-cal, gate-h200, gate-h200-26, gate-h200-slow, gpu, heldout-h200-23, peer-gnark, porep-h200, quickstart, snarkjs") {
 		t.Errorf("LoadEmbedded(nope): %v", err)
 	}
 }
@@ -916,21 +916,42 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 	})
 	t.Run("issue 43 at 2^26", func(t *testing.T) {
 		const gib = 1 << 30
-		frozen, gate := byName("frozen-h200-26"), byName("gate-h200-26")
-		depths := map[string]bool{}
-		for _, s := range frozen {
-			if (datasetBytes(s)+gib/2)/gib != 8 || s.Workload.Synthesis != "cached" {
-				t.Errorf("%s: a dataset of %d bytes from %q synthesis, the file says 8 GiB from a cached witness", s.Name, datasetBytes(s), s.Workload.Synthesis)
-			}
-			depths[fmt.Sprintf("%s/%d", s.Pipeline.Strategy, s.Pipeline.ChannelCapacity)] = true
-		}
-		for _, want := range []string{"hold/1", "hold/2", "release/1", "release/2"} {
-			if !depths[want] {
-				t.Errorf("frozen-h200-26 lacks %s: the test needs hold and release at both channel depths", want)
-			}
-		}
-		if big := gate["big26"]; (datasetBytes(big)+gib/2)/gib != 8 || big.Pipeline.PartitionWorkers != 2 || big.Pipeline.ChannelCapacity != 1 {
+		gate := byName("gate-h200-26")
+		big := gate["big26"]
+		if (datasetBytes(big)+gib/2)/gib != 8 || big.Pipeline.PartitionWorkers != 2 || big.Pipeline.ChannelCapacity != 1 {
 			t.Errorf("gate-h200-26 big26: %+v, the file says hold pw=2 C=1 at 2^26", big.Pipeline)
+		}
+		for file, wantGiB := range map[string]int64{"frozen-h200-26": 8, "frozen-h200-25": 4, "frozen-h200-cal": 1} {
+			depths := map[string]bool{}
+			for _, s := range byName(file) {
+				if (datasetBytes(s)+gib/2)/gib != wantGiB || s.Workload.Synthesis != "cached" {
+					t.Errorf("%s %s: a dataset of %d bytes from %q synthesis, the file says %d GiB from a cached witness", file, s.Name, datasetBytes(s), s.Workload.Synthesis, wantGiB)
+				}
+				if s.Workload == big.Workload && s.Pipeline == big.Pipeline {
+					t.Errorf("%s %s is the gate's big26, whose runs calibrate the test: it would be judged in-sample", file, s.Name)
+				}
+				depths[fmt.Sprintf("%s/%d", s.Pipeline.Strategy, s.Pipeline.ChannelCapacity)] = true
+			}
+			if file == "frozen-h200-cal" {
+				continue
+			}
+			for _, want := range []string{"hold/1", "hold/2", "release/1", "release/2"} {
+				if !depths[want] {
+					t.Errorf("%s lacks %s: the test needs hold and release at both channel depths", file, want)
+				}
+			}
+		}
+		workers := map[int]bool{}
+		for _, s := range byName("frozen-h200-cal") {
+			workers[s.Pipeline.PartitionWorkers] = true
+		}
+		if len(workers) != 4 {
+			t.Errorf("frozen-h200-cal measures copies at %v at once, the file says 1, 2, 3 and 4", workers)
+		}
+		for _, s := range byName("heldout-h200-23") {
+			if (datasetBytes(s)+gib/2)/gib != 1 || s.Workload.Proofs != 2 {
+				t.Errorf("heldout-h200-23 %s: %d bytes a dataset, %d proofs; the file says 1 GiB and 2 proofs", s.Name, datasetBytes(s), s.Workload.Proofs)
+			}
 		}
 		second := byName("frozen-h200-23")
 		if n := budgetHolds(second["budget-early"]); n != 3 {
