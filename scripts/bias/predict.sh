@@ -177,6 +177,16 @@ after_commit() { # runs-document
 		die 2 "$1 began at $(date -u -d "@$started" +%FT%TZ), before the prediction was committed ($(date -u -d "@$added" +%FT%TZ)): not a frozen prediction"
 }
 
+# repredicts says whether the model at HEAD predicts a committed
+# prediction's figures exactly, from the same calibration: whether an edit
+# to the model's folders since (a comment, a message) left its output alone.
+# results.csv's 13th column, started_at, is the one that differs.
+repredicts() { # calibration prediction-document
+	"$BIN" simulate "$FILE" --calibration "$1" --no-report -o "$TMP/again" >/dev/null 2>&1 || return 1
+	cmp -s <(cut -d, -f13 --complement "$TMP/again/results.csv") \
+		<(cut -d, -f13 --complement "$(dirname "$2")/results.csv")
+}
+
 check() {
 	local pred runs cal commit status
 	pred=$(document "$DIR/prediction")
@@ -205,6 +215,8 @@ check() {
 		echo "- runs: \`$runs\`, $(about "$runs")"
 		if git -C "$ROOT" diff --quiet "$commit" HEAD -- predict sim pipeline spec; then
 			echo "- model code unchanged since the prediction's commit ${commit:0:12} (\`git diff ${commit:0:12} HEAD -- predict sim pipeline spec\` is empty)"
+		elif repredicts "$cal" "$pred"; then
+			echo "- model code edited since the prediction's commit ${commit:0:12} ($(git -C "$ROOT" diff --shortstat "$commit" HEAD -- predict sim pipeline spec | sed 's/^ //')), and it predicts the committed figures exactly: simulated again at HEAD from the same calibration, every figure of results.csv but the start time is the same"
 		else
 			echo "- **model code changed since the prediction's commit ${commit:0:12}**: simulate --check below is a later model's; the frozen figures are judged from the committed document (scripts/frozen)"
 		fi
