@@ -98,8 +98,9 @@ func (r *Report) MorePairs() map[string]int {
 // about how many more pairs would judge its other metrics that look
 // regressed too: inconclusive, with the estimate of the change already
 // past the threshold in the bad direction (a synthesis slowdown whose CPU
-// time was judged first while its seconds per proof, +9.5% against 5%,
-// still held the threshold). The verdict is in; these pairs only let it
+// time was judged first while its seconds per proof, its estimate past the
+// threshold, still had an interval that held it; docs/ci-workflow.md has
+// the run). The verdict is in; these pairs only let it
 // name every metric that regressed, so a caller bounds what it spends on
 // them (ab --until-resolved: as many pairs again, at most). A metric
 // whose estimate is within its threshold wants none: more pairs would

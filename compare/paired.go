@@ -108,11 +108,12 @@ func pairedVerdict(m *MetricResult, base, cur []float64) {
 // sample interval, 1.96 x 1.023 x spread / sqrt(pairs), not by shrinking
 // the interval seen so far as 1/sqrt(pairs): at 6-10 pairs the signed-rank
 // interval is far wider than that law says (its critical count is 0-8 of
-// 21-55 Walsh averages), and scaling it overstated the pairs needed
-// 3-1000 times on the committed gate runs (scripts/copies/estimates.sh:
-// "about 192 more" where 8 did). Where the spread predicts the interval
-// narrow enough already, one more round (2 pairs) is the estimate. 0 when
-// t is 0 (no width is narrow enough) or h already is under the target.
+// 21-55 Walsh averages), and scaling it overstates the pairs needed
+// (scripts/copies/estimates.sh re-judges the committed gate runs;
+// docs/ci-workflow.md has by how much). Where the spread predicts the
+// interval narrow enough already, one more round (2 pairs) is the
+// estimate. 0 when t is 0 (no width is narrow enough) or h already is
+// under the target.
 func morePairs(d []float64, h, est, t float64) int {
 	if !(t > 0) {
 		return 0

@@ -210,8 +210,8 @@ type SynthesisLaw struct {
 	// witness (its copy does none of the rounds): the one law of a
 	// calibration that cannot tell a round from the witness (it measured
 	// no size both with and without rounds). It prices a round like the
-	// witness; on the H200 host a round cost about 1.3 times as much
-	// (docs/results/h200-validation).
+	// witness, which a round need not cost (docs/simulate.md, "Limits",
+	// has the figures).
 	Alone PowerLaw `json:"alone"`
 	// Witness and Round, where the calibration measured a size with
 	// rounds and without, replace Alone: one partition alone costs
@@ -228,10 +228,10 @@ type SynthesisLaw struct {
 	Contention float64 `json:"contention"`
 	// ContentionExponent is 0 when the slowing is the same at every size,
 	// 1 when it grows in proportion to the constraints: the fit keeps
-	// whichever of the two fits the calibration better, ties going to 0.
-	// On the H200 host, six partitions at once slowed each other about
-	// 1% at 2^21-2^22 and 9% at 2^24 (docs/results/h200-bias-r3), which
-	// one figure for every size cannot carry from the one to the other.
+	// whichever of the two fits the calibration better, ties going to 0:
+	// a host's slowing can grow with the size, which one figure for every
+	// size cannot carry from one size to another (docs/simulate.md,
+	// "Limits", has the figures).
 	ContentionExponent float64 `json:"contention_exponent,omitempty"`
 	// ContentionSize is the constraints at which Contention was fitted:
 	// the calibration's largest size.
@@ -443,8 +443,8 @@ func (s *pointSamples) add(r *results.Repetition) {
 // had stays as point set it (Baseline NaN, the others zero).
 func (s *pointSamples) summarise(p *Point) {
 	p.Concurrent, p.LivePeak, p.DeviceReady = s.concurrent, s.livePeak, s.deviceReady
-	// Medians: one repetition slowed by the host (a VM's stolen time
-	// reached 38% in one here) moves them least.
+	// Medians: one repetition slowed by the host (a VM's stolen time)
+	// moves them least.
 	p.Synthesis, p.GPUStart, p.Upload = stats.Median(s.synthesis), stats.Median(s.gpuStart), stats.Median(s.upload)
 	p.Finalize, p.PeakRSS, p.SecondsPerProof = stats.Median(s.finalize), stats.Median(s.peakRSS), stats.Median(s.secondsPerProof)
 	if len(s.deviceStart) > 0 {
@@ -777,15 +777,12 @@ func splitsRounds(points []Point) bool {
 // fitted): the circuit does a fixed amount of work per constraint (one
 // witness step, then Rounds S-box rounds on a running state:
 // gpu/circuit), so its cost is linear by construction, and a free exponent
-// only turns noise into a slope. Calibrations span a factor of 2-8 in size
-// and predictions reach 4-16 beyond it: on the H200 an 8% difference
-// between two sizes' medians fitted a round's exponent of 0.86, which
-// predicted 2^24's synthesis 37% fast where the proportional law, on the
-// same calibration, is within 4% of the runs the host did not slow
-// (docs/results/h200-bias). A cached witness's copy is proportional too:
-// it copies a fixed number of bytes per constraint, at sizes (hundreds of
-// MB and more) far beyond any cache, and a free exponent fitted on two
-// sizes predicted 2^25's copies 48-102% slow (docs/results/h200-porep).
+// only turns noise into a slope: a calibration spans a few sizes and a
+// prediction reaches beyond them, so a free exponent carries one run's
+// noise several times further. A cached witness's copy is proportional
+// too: it copies a fixed number of bytes per constraint, at sizes far
+// beyond any cache. docs/simulate.md (the table of what is modelled) has
+// what free exponents predicted, with the results folders.
 func fitAlone(points []Point, alone []float64, twoTerms bool) (SynthesisLaw, error) {
 	fit := fitProportional
 	var sx []float64

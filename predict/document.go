@@ -18,8 +18,8 @@ import (
 const maxSeriesPoints = 2000
 
 // MaxSeriesConfigurations is the most configurations whose simulated
-// documents keep their series (the timelines): a series is some 100 KB of
-// the document, and a report draws one timeline per configuration, so a
+// documents keep their series (the timelines): the series are most of a
+// document's bytes, and a report draws one timeline per configuration, so a
 // sweep of thousands would be gigabytes and thousands of plots. Larger
 // sweeps keep every other figure; --filter picks the few to see over time.
 const MaxSeriesConfigurations = 100

@@ -20,8 +20,9 @@ type Format string
 const (
 	// FormatGzip is compact JSON (no indentation) in a gzip stream, the
 	// default: with the delta-encoded series of schema 2, a sampled row
-	// (one instant of every series) costs 7-17 bytes on real documents,
-	// against ~450 indented with the columns as values.
+	// (one instant of every series) costs a small fraction of what it
+	// costs indented with the columns as values (docs/reference.md, "The
+	// output folder", has the figures).
 	FormatGzip Format = "json.gz"
 	// FormatJSON is indented JSON, for reading with a text editor.
 	FormatJSON Format = "json"
@@ -80,9 +81,9 @@ func Encode(r *Run, f Format) ([]byte, error) {
 	return nil, fmt.Errorf("encode results: unknown format %q", f)
 }
 
-// Compress wraps data in a gzip stream at the best compression (documents
-// are written once and read many times; the best level costs some 20 ms
-// per MB of JSON).
+// Compress wraps data in a gzip stream at the best compression: documents
+// are written once and read many times, so the best level's extra time is
+// paid once.
 func Compress(data []byte) ([]byte, error) {
 	var b bytes.Buffer
 	zw, err := gzip.NewWriterLevel(&b, gzip.BestCompression)

@@ -24,22 +24,19 @@ import (
 // counted as it is kept.
 const (
 	// MaxDocumentBytes bounds a document's JSON, decompressed, whitespace
-	// included: 128 MiB, 75 times the largest document committed under
-	// docs/results (1.7 MB of JSON: 6 H200 configurations, 18
-	// repetitions, 21944 sampled instants), 17 times the same indented. A
-	// compact document stores a sampled instant of 31 series in about 80
-	// bytes, an indented one in about 340: 128 MiB holds 1.7 million
-	// instants compact, 400 thousand indented.
+	// included: 128 MiB, many times the largest document committed under
+	// docs/results, compact or indented (an indented document takes
+	// several times a compact one's bytes for a sampled instant).
+	// docs/reference.md (after the exit statuses) has the figures it was
+	// set by.
 	MaxDocumentBytes = 128 << 20
 	// MaxDocumentValues bounds a document's JSON values (each number of a
 	// series, each field of a repetition), counted by the commas between
-	// them before any is decoded: 2^24 (16.8 million), 26 times the largest
-	// committed document's 640 thousand. It bounds, together, the points
-	// of a series, the repetitions and the configurations, and so what a
-	// small file can cost a reader: a report of a 45 KB file at the limit
-	// peaked at 590 MB (some 35 bytes a value), of 128 MiB of JSON in one
-	// string at 560 MB. 16.8 million values are some 540 thousand sampled
-	// instants of 31 series, 3 hours of sampling at 20 ms.
+	// them before any is decoded: 2^24 (16.8 million), many times the
+	// largest committed document's. It bounds, together, the points of a
+	// series, the repetitions and the configurations, and so what a small
+	// file can cost a reader, whose memory follows the values it decodes,
+	// not the file's bytes.
 	MaxDocumentValues = 1 << 24
 )
 

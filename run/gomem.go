@@ -33,8 +33,8 @@ const (
 )
 
 // keyInterval is how often, at most, the key's residency is read from
-// smaps, which walks the key's page tables (about 10 ms per 256 MiB
-// touched on a small VM): too costly for every tick. For a large key the
+// smaps, which walks the key's page tables (a cost that grows with what
+// is touched): too costly for every tick. For a large key the
 // reads are spaced further, to a hundred times their own cost, so that
 // they take at most 1% of a core; between them the key follows the
 // process's file-backed RSS (statm, a kernel counter), the key being the

@@ -18,8 +18,9 @@ import (
 )
 
 // runtimeBytes is what a repetition's process holds besides the key and
-// the datasets: the Go runtime, the prover's tables and buffers. Measured
-// on the CPU backend at 2^10..2^20: 60-150 MiB; the estimate takes the top.
+// the datasets: the Go runtime, the prover's tables and buffers. A bound
+// above what the CPU backend's runs held (docs/reference.md, "The
+// pre-flight check", has the figures).
 const runtimeBytes = 160 << 20
 
 // Estimate is a configuration's expected size before it runs.

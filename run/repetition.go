@@ -251,7 +251,7 @@ func (r *Runner) serveOn(ctx context.Context, w *worker, spec *Spec, rep results
 	if last.PeakRSSBytes > 0 {
 		rep.PeakRSSBytes, rep.PeakRSSSource = last.PeakRSSBytes, results.PeakFromSampledVmHWM
 		// The last VmHWM read and the last RSS sample are two reads: a
-		// child growing fast between them (16 MiB per 5 ms in the tests)
+		// child growing fast between them (as the tests' child does)
 		// can leave the read peak below an RSS already seen, which the
 		// kernel's peak never is.
 		rep.PeakRSSBytes = max(rep.PeakRSSBytes, rec.PeakRSS)

@@ -17,7 +17,7 @@ const Version = 1
 
 // maxMatrixPoints bounds one matrix: more points than this is a typo in an
 // axis, not a sweep anyone would run, nor simulate in the seconds a search
-// is for (a 2^27-constraint configuration costs the simulator some 10 ms).
+// is for (each point is simulated in full, at whatever size it names).
 const maxMatrixPoints = 10000
 
 // maxConfigurations bounds the configurations of one load, every file's

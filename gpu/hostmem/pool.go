@@ -14,7 +14,8 @@ import (
 // pinned host buffers (cuzk allocates them once): locking pages
 // (cuMemHostRegister) commits and maps every page for the device and takes
 // the driver's locks, and doing it for each dataset while the device works
-// stalls the device (measured on the H200: docs/gpu.md). Pooled memory is
+// stalls the device (docs/gpu.md, "Where the first-use stall went", has
+// the figures). Pooled memory is
 // locked once, at Reserve or Grow, and a lent Buffer's Free hands it back
 // to the pool instead of unmapping it.
 //

@@ -152,12 +152,11 @@ func (n *NVML) DriverVersion() string { return n.driver }
 // names it (compute, graphics, or both for a process with both kinds of
 // context), so each device counts it once.
 //
-// Cost, measured on an H200 (driver 580, 16-core VM): 20 to 50 µs per
-// device, 30 to 40 µs typical while a process uses it; most of it is the
-// process-list query (25 µs with one process listed), which takes the
-// driver's locks, then the memory query (7 µs). It grows with the device count:
-// on a host of many GPUs, sampling NVML every few ticks of a 10 ms sampler
-// keeps it under 1% of a core.
+// Cost: most of it is the process-list query, which takes the driver's
+// locks, then the memory query; it grows with the device count, so on a
+// host of many GPUs sample NVML every few ticks of the sampler, not every
+// tick (docs/gpu.md, "What an NVML sample costs", has the figures;
+// BenchmarkGPUSample measures it on a host).
 func (n *NVML) Sample(pid int, dst *GPUSample) error {
 	n.mu.RLock()
 	defer n.mu.RUnlock()
@@ -202,9 +201,8 @@ func (n *NVML) Sample(pid int, dst *GPUSample) error {
 		mem, present, unknown := processMemory(compute, pid)
 		// A CUDA process is always in the compute list. Only a process
 		// with graphics contexts alone (Vulkan, OpenGL) needs the graphics
-		// list, whose query costs about as much as the first (15 µs on an
-		// H200 even when empty), so it is read only when the first lacks
-		// pid.
+		// list, whose query costs about as much as the first even when
+		// the list is empty, so it is read only when the first lacks pid.
 		if !present && dh.graphics {
 			graphics, ret := dh.h.GetGraphicsRunningProcesses()
 			if ret != gonvml.SUCCESS {

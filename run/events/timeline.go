@@ -53,7 +53,7 @@ type Timeline struct {
 
 // MaxOffset is the largest TIMELINE offset read: a month of a program's
 // run. A line beyond it (or with a negative, NaN or infinite offset) is
-// rejected: taken as it came, it made a wall time of 1e9 s.
+// rejected: taken as it came, it would make the run's wall time absurd.
 const MaxOffset = 30 * 24 * time.Hour
 
 type jobState uint8

@@ -190,8 +190,8 @@ func (x *execRun) line(line string, at time.Time) bool {
 }
 
 // maxLine bounds what is kept of one output line: a longer line is
-// neither read nor kept whole (a 200 MB line without a newline grew the
-// runner by 436 MB), only counted.
+// neither read nor kept whole, only counted: a line without a newline
+// must not grow the runner by its size, or more.
 const maxLine = 64 << 10
 
 // readLines feeds r's lines to the counters, and to keep if set.

@@ -319,11 +319,10 @@ func (s *shim) reap() (none bool) {
 		if self := sample.SelfPeak(); s.started[pid] && maxRSS <= self+self/8 {
 			// The supervisor's own peak, folded in at the fork: the
 			// process's own is unknown (at most this), so it is left
-			// out rather than counted as the prover's (`true` measured
-			// the supervisor's 23 MB). The margin covers the kernel's
-			// per-CPU RSS counters, whose sums at the fork and at this
-			// read can differ (17264 KiB against a smaller VmHWM, once
-			// in 31 runs of `true`).
+			// out rather than counted as the prover's (a `true` would
+			// read as the supervisor's size). The margin covers the
+			// kernel's per-CPU RSS counters, whose sums at the fork and at
+			// this read can differ (rarely, and by a little).
 			maxRSS = 0
 		}
 		s.reaped = append(s.reaped, reapedProc{PID: pid, MaxRSS: maxRSS})

@@ -30,7 +30,7 @@ type Process struct {
 	page   uint64
 }
 
-// procBufSize holds /proc/<pid>/status on ordinary hosts (about 1.5 KiB);
+// procBufSize holds /proc/<pid>/status on ordinary hosts, with room;
 // Sample grows the buffer when a host's file is larger (long CPU and node
 // masks on big machines).
 const procBufSize = 4096

@@ -25,9 +25,9 @@ type Tree struct {
 	scan  bool         // no children files: scan /proc for parent ids
 	// rootMM identifies the root's address space (see mmOf), to leave
 	// out a child that still shares it: Go starts processes with vfork,
-	// and until its exec the child's resident set is the root's (a `true`
-	// measured the supervisor's 22.7 MiB in one run of five). Zero where
-	// unreadable.
+	// and until its exec the child's resident set is the root's (a
+	// short-lived child such as `true` can be read with the supervisor's
+	// own resident set). Zero where unreadable.
 	rootMM [3]uint64
 }
 
