@@ -179,12 +179,13 @@ after_commit() { # runs-document
 
 # repredicts says whether the model at HEAD predicts a committed
 # prediction's figures exactly, from the same calibration: whether an edit
-# to the model's folders since (a comment, a message) left its output alone.
-# results.csv's 13th column, started_at, is the one that differs.
+# to the model's folders since (a comment, a message, a new column) left
+# what it predicts alone. The figures compared are the ones scripts/frozen
+# judges, and each repetition's outcome.
 repredicts() { # calibration prediction-document
+	local figures='[.scenarios[] | {name, r: [.repetitions[] | {status, partitions_per_second, seconds_per_proof, peak_rss_bytes}]}]'
 	"$BIN" simulate "$FILE" --calibration "$1" --no-report -o "$TMP/again" >/dev/null 2>&1 || return 1
-	cmp -s <(cut -d, -f13 --complement "$TMP/again/results.csv") \
-		<(cut -d, -f13 --complement "$(dirname "$2")/results.csv")
+	[ "$(zcat -f "$TMP/again/results.json.gz" | jq -c "$figures")" = "$(zcat -f "$2" | jq -c "$figures")" ]
 }
 
 check() {
@@ -216,7 +217,7 @@ check() {
 		if git -C "$ROOT" diff --quiet "$commit" HEAD -- predict sim pipeline spec; then
 			echo "- model code unchanged since the prediction's commit ${commit:0:12} (\`git diff ${commit:0:12} HEAD -- predict sim pipeline spec\` is empty)"
 		elif repredicts "$cal" "$pred"; then
-			echo "- model code edited since the prediction's commit ${commit:0:12} ($(git -C "$ROOT" diff --shortstat "$commit" HEAD -- predict sim pipeline spec | sed 's/^ //')), and it predicts the committed figures exactly: simulated again at HEAD from the same calibration, every figure of results.csv but the start time is the same"
+			echo "- model code edited since the prediction's commit ${commit:0:12} ($(git -C "$ROOT" diff --shortstat "$commit" HEAD -- predict sim pipeline spec | sed 's/^ //')), and it predicts the committed figures exactly: simulated again at HEAD from the same calibration, partitions/s, s/proof, peak RSS and each repetition's outcome are the same"
 		else
 			echo "- **model code changed since the prediction's commit ${commit:0:12}**: simulate --check below is a later model's; the frozen figures are judged from the committed document (scripts/frozen)"
 		fi
