@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/provebench/provebench/internal/openfile"
+	"github.com/provebench/provebench/predict/calibcache"
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/compare/ab"
@@ -514,7 +515,7 @@ func writeRunFiles(doc *results.Run, folder results.Folder, f runFlags) ([]strin
 		}
 	}
 	if !f.noCalibrationCache && os.Getenv(ab.NoCalibrationStoreEnv) != "1" {
-		written = append(written, storeCalibration(doc, f.cacheDir)...)
+		written = append(written, calibcache.Cache{Dir: calibcache.Dir(f.cacheDir)}.StoreOrWarn(doc, os.Stderr)...)
 	}
 	return written, nil
 }
