@@ -1,14 +1,15 @@
 // Package present is the history commands' terminal output, in one place:
 // what add and remove say of each document or run, the warning naming a
-// stored figure that show and changes leave out, the list of files show
-// wrote, and the change points of changes as a table or as JSON. The
-// commands' wiring (cmd/provebench) hands it what the store and trend
-// returned and prints nothing of its own.
+// stored figure that show and changes leave out, and the change points of
+// changes as a table or as JSON (show's list of files is
+// results.PrintWritten, every command's). The commands' wiring
+// (cmd/provebench) hands it what the store and trend returned and prints
+// nothing of its own.
 //
-// The change table's values keep the form history changes has printed
-// from the start (four significant digits and the metric's unit, bytes
-// scaled), which a reader of older nightly logs compares against; it is
-// the history's own and not a second results.Unit.Format.
+// The change table's values keep the form history changes has always
+// printed (four significant digits and the metric's unit, bytes scaled):
+// the history's own, not a second results.Unit.Format, kept so that the
+// table reads the same as before.
 package present
 
 import (
