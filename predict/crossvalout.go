@@ -189,3 +189,18 @@ func targetPhrase(t Targets) string {
 	}
 	return strings.Join(parts, ", ")
 }
+
+// Print writes the cross-validation to the terminal: what was predicted
+// from what (families by by, and the documents pinned in every fold's
+// calibration), the error table and its distribution.
+func (cv *CrossValidation) Print(w io.Writer, by FamilyBy, pinned []string) {
+	always := ""
+	if len(pinned) > 0 {
+		always = fmt.Sprintf(" and on the %s always", strings.Join(pinned, ", "))
+	}
+	fmt.Fprintf(w, "cross-validation: %d configurations in %d families (--family-by %s), each predicted by a model calibrated on the others%s\n\n",
+		len(cv.Predictions), len(cv.Families), by, always)
+	fmt.Fprint(w, cv.Table())
+	fmt.Fprintln(w)
+	fmt.Fprint(w, cv.SummaryTable())
+}

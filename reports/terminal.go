@@ -47,10 +47,7 @@ func PrintRunSummary(w io.Writer, doc *results.Run, files []string) {
 	if n, what := results.Unfinished(doc); n > 0 && doc.Simulated == nil { // a prediction of memory-limit is no failure
 		fmt.Fprintf(w, "%s did not finish (%s): exit status 1\n", units.Plural(n, "repetition"), what)
 	}
-	fmt.Fprintln(w, "wrote:")
-	for _, f := range files {
-		fmt.Fprintln(w, "  "+f)
-	}
+	results.PrintWritten(w, files)
 }
 
 // printLoadSkews warns of the configurations measured under a different

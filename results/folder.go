@@ -3,6 +3,7 @@ package results
 import (
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -143,4 +144,12 @@ func (f Folder) WriteManifest(written []string) error {
 		b.WriteString(filepath.ToSlash(name) + "\n")
 	}
 	return WriteFile(filepath.Join(f.Dir, ManifestName), []byte(b.String()))
+}
+
+// WriteManifestOrWarn is WriteManifest for a command whose results are
+// whole without it: a failure is a warning on warn, saying what it costs.
+func (f Folder) WriteManifestOrWarn(written []string, warn io.Writer) {
+	if err := f.WriteManifest(written); err != nil {
+		fmt.Fprintf(warn, "warning: %v (a later --overwrite clears only the fixed names)\n", err)
+	}
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/internal/version"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run/sample"
@@ -85,6 +86,15 @@ func (r *Runner) warnf(format string, args ...any) {
 // Folder is the runner's output folder, whose results files the command
 // finishes once the run is over (results.Folder.WriteTables).
 func (r *Runner) Folder() results.Folder { return results.Folder{Dir: r.OutDir, Format: r.Format} }
+
+// PrintOrder writes, before an interleaved run, that the measured
+// repetitions go in rounds over the configurations (nothing for a run
+// of one configuration after another).
+func (r *Runner) PrintOrder(w io.Writer, configs int) {
+	if r.Interleave {
+		fmt.Fprintf(w, "interleaved: measured repetitions in rounds over %s\n", units.Plural(configs, "configuration"))
+	}
+}
 
 // ResultsPath is where the runner keeps its results document: OutDir's
 // results.json.gz, or results.json for results.FormatJSON.

@@ -194,8 +194,7 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 		return err
 	}
 	defer unlock()
-	fmt.Fprintf(w, "ab: %d configurations, base %s, new %s; results in %s\n", len(configs),
-		describeSide(runner.Base), describeSide(runner.New), runner.OutDir)
+	runner.PrintStart(w, len(configs))
 	opts := compare.Options{Thresholds: th, Paired: true, AllowDifferentHardware: f.allowDifferentHardware}
 	start := time.Now()
 	var deadline time.Time
@@ -214,7 +213,7 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	case runErr != nil:
 		return runErr
 	}
-	fmt.Fprintf(w, "measured in %s\n\n", time.Since(start).Round(time.Second))
+	ab.PrintMeasured(w, time.Since(start))
 	if err := sidesMeasured(base, cur, runner.OutDir); err != nil {
 		return err
 	}
@@ -222,9 +221,7 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
-	baseMode, newMode := runner.Modes()
-	rep.Cost = append([]string{ab.CostOf(base, cur, time.Since(start)).String(),
-		fmt.Sprintf("base ran in %s, new in %s", baseMode, newMode)}, runner.Notes()...)
+	rep.Cost = append([]string{ab.CostOf(base, cur, time.Since(start)).String(), runner.ModesNote()}, runner.Notes()...)
 	if err := writeABFiles(runner.OutDir, rep); err != nil {
 		return err
 	}
@@ -233,7 +230,7 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	// is no pass with repetitions failed, and says that first.
 	failed := countStatus(base, results.StatusFailed, results.StatusCrashed) + countStatus(cur, results.StatusFailed, results.StatusCrashed)
 	if failed > 0 && rep.Outcome() == compare.Pass {
-		fmt.Fprintf(w, "FAILED: %d repetitions failed or crashed (see %s); the pairs that ran:\n\n", failed, runner.OutDir)
+		ab.PrintFailed(w, failed, runner.OutDir)
 		if err := publishWith(rep.WriteBrief(w, filepath.Join(runner.OutDir, "ab.md")), rep, f.markdown); err != nil {
 			return err
 		}
@@ -241,7 +238,7 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	}
 	published := publishWith(rep.WriteBrief(w, filepath.Join(runner.OutDir, "ab.md")), rep, f.markdown)
 	if failed > 0 {
-		fmt.Fprintf(w, "(%d repetitions failed or crashed: see %s)\n", failed, runner.OutDir)
+		ab.PrintFailedNote(w, failed, runner.OutDir)
 	}
 	return published
 }
@@ -515,10 +512,6 @@ func writeABFiles(dir string, rep *compare.Report) error {
 		return err
 	}
 	return atomicfile.Write(filepath.Join(dir, "ab.md"), md.Bytes())
-}
-
-func describeSide(s ab.Side) string {
-	return fmt.Sprintf("%s %v", s.Exe, s.Files)
 }
 
 func orDefault(v, def string) string {

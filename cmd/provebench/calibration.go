@@ -2,15 +2,11 @@ package main
 
 import (
 	"context"
-	"fmt"
 	"io"
-	"os"
-	"path/filepath"
 
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/gpu/groth16"
-	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/predict"
 	"github.com/provebench/provebench/predict/calibcache"
 	"github.com/provebench/provebench/run"
@@ -36,7 +32,7 @@ delete it (rm -rf) to start afresh.`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			if path {
-				fmt.Fprintln(cmd.OutOrStdout(), calibcache.Dir(cacheDir))
+				predict.PrintCachePath(cmd.OutOrStdout(), calibcache.Dir(cacheDir))
 				return nil
 			}
 			return runCalibration(cmd.Context(), cmd.OutOrStdout(), cacheDir, explain)
@@ -51,44 +47,5 @@ delete it (rm -rf) to start afresh.`,
 
 func runCalibration(ctx context.Context, w io.Writer, cacheDir string, explain bool) error {
 	cache := calibcache.Cache{Dir: calibcache.Dir(cacheDir)}
-	env := run.HostEnvironment(ctx)
-	fmt.Fprintf(w, "calibration cache: %s\n", cache.Dir)
-	fmt.Fprintf(w, "this host: %s (%s, %s, %s)\n", calibcache.HostKey(env), env.Hostname, env.CPUModel, units.FormatBytes(int64(min(env.MemoryBytes, 1<<62))))
-	backends, err := cache.Backends(env)
-	if err != nil {
-		return err
-	}
-	if len(backends) == 0 {
-		fmt.Fprintln(w, "no cached run of this host: pre-flight takes each strategy's bound")
-	}
-	for _, b := range backends {
-		files, err := cache.Files(env, b)
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "\n%s backend: %s\n", b, units.Plural(len(files), "cached run"))
-		for _, f := range files {
-			size := "?"
-			if st, err := os.Stat(f); err == nil {
-				size = units.FormatBytes(st.Size())
-			}
-			fmt.Fprintf(w, "  %s  %s\n", filepath.Base(f), size)
-		}
-		model, from, err := predict.CalibrateCached(ctx, cache, env, b)
-		if why, ok := noPrediction(err); ok {
-			fmt.Fprintf(w, "pre-flight: %s (%s)\n", run.BoundBasis, why)
-			continue
-		}
-		if err != nil {
-			return err
-		}
-		fmt.Fprintf(w, "pre-flight: %s\n", from)
-		if explain {
-			fmt.Fprintln(w)
-			if err := model.Explain(w, int64(min(env.MemoryBytes, 1<<62))); err != nil {
-				return err
-			}
-		}
-	}
-	return nil
+	return predict.PrintCalibrationCache(ctx, w, cache, run.HostEnvironment(ctx), run.BoundBasis, explain)
 }

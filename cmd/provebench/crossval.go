@@ -52,7 +52,7 @@ func runCrossValidate(ctx context.Context, w, errw io.Writer, files []string, f 
 	if err != nil {
 		return usageError{err}
 	}
-	printNotes(errw, ms.Notes)
+	predict.PrintNotes(errw, ms.Notes)
 	var cv *predict.CrossValidation
 	err = untilDone(ctx, func() (err error) {
 		cv, err = predict.CrossValidate(ctx, ms, by, int64(ms.Environment.MemoryBytes), f.calibration)
@@ -64,22 +64,14 @@ func runCrossValidate(ctx context.Context, w, errw io.Writer, files []string, f 
 	if err != nil {
 		return usageError{err}
 	}
-	pinned := ""
-	if len(f.calibration) > 0 {
-		pinned = fmt.Sprintf(" and on the %s always", strings.Join(f.calibration, ", "))
-	}
-	fmt.Fprintf(w, "cross-validation: %d configurations in %d families (--family-by %s), each predicted by a model calibrated on the others%s\n\n",
-		len(cv.Predictions), len(cv.Families), by, pinned)
-	fmt.Fprint(w, cv.Table())
-	fmt.Fprintln(w)
-	fmt.Fprint(w, cv.SummaryTable())
-	printNotes(errw, cv.Notes)
+	cv.Print(w, by, f.calibration)
+	predict.PrintNotes(errw, cv.Notes)
 	if f.out != "" {
 		written, err := writeCrossValFiles(ctx, f.out, cv, files, t)
 		if err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "\nwrote %s\n", strings.Join(written, ", "))
+		results.PrintWrittenLine(w, written)
 	}
 	if misses := cv.Misses(t); len(misses) > 0 {
 		return exitError{code: exitRegression, err: fmt.Errorf("cross-validation missed its targets: %s", strings.Join(misses, "; "))}
@@ -135,13 +127,6 @@ func parsePercent(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a percentage such as 10%%", s)
 	}
 	return v / 100, nil
-}
-
-// printNotes writes what a calibration left out or assumed.
-func printNotes(w io.Writer, notes []string) {
-	for _, n := range notes {
-		fmt.Fprintf(w, "note: %s\n", n)
-	}
 }
 
 // untilDone runs work and waits for it, or returns at once when ctx is

@@ -86,7 +86,7 @@ func runExport(ctx context.Context, w io.Writer, f exportFlags) error {
 	if err := writeWith(wtns, func(w io.Writer) error { return iden3.WriteWTNS(w, wires) }); err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "wrote %s (%d constraints, %d wires, %d public inputs)\nwrote %s\n", r1cs, p.Constraints, p.NumWires(), circuit.NumPublic, wtns)
+	iden3.PrintWritten(w, r1cs, wtns, p)
 	return nil
 }
 

@@ -1,10 +1,6 @@
 package main
 
 import (
-	"errors"
-	"fmt"
-	"strings"
-
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/gpu/backends"
@@ -59,18 +55,8 @@ absent in results).`,
 		Args: exactArgs(0),
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			w := cmd.OutOrStdout()
-			fmt.Fprintln(w, "backends: "+strings.Join(backends.Built(), ", "))
-			if err := nvml.Describe(w); err != nil {
-				if errors.Is(err, nvml.ErrUnavailable) {
-					// The error reads "NVML unavailable: why"; the line
-					// names NVML once.
-					why := strings.TrimPrefix(err.Error(), nvml.ErrUnavailable.Error()+": ")
-					fmt.Fprintf(w, "NVML: not available: %s\n(GPU figures are recorded as absent, not zero)\n", why)
-					return nil
-				}
-				return err
-			}
-			return nil
+			backends.PrintBuilt(w)
+			return nvml.DescribeOrWhy(w)
 		},
 	}
 }

@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -11,8 +10,6 @@ import (
 	"regexp"
 	"slices"
 	"strings"
-	"text/tabwriter"
-	"time"
 
 	"github.com/spf13/cobra"
 
@@ -20,9 +17,9 @@ import (
 	"github.com/provebench/provebench/history/changepoint"
 	"github.com/provebench/provebench/history/ingest"
 	"github.com/provebench/provebench/history/plot"
+	"github.com/provebench/provebench/history/present"
 	"github.com/provebench/provebench/history/store"
 	"github.com/provebench/provebench/history/trend"
-	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/results"
 )
 
@@ -156,24 +153,13 @@ func runHistoryAdd(ctx context.Context, w io.Writer, db string, args []string) (
 			return err
 		}
 		stored += added.Samples
-		state := fmt.Sprintf("added %d values", added.Samples)
-		switch {
-		case added.Samples == 0:
-			state = "already there"
-		case added.Known > 0:
-			state += fmt.Sprintf(" (%d already there)", added.Known)
-		}
-		runs := d.Entries[0].Run.String()
-		if len(d.Entries) > 1 {
-			runs = fmt.Sprintf("commit %s, %d runs (its shards')", shortCommit(d.Entries[0].Run.Commit), len(d.Entries))
-		}
-		fmt.Fprintf(w, "%s: %s: %s\n", d.Source, runs, state)
+		present.Added(w, d, added)
 	}
 	n, err := s.Runs(ctx)
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "%s: %d runs\n", db, n)
+	present.Runs(w, db, n)
 	return nil
 }
 
@@ -261,14 +247,12 @@ written.`,
 			if len(removed) == 0 {
 				return usagef("%s: no %s to remove", *db, what)
 			}
-			for _, r := range removed {
-				fmt.Fprintf(cmd.OutOrStdout(), "removed %s (added from %s): %d values\n", r.Run, r.Source, r.Samples)
-			}
+			present.Removed(cmd.OutOrStdout(), removed)
 			n, err := s.Runs(cmd.Context())
 			if err != nil {
 				return err
 			}
-			fmt.Fprintf(cmd.OutOrStdout(), "%s: %d runs\n", *db, n)
+			present.Runs(cmd.OutOrStdout(), *db, n)
 			return nil
 		},
 	}
@@ -319,7 +303,7 @@ func (q *historyQuery) series(ctx context.Context, w io.Writer, db string) ([]tr
 		return nil, usagef("%s: no run measured %s (metrics of the history: %s)", db, q.metric, strings.Join(historyMetrics(ctx, s), ", "))
 	}
 	kept, outside := ingest.Sane(rows)
-	warnOutside(w, outside)
+	present.Outside(w, outside)
 	all := trend.FromRows(kept)
 	series := trend.Select(all, re)
 	if len(series) == 0 {
@@ -346,28 +330,6 @@ func historyMetrics(ctx context.Context, s *store.Store) []string {
 	}
 	slices.Sort(out)
 	return out
-}
-
-// warnOutside says, once a run, which stored figures were left out.
-func warnOutside(w io.Writer, outside []ingest.Outside) {
-	var runs []store.Run
-	byRun := map[store.Run][]string{}
-	for _, o := range outside {
-		if _, ok := byRun[o.Run]; !ok {
-			runs = append(runs, o.Run)
-		}
-		byRun[o.Run] = append(byRun[o.Run], fmt.Sprintf("%s repetition %d: %v", o.Configuration, o.Repetition, o.Err))
-	}
-	for _, r := range runs {
-		figs := byRun[r]
-		more := ""
-		if len(figs) > 3 {
-			more = fmt.Sprintf("; and %d more", len(figs)-3)
-			figs = figs[:3]
-		}
-		fmt.Fprintf(w, "warning: run %s (added from %s): left out %s%s (provebench history remove --commit %s takes the run out)\n",
-			r, r.Source, strings.Join(figs, "; "), more, shortCommit(r.Commit))
-	}
 }
 
 func newHistoryShowCmd(db *string) *cobra.Command {
@@ -409,10 +371,7 @@ series); 1 the history could not be read or the pictures written.`,
 			if err != nil {
 				return err
 			}
-			fmt.Fprintln(cmd.OutOrStdout(), "wrote:")
-			for _, f := range files {
-				fmt.Fprintln(cmd.OutOrStdout(), "  "+f)
-			}
+			results.PrintWritten(cmd.OutOrStdout(), files)
 			return nil
 		},
 	}
@@ -535,7 +494,7 @@ func newHistoryChangesCmd(db *string) *cobra.Command {
 			if err != nil {
 				return err
 			}
-			if err := printChanges(cmd.OutOrStdout(), format, rep, o.FDR); err != nil {
+			if err := present.Changes(cmd.OutOrStdout(), format, rep, o.FDR); err != nil {
 				return err
 			}
 			if slices.ContainsFunc(rep.Changes, func(c trend.Change) bool { return c.Regression }) {
@@ -551,75 +510,5 @@ func newHistoryChangesCmd(db *string) *cobra.Command {
 	c.Flags().StringVar(&format, "format", "text", "text or json")
 	c.Flags().IntVar(&recent, "recent", 0, "only change points among the last N runs of their series (0: all)")
 	c.Flags().Float64Var(&o.FDR, "fdr", changepoint.DefaultFDR, "the false discovery rate held over the series judged (Benjamini-Hochberg)")
-	return c
-}
-
-// changeJSON is one change point in --format json.
-type changeJSON struct {
-	Configuration  string    `json:"configuration"`
-	Backend        string    `json:"backend"`
-	Metric         string    `json:"metric"`
-	Commit         string    `json:"commit"`
-	PreviousCommit string    `json:"previous_commit"`
-	Time           time.Time `json:"time"`
-	Before         float64   `json:"before"`
-	After          float64   `json:"after"`
-	ChangePercent  float64   `json:"change_percent"`
-	PValue         float64   `json:"p_value"`
-	Test           string    `json:"test"`
-	Regression     bool      `json:"regression"`
-	Runs           int       `json:"runs"`
-}
-
-func printChanges(w io.Writer, format string, rep trend.Report, fdr float64) error {
-	if format == "json" {
-		out := make([]changeJSON, 0, len(rep.Changes))
-		for _, c := range rep.Changes {
-			out = append(out, changeJSON{c.Configuration, c.Backend, c.Metric, c.Commit, c.PreviousCommit, c.Time.UTC(),
-				c.Before, c.After, c.Percent, c.PValue, c.Test.String(), c.Regression, c.Runs})
-		}
-		enc := json.NewEncoder(w)
-		enc.SetIndent("", "  ")
-		return enc.Encode(out)
-	}
-	family := fmt.Sprintf("%d series judged at a false discovery rate of %g", rep.Judged, fdr)
-	if short := rep.Series - rep.Judged; short > 0 {
-		family += fmt.Sprintf("; %d with fewer than %d runs not judged", short, 2*changepoint.DefaultMinSize)
-	}
-	if len(rep.Changes) == 0 {
-		_, err := fmt.Fprintf(w, "no change point (%s)\n", family)
-		return err
-	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "configuration\tmetric\tsince (UTC)\tcommit\tbefore -> after\tchange\tp-value\ttest\t")
-	for _, c := range rep.Changes {
-		m, _ := ingest.Lookup(c.Metric)
-		verdict := "improvement"
-		if c.Regression {
-			verdict = "regression"
-		}
-		// The date beside the commit: a nightly's reader asks "which night?"
-		// first, and a commit alone does not say.
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s -> %s\t%+.1f%% (%s)\t%.3g\t%s\t\n", c.Configuration, c.Metric, c.Time.UTC().Format("2006-01-02 15:04"), shortCommit(c.Commit),
-			formatValue(c.Before, string(m.Unit)), formatValue(c.After, string(m.Unit)), c.Percent, verdict, c.PValue, c.Test)
-	}
-	if err := tw.Flush(); err != nil {
-		return err
-	}
-	_, err := fmt.Fprintf(w, "%d change points (%s)\n", len(rep.Changes), family)
-	return err
-}
-
-func formatValue(v float64, unit string) string {
-	if unit == "B" {
-		return units.FormatBytes(int64(v))
-	}
-	return fmt.Sprintf("%.4g %s", v, unit)
-}
-
-func shortCommit(c string) string {
-	if len(c) > 12 {
-		return c[:12]
-	}
 	return c
 }

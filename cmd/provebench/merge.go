@@ -79,9 +79,7 @@ func runMerge(ctx context.Context, w io.Writer, args []string, f mergeFlags) err
 		return err
 	}
 	reports.PrintRunSummary(w, doc, written)
-	if !doc.Complete {
-		fmt.Fprintln(w, "note: the merged results are incomplete (a shard is missing or did not finish)")
-	}
+	shard.PrintMergeNotes(w, doc)
 	return unfinishedError(doc, written[0])
 }
 

@@ -30,7 +30,7 @@ func preflight(ctx context.Context, w io.Writer, specs []run.Spec, env results.E
 		if peaks, notes, err = predict.CalibratedPeaks(ctx, f.calibration, predict.LoadOptions{AllowMixedCommits: f.allowMixedCommits}); err != nil {
 			return usageError{err}
 		}
-		printNotes(os.Stderr, notes)
+		predict.PrintNotes(os.Stderr, notes)
 	case !f.noCalibrationCache:
 		peaks = predict.CachedPeaks(ctx, calibcache.Cache{Dir: calibcache.Dir(f.cacheDir)}, env)
 	}
@@ -67,15 +67,4 @@ func noPrediction(err error) (string, bool) {
 		return none.Reason, true
 	}
 	return "", false
-}
-
-// storeCalibration keeps the run's results in the calibration cache for
-// later pre-flight checks; the run does not depend on it, so a failure
-// only warns.
-func storeCalibration(doc *results.Run, cacheDir string) []string {
-	written, err := calibcache.Cache{Dir: calibcache.Dir(cacheDir)}.Store(doc)
-	if err != nil {
-		fmt.Fprintf(os.Stderr, "warning: %v\n", err)
-	}
-	return written
 }

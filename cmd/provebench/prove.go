@@ -15,7 +15,6 @@ import (
 	"github.com/provebench/provebench/gpu/circuit"
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/gpu/prover"
-	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/scenarios"
 )
 
@@ -72,9 +71,8 @@ func runProve(ctx context.Context, w io.Writer, f proveFlags) error {
 		}
 	}
 
-	cache := groth16.Cache{Dir: f.cacheDir, Log: func(format string, args ...any) {
-		fmt.Fprintf(w, "key:       "+format+"\n", args...)
-	}}
+	log := groth16.ProveLog{W: w}
+	cache := groth16.Cache{Dir: f.cacheDir, Log: log.Key}
 	pk, vk, err := cache.Get(ctx, p, kind)
 	if err != nil {
 		return fmt.Errorf("proving key: %w", err)
@@ -86,20 +84,19 @@ func runProve(ctx context.Context, w io.Writer, f proveFlags) error {
 		return usagef("--backend: %v", err)
 	}
 	defer be.Close()
-	fmt.Fprintf(w, "circuit:   %s constraints, %d wires (%d public, %d bits), synthesis rounds %d\n",
-		units.FormatCount(int64(p.Constraints)), p.NumWires(), circuit.NumPublic, p.NumBits(), p.Rounds)
-	fmt.Fprintf(w, "key:       %s, %s of points (%s)\n", pk.Kind, units.FormatBytes(pk.Bytes()), cache.Path(p, pk.Kind))
+	log.Circuit(p)
+	log.KeyLoaded(pk, cache.Path(p, pk.Kind))
 	t := time.Now()
 	if err := be.Load(ctx, pk); err != nil {
 		return fmt.Errorf("load key on %s backend: %w", be.Name(), err)
 	}
-	fmt.Fprintf(w, "backend:   %s, %d device(s), key loaded in %s\n", be.Name(), be.Devices(), ms(time.Since(t)))
+	log.Backend(be.Name(), be.Devices(), time.Since(t))
 
-	public, res, err := proveOne(ctx, w, be, p, f.seed)
+	public, res, err := proveOne(ctx, log, be, p, f.seed)
 	if err != nil {
 		return err
 	}
-	return verifyProof(w, vk, public, res, f.out)
+	return verifyProof(log, vk, public, res, f.out)
 }
 
 // proveParams reads the circuit and the kind of key the flags ask for.
@@ -126,14 +123,14 @@ func proveParams(f proveFlags) (circuit.Params, groth16.KeyKind, error) {
 // proveOne synthesizes one partition and proves it on be, printing each
 // step's time; it returns the public inputs (a copy: the dataset is freed)
 // and the proof.
-func proveOne(ctx context.Context, w io.Writer, be prover.Backend, p circuit.Params, seed uint64) ([]fr.Element, prover.Result, error) {
+func proveOne(ctx context.Context, log groth16.ProveLog, be prover.Backend, p circuit.Params, seed uint64) ([]fr.Element, prover.Result, error) {
 	t := time.Now()
 	ds, err := circuit.Synthesize(ctx, p, circuit.Seed(seed, 0, 0), 0, 0)
 	if err != nil {
 		return nil, prover.Result{}, fmt.Errorf("synthesis: %w", err)
 	}
 	defer ds.Free()
-	fmt.Fprintf(w, "synthesis: %s\n", ms(time.Since(t)))
+	log.Synthesis(time.Since(t))
 	public, err := ds.Public()
 	if err != nil {
 		return nil, prover.Result{}, err
@@ -152,40 +149,30 @@ func proveOne(ctx context.Context, w io.Writer, be prover.Backend, p circuit.Par
 	}
 	total := time.Since(t)
 	for _, s := range res.Stages {
-		fmt.Fprintf(w, "  %-12s %s\n", s.Name, ms(s.Duration))
+		log.Stage(s.Name, s.Duration)
 	}
-	fmt.Fprintf(w, "prove:     %s\n", ms(total))
+	log.Proved(total)
 	return public, res, nil
 }
 
 // verifyProof verifies the proof (exit 1 when it does not, or cannot:
 // a benchmark key) and exports it for snarkjs into out, when given.
-func verifyProof(w io.Writer, vk *groth16.VerifyingKey, public []fr.Element, res prover.Result, out string) error {
-	if vk == nil {
-		fmt.Fprintln(w, "verified:  no (a benchmark key makes proofs that cannot verify; use --key setup)")
+func verifyProof(log groth16.ProveLog, vk *groth16.VerifyingKey, public []fr.Element, res prover.Result, out string) error {
+	var err error
+	if vk != nil {
+		err = groth16.Verify(vk, public, &res.Proof)
+	}
+	log.Verified(vk, err)
+	if vk == nil || err != nil {
 		return exitError{code: exitFailure}
 	}
-	if err := groth16.Verify(vk, public, &res.Proof); err != nil {
-		fmt.Fprintf(w, "verified:  no (%v)\n", err)
-		return exitError{code: exitFailure}
-	}
-	fmt.Fprintln(w, "verified:  yes")
 	if out != "" {
 		if err := groth16.ExportSnarkJS(out, vk, public, &res.Proof); err != nil {
 			return err
 		}
-		fmt.Fprintf(w, "wrote:     %s/{proof,public,verification_key}.json (snarkjs groth16, bls12381)\n", out)
+		log.Exported(out)
 	}
 	return nil
-}
-
-// ms formats a duration in milliseconds with sensible precision.
-func ms(d time.Duration) string {
-	v := float64(d) / float64(time.Millisecond)
-	if v >= 100 {
-		return fmt.Sprintf("%.0f ms", v)
-	}
-	return fmt.Sprintf("%.2f ms", v)
 }
 
 // openProveBackend opens the named backend; for auto on the CPU it says
@@ -193,7 +180,7 @@ func ms(d time.Duration) string {
 func openProveBackend(name string) (prover.Backend, error) {
 	be, why, err := backends.OpenExplained(name, backends.Options{})
 	if err == nil && why != nil {
-		fmt.Fprintf(os.Stderr, "provebench: warning: backend auto: CUDA not used, running on the CPU: %v\n", why)
+		backends.WarnNotCUDA(os.Stderr, why)
 	}
 	return be, err
 }

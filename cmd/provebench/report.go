@@ -97,11 +97,7 @@ func newReportCmd() *cobra.Command {
 				}
 				files = append(files, e.path)
 			}
-			w := cmd.OutOrStdout()
-			fmt.Fprintln(w, "wrote:")
-			for _, f := range files {
-				fmt.Fprintln(w, "  "+f)
-			}
+			results.PrintWritten(cmd.OutOrStdout(), files)
 			return nil
 		},
 	}

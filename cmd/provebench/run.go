@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/provebench/provebench/internal/openfile"
+	"github.com/provebench/provebench/predict/calibcache"
 	"github.com/spf13/cobra"
 
 	"github.com/provebench/provebench/compare/ab"
@@ -459,9 +460,7 @@ func newRunner(w io.Writer, format results.Format, env results.Environment, plan
 // document, prints the summary and turns the outcome into the exit status:
 // 130 when interrupted, 1 when a repetition did not finish.
 func runAndWrite(ctx context.Context, w io.Writer, runner *run.Runner, specs []run.Spec, f runFlags) error {
-	if runner.Interleave {
-		fmt.Fprintf(w, "interleaved: measured repetitions in rounds over %s\n", units.Plural(len(specs), "configuration"))
-	}
+	runner.PrintOrder(w, len(specs))
 	doc, runErr := runner.Run(ctx, specs)
 	if doc == nil {
 		if errors.Is(runErr, run.ErrOutDir) {
@@ -478,9 +477,7 @@ func runAndWrite(ctx context.Context, w io.Writer, runner *run.Runner, specs []r
 	if err != nil {
 		return err
 	}
-	if err := folder.WriteManifest(written); err != nil {
-		fmt.Fprintf(os.Stderr, "warning: %v (a later --overwrite clears only the fixed names)\n", err)
-	}
+	folder.WriteManifestOrWarn(written, os.Stderr)
 	reports.PrintRunSummary(w, doc, written)
 	if interrupted {
 		return exitError{code: exitInterrupted, err: errors.New("interrupted: the results of finished repetitions are in " + f.out)}
@@ -514,7 +511,7 @@ func writeRunFiles(doc *results.Run, folder results.Folder, f runFlags) ([]strin
 		}
 	}
 	if !f.noCalibrationCache && os.Getenv(ab.NoCalibrationStoreEnv) != "1" {
-		written = append(written, storeCalibration(doc, f.cacheDir)...)
+		written = append(written, calibcache.Cache{Dir: calibcache.Dir(f.cacheDir)}.StoreOrWarn(doc, os.Stderr)...)
 	}
 	return written, nil
 }

@@ -7,9 +7,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"strings"
 
-	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/predict"
 	"github.com/provebench/provebench/results"
 	"github.com/provebench/provebench/run"
@@ -60,11 +58,11 @@ func runSearch(ctx context.Context, w io.Writer, specs []run.Spec, m *predict.Mo
 	if ctx.Err() != nil {
 		return interrupted()
 	}
-	t, err := trustOf(m, env)
+	t, err := predict.TrustOf(m, int64(env.MemoryBytes))
 	if err != nil {
 		return err
 	}
-	printSearch(w, r, t)
+	r.Print(w, t)
 	var written []string
 	if f.out != "" {
 		files, err := writeSearchFiles(f.out, r)
@@ -75,7 +73,7 @@ func runSearch(ctx context.Context, w io.Writer, specs []run.Spec, m *predict.Mo
 	}
 	if f.bestScenario != "" {
 		if r.Best == nil {
-			return fmt.Errorf("--best-scenario: no configuration to write: %s", noBest(r))
+			return fmt.Errorf("--best-scenario: no configuration to write: %s", r.NoBest())
 		}
 		if err := writeBestScenario(f.bestScenario, r, t); err != nil {
 			return err
@@ -83,85 +81,9 @@ func runSearch(ctx context.Context, w io.Writer, specs []run.Spec, m *predict.Mo
 		written = append(written, f.bestScenario)
 	}
 	if len(written) > 0 {
-		fmt.Fprintf(w, "\nwrote %s\n", strings.Join(written, ", "))
+		results.PrintWrittenLine(w, written)
 	}
 	return nil
-}
-
-// trust is how far to trust a calibrated search's predictions: the
-// model's in-sample error and its warnings (nil without a calibration:
-// the scenarios' own costs have no error to show).
-type trust struct {
-	inSample predict.InSample
-	warnings []string
-}
-
-func trustOf(m *predict.Model, env results.Environment) (*trust, error) {
-	if m == nil {
-		return nil, nil
-	}
-	in, err := m.InSample(int64(env.MemoryBytes))
-	if err != nil {
-		return nil, err
-	}
-	return &trust{inSample: in, warnings: m.Warnings()}, nil
-}
-
-// printSearch prints the front and the best, each prediction beside the
-// model's in-sample error where it has one.
-func printSearch(w io.Writer, r *predict.SearchReport, t *trust) {
-	fmt.Fprintf(w, "%s simulated; Pareto front of throughput against peak RSS:\n\n", units.Plural(len(r.Candidates), "configuration"))
-	width := 60
-	for _, c := range r.Front {
-		width = max(width, len(c.Name))
-	}
-	if t == nil {
-		fmt.Fprintf(w, "%-*s %10s %12s\n", width, "configuration", "s/proof", "peak RSS")
-		for _, c := range r.Front {
-			fmt.Fprintf(w, "%-*s %10.2f %12s\n", width, c.Name, c.SecondsPerProof, units.FormatBytes(c.PeakRSS))
-		}
-	} else {
-		sp, rss := t.inSample.SecondsPerProof.Range(), t.inSample.PeakRSS.Range()
-		fmt.Fprintf(w, "%-*s %10s %16s %12s %16s\n", width, "configuration", "s/proof", "in-sample error", "peak RSS", "in-sample error")
-		for _, c := range r.Front {
-			fmt.Fprintf(w, "%-*s %10.2f %16s %12s %16s\n", width, c.Name, c.SecondsPerProof, sp, units.FormatBytes(c.PeakRSS), rss)
-		}
-		fmt.Fprintf(w, "\n%s\n", t.inSample)
-		for _, warning := range t.warnings {
-			fmt.Fprintf(w, "warning: %s\n", warning)
-		}
-	}
-	if r.Best == nil {
-		if r.MemoryCap > 0 {
-			fmt.Fprintf(w, "\n%s\n", noBest(r))
-		}
-		return
-	}
-	fmt.Fprintf(w, "\nfastest %s: %s at %.2f s/proof, peak RSS %s%s\n", capPhrase(r), r.Best.Name, r.Best.SecondsPerProof, units.FormatBytes(r.Best.PeakRSS), t.beside())
-}
-
-// beside is the in-sample error as it follows a prediction ("" without a
-// calibration).
-func (t *trust) beside() string {
-	if t == nil {
-		return ""
-	}
-	return fmt.Sprintf(" (in-sample error: s/proof %s, peak RSS %s)", t.inSample.SecondsPerProof.Range(), t.inSample.PeakRSS.Range())
-}
-
-// capPhrase says what the best had to fit.
-func capPhrase(r *predict.SearchReport) string {
-	if r.MemoryCap > 0 {
-		return "under " + units.FormatBytes(r.MemoryCap)
-	}
-	return "that does not run out of memory"
-}
-
-func noBest(r *predict.SearchReport) string {
-	if r.MemoryCap > 0 {
-		return "no configuration stays under " + units.FormatBytes(r.MemoryCap)
-	}
-	return "every configuration runs out of memory"
 }
 
 // writeSearchFiles writes the CSV of every prediction and the Markdown
@@ -208,25 +130,8 @@ func checkBestScenarioPath(path string, searched []string) error {
 
 // writeBestScenario writes the best configuration as a scenario file that
 // provebench run runs as is, headed by what predicted it.
-func writeBestScenario(path string, r *predict.SearchReport, t *trust) error {
-	best := r.Best
-	comment := fmt.Sprintf(`%s: the fastest %s of %d configurations
-that provebench %s simulate --search predicted, over %s,
-%s.
-Predicted: %.2f s per proof, peak RSS %s (%d bytes)%s.`,
-		best.Name, capPhrase(r), len(r.Candidates), run.ToolVersion(), strings.Join(r.Scenarios, ", "),
-		r.Calibrated(), best.SecondsPerProof, units.FormatBytes(best.PeakRSS), best.PeakRSS, t.beside())
-	if t != nil {
-		for _, warning := range t.warnings {
-			comment += "\nWarning: " + warning + "."
-		}
-	}
-	comment += fmt.Sprintf("\nEvery setting is explicit. Run it to check the prediction:\n  provebench run %s -o out/best", path)
-	if len(r.Calibration) > 0 {
-		comment += fmt.Sprintf("\n  provebench simulate %s --calibration %s --check out/best -o out/best-sim",
-			path, strings.Join(r.Calibration, ","))
-	}
-	data, err := scenarios.Marshal(best.Spec, comment)
+func writeBestScenario(path string, r *predict.SearchReport, t *predict.Trust) error {
+	data, err := scenarios.Marshal(r.Best.Spec, r.BestComment(path, run.ToolVersion(), t))
 	if err != nil {
 		return fmt.Errorf("--best-scenario: %w", err)
 	}

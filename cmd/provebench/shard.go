@@ -1,7 +1,6 @@
 package main
 
 import (
-	"fmt"
 	"os"
 
 	"github.com/provebench/provebench/results"
@@ -21,7 +20,7 @@ func selectShard(specs []run.Spec, f runFlags) ([]run.Spec, *results.Shard, erro
 		return nil, nil, err
 	}
 	if len(picked) == 0 {
-		fmt.Fprintf(os.Stderr, "provebench: shard %s has no configurations (the sweep has %d); writing an empty shard\n", s, len(specs))
+		shard.WarnEmpty(os.Stderr, s, len(specs))
 	}
 	return picked, rec, nil
 }

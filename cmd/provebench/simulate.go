@@ -210,7 +210,8 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 	if err != nil {
 		return err
 	}
-	printSimulatedSummary(w, doc, written)
+	reports.PrintRunSummary(w, doc, written)
+	predict.PrintSimulatedNotes(w, doc)
 	return nil
 }
 
@@ -226,11 +227,9 @@ func simulationModel(ctx context.Context, errw io.Writer, f simulateFlags) (*pre
 	if err != nil {
 		return nil, env, usageError{err}
 	}
-	printNotes(errw, model.Notes)
+	predict.PrintNotes(errw, model.Notes)
 	if !f.explain && !f.search { // --explain and --search print them beside the predictions
-		for _, warning := range model.Warnings() {
-			fmt.Fprintf(errw, "warning: %s\n", warning)
-		}
+		predict.PrintWarnings(errw, model.Warnings())
 	}
 	return model, model.Environment, nil
 }
@@ -243,10 +242,9 @@ func explainModel(ctx context.Context, w, errw io.Writer, model *predict.Model, 
 		if model == nil {
 			return usagef("--explain needs --calibration")
 		}
-		if err := model.Explain(w, int64(env.MemoryBytes)); err != nil {
+		if err := model.PrintExplanation(w, int64(env.MemoryBytes)); err != nil {
 			return err
 		}
-		fmt.Fprintln(w)
 	}
 	for _, file := range f.check {
 		if model == nil {
@@ -256,30 +254,10 @@ func explainModel(ctx context.Context, w, errw io.Writer, model *predict.Model, 
 		if err != nil {
 			return usageError{err}
 		}
-		printNotes(errw, notes)
-		fmt.Fprintf(w, "predictions for %s:\n\n", file)
-		predict.PrintChecks(w, checks)
-		fmt.Fprintln(w, predict.Summarise(checks).Line("error on "+file))
-		fmt.Fprintln(w)
+		predict.PrintNotes(errw, notes)
+		predict.PrintCheck(w, file, checks)
 	}
 	return nil
-}
-
-// printSimulatedSummary prints run's summary of the simulated document,
-// and says why a configuration has no timeline or was predicted to pass
-// its memory limit.
-func printSimulatedSummary(w io.Writer, doc *results.Run, written []string) {
-	reports.PrintRunSummary(w, doc, written)
-	if n := len(doc.Scenarios); n > predict.MaxSeriesConfigurations {
-		fmt.Fprintf(w, "note: %d configurations: no timelines (series are kept up to %d; --filter picks a few to see over time)\n", n, predict.MaxSeriesConfigurations)
-	}
-	for _, sc := range doc.Scenarios {
-		for _, r := range sc.Repetitions {
-			if r.Status == results.StatusMemoryLimit {
-				fmt.Fprintf(w, "%s: %s\n", sc.Name, r.Error)
-			}
-		}
-	}
 }
 
 // writeSimulated writes the output folder's results files (the document,

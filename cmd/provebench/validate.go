@@ -1,11 +1,8 @@
 package main
 
 import (
-	"fmt"
-
 	"github.com/spf13/cobra"
 
-	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/scenarios"
 )
 
@@ -23,11 +20,7 @@ one per line as file:line:col: field.path: message. It exits 2 if there is any,
 			if err != nil {
 				return usageError{err}
 			}
-			w := cmd.OutOrStdout()
-			for _, s := range specs {
-				fmt.Fprintf(w, "%-56s %s\n", s.Name, s.Source)
-			}
-			fmt.Fprintf(w, "%s, no problems\n", units.Plural(len(specs), "configuration"))
+			scenarios.PrintValid(cmd.OutOrStdout(), specs)
 			return nil
 		},
 	}

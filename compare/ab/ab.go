@@ -138,10 +138,6 @@ const (
 	ModePerProcess = "a process per repetition"
 )
 
-// Modes says how the base and the new side ran their repetitions, with
-// why when a side could not be kept warm; empty before RunUntil.
-func (r *Runner) Modes() (base, cur string) { return r.modes[0], r.modes[1] }
-
 // side is a side's state during a run.
 type side struct {
 	Side

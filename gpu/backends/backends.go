@@ -66,6 +66,12 @@ func Auto(opts Options) (b prover.Backend, whyNotCUDA error, err error) {
 	return b, whyNotCUDA, err
 }
 
+// WarnNotCUDA writes the prove command's warning that backend auto
+// (OpenExplained) runs on the CPU, and why CUDA was not used.
+func WarnNotCUDA(w io.Writer, why error) {
+	fmt.Fprintf(w, "provebench: warning: backend auto: CUDA not used, running on the CPU: %v\n", why)
+}
+
 // OpenExplained is Open that, for Automatic (or ""), also says why it
 // did not use CUDA: whyNotCUDA is nil when it did, and for every other
 // name.
@@ -91,4 +97,10 @@ func Open(name string, opts Options) (prover.Backend, error) {
 	default:
 		return nil, fmt.Errorf("unknown backend %q (want one of %s)", name, strings.Join(catalog.Names(), ", "))
 	}
+}
+
+// PrintBuilt writes detect's first line: the backends this binary was
+// built with.
+func PrintBuilt(w io.Writer) {
+	fmt.Fprintln(w, "backends: "+strings.Join(Built(), ", "))
 }

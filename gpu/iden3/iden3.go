@@ -185,3 +185,9 @@ func WriteWTNS(w io.Writer, wires []fr.Element) error {
 	c.section(wtnsValues, vals.Bytes())
 	return c.flush()
 }
+
+// PrintWritten writes the export command's lines: the R1CS file written
+// for p, with its sizes, and the witness file.
+func PrintWritten(w io.Writer, r1cs, wtns string, p circuit.Params) {
+	fmt.Fprintf(w, "wrote %s (%d constraints, %d wires, %d public inputs)\nwrote %s\n", r1cs, p.Constraints, p.NumWires(), circuit.NumPublic, wtns)
+}

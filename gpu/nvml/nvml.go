@@ -20,6 +20,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/provebench/provebench/internal/units"
@@ -171,4 +172,18 @@ type process struct {
 	kind          string // compute, graphics
 	memoryBytes   uint64
 	memoryUnknown bool
+}
+
+// DescribeOrWhy is Describe for the detect command: without NVML it says
+// why, and that GPU figures are then recorded as absent, instead of
+// returning ErrUnavailable.
+func DescribeOrWhy(w io.Writer) error {
+	err := Describe(w)
+	if !errors.Is(err, ErrUnavailable) {
+		return err
+	}
+	// The error reads "NVML unavailable: why"; the line names NVML once.
+	why := strings.TrimPrefix(err.Error(), ErrUnavailable.Error()+": ")
+	fmt.Fprintf(w, "NVML: not available: %s\n(GPU figures are recorded as absent, not zero)\n", why)
+	return nil
 }

@@ -27,6 +27,7 @@ import (
 	"encoding/hex"
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"slices"
@@ -83,6 +84,16 @@ func (c Cache) dir(env results.Environment, backend string) (string, error) {
 		return "", fmt.Errorf("calibration cache: backend %q is not a name", backend)
 	}
 	return filepath.Join(c.Dir, HostKey(env), backend), nil
+}
+
+// StoreOrWarn is Store for a run that does not depend on the cache: a failure
+// is a warning on warn, and the files written so far are returned.
+func (c Cache) StoreOrWarn(doc *results.Run, warn io.Writer) []string {
+	written, err := c.Store(doc)
+	if err != nil {
+		fmt.Fprintf(warn, "warning: %v\n", err)
+	}
+	return written
 }
 
 // Store keeps a copy of a run's results for each backend it measured and

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"strconv"
 	"strings"
 
@@ -157,4 +158,19 @@ func Plan(specs []spec.Spec) (string, error) {
 func FileIdentity(path string, data []byte) results.ScenarioFile {
 	sum := sha256.Sum256(data)
 	return results.ScenarioFile{Path: path, SHA256: hex.EncodeToString(sum[:])}
+}
+
+// WarnEmpty writes the warning of a shard s that picked no configuration
+// of a sweep of total: it is written all the same, empty, so that merge
+// finds every shard.
+func WarnEmpty(w io.Writer, s Spec, total int) {
+	fmt.Fprintf(w, "provebench: shard %s has no configurations (the sweep has %d); writing an empty shard\n", s, total)
+}
+
+// PrintMergeNotes follows merge's summary of doc: that it is incomplete,
+// when a shard is missing or did not finish.
+func PrintMergeNotes(w io.Writer, doc *results.Run) {
+	if !doc.Complete {
+		fmt.Fprintln(w, "note: the merged results are incomplete (a shard is missing or did not finish)")
+	}
 }
