@@ -281,9 +281,8 @@ func firstLine(s string) string {
 // metrics. A configuration whose metrics not judged have no such estimate
 // is blocked by a busy host alone (no quiet pair yet, or an oversubscribed
 // host): it gets no pairs, since pairs measured on a busy host cannot
-// judge it, and ab says so (in issue 39's run, release took ~145 pairs
-// this way, 0 of them quiet, while hold's CPU time, 86 pairs from a
-// verdict, got none). A
+// judge it, and ab says so: otherwise such a configuration takes every
+// pair of the budget while one that more pairs would resolve gets none. A
 // configuration with a regression established is settled, and wants pairs
 // only for its metrics that look regressed too (compare's ToName; ab
 // bounds them). Runs that cannot be compared want nothing: the final

@@ -387,9 +387,9 @@ func (r *Runner) pairs(ctx context.Context, sides [2]*side, cfg Config, from, to
 // warmTogether runs both warm sides' first warm-up at the same time. Each
 // starts its side's server, whose setup (key read and on the device,
 // page-locked pool, warm-up partition) is most of what the warm-up costs:
-// paid one after the other, the two setups were half of a short GPU-bound
-// verdict's measured windows (gpu22 on the H200: 7 s of setups against
-// 14 s of windows in 6 pairs). Nothing measured runs meanwhile, and the
+// paid one after the other, two setups can be a large share of a short
+// GPU-bound verdict's windows (docs/ci-workflow.md, "What a verdict
+// costs"). Nothing measured runs meanwhile, and the
 // warm-ups themselves are discarded; the pairs start once both are in.
 func (r *Runner) warmTogether(ctx context.Context, sides [2]*side, config string) error {
 	var g errgroup.Group

@@ -67,15 +67,15 @@ type server struct {
 
 // Replacing a worker every Runner.WorkerReps repetitions samples what a
 // process draws at its start several times in a verdict; but where the
-// setup is long against the window (a 1 s window after a 4 s setup, the
-// H200's GPU-bound gpu22: 1.67-1.78x its windows at 8 repetitions a
-// worker), that sampling costs more device time than the repetitions
+// setup is long against the window (a GPU-bound configuration whose
+// setup is several of its windows: docs/ci-workflow.md, "How ab
+// measures"), that sampling costs more device time than the repetitions
 // themselves. A worker therefore serves on past WorkerReps until the
 // windows it served add up to setupWindows times its setup, up to
 // maxStretch times WorkerReps. At 8, the replacements' setups are at most
 // a ninth of a side's time, which leaves room under the 1.5x a pair may
-// cost for the 10-25% each repetition's hand-over costs on the H200 (at 4,
-// gpu22's 20-pair verdict still cost 1.60x with two replacements).
+// cost for each repetition's hand-over (docs/ci-workflow.md, "What a
+// verdict costs", has the GPU figures that chose 8 over 4).
 const (
 	setupWindows = 8
 	maxStretch   = 4

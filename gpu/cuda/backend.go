@@ -75,9 +75,9 @@ type Options struct {
 }
 
 // DefaultPrecomputeFactor is the precompute factor the provebench binary
-// and the benchmarks use, lowered at load where the device lacks the memory
-// (docs/gpu.md has the measurements behind it: on an H200 at 2^24 it takes
-// the MSMs from 385 to 300 ms per partition for 24 GiB of device memory).
+// and the benchmarks use, lowered at load where the device lacks the memory:
+// it trades device memory for MSM time (docs/gpu.md has the measurements
+// behind it).
 const DefaultPrecomputeFactor = 8
 
 // SyncFromEnv is $PROVEBENCH_CUDA_SYNC, how host threads wait for the
@@ -362,10 +362,9 @@ func (b *Backend) HostPinner() hostmem.Pinner {
 
 // pinner page-locks host memory for every device (CU_MEMHOSTREGISTER_PORTABLE)
 // on the calling thread, with the first device's context made current
-// there: the synthesis workers lock their datasets in parallel. (Locking
-// and unlocking a 2^24 dataset costs about 0.19 s; one thread locking for
-// 12 workers held their syntheses back by seconds on the H200:
-// docs/results/h200-2026-12-03.)
+// there: the synthesis workers lock their datasets in parallel, since
+// locking a large dataset is slow and one thread locking for many workers
+// holds their syntheses back (docs/gpu.md, docs/results/h200-2026-12-03).
 type pinner struct {
 	drv *driver
 	ctx cuContext

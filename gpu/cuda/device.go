@@ -231,8 +231,8 @@ func (d *device) loadKey(ctx context.Context, pk *groth16.ProvingKey, root *fr.E
 	}
 	// Load returns with the key ready: without this the precomputation of
 	// the bases may still run on the device when the first partition
-	// arrives, and its uploads wait for it (the H200 runs showed the first
-	// Start returning ~8 s into the pipeline at 2^24 in every strategy).
+	// arrives, and its uploads wait for it, holding up the first Start in
+	// every strategy (docs/gpu.md has the measurement).
 	return timed(name("sync"), func() error {
 		return check("synchronize the device after loading the key", icicle.DeviceSynchronize())
 	})
