@@ -4,12 +4,8 @@
 // changes as a table or as JSON (show's list of files is
 // results.PrintWritten, every command's). The commands' wiring
 // (cmd/provebench) hands it what the store and trend returned and prints
-// nothing of its own.
-//
-// The change table's values keep the form history changes has always
-// printed (four significant digits and the metric's unit, bytes scaled):
-// the history's own, not a second results.Unit.Format, kept so that the
-// table reads the same as before.
+// nothing of its own. The change table's values are written by the metric
+// table's unit (results.Unit.Format), as every other table writes them.
 package present
 
 import (
@@ -24,7 +20,6 @@ import (
 	"github.com/provebench/provebench/history/ingest"
 	"github.com/provebench/provebench/history/store"
 	"github.com/provebench/provebench/history/trend"
-	"github.com/provebench/provebench/internal/units"
 )
 
 // Added writes add's line for one document: its run (or, for a merged
@@ -130,22 +125,13 @@ func Changes(w io.Writer, format string, rep trend.Report, fdr float64) error {
 		// The date beside the commit: a nightly's reader asks "which night?"
 		// first, and a commit alone does not say.
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s -> %s\t%+.1f%% (%s)\t%.3g\t%s\t\n", c.Configuration, c.Metric, c.Time.UTC().Format("2006-01-02 15:04"), ShortCommit(c.Commit),
-			formatValue(c.Before, string(m.Unit)), formatValue(c.After, string(m.Unit)), c.Percent, verdict, c.PValue, c.Test)
+			m.Unit.Format(c.Before), m.Unit.Format(c.After), c.Percent, verdict, c.PValue, c.Test)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
 	}
 	_, err := fmt.Fprintf(w, "%d change points (%s)\n", len(rep.Changes), family)
 	return err
-}
-
-// formatValue is a median of the history in its metric's unit: bytes
-// scaled, the rest to four significant digits.
-func formatValue(v float64, unit string) string {
-	if unit == "B" {
-		return units.FormatBytes(int64(v))
-	}
-	return fmt.Sprintf("%.4g %s", v, unit)
 }
 
 // ShortCommit is a commit as the history prints it: its first 12
