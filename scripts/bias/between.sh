@@ -28,7 +28,7 @@ commit=$(sed -n 's/^commit \([0-9a-f]\{7\}\).*/\1/p' "$tmp/cal/version.txt" | he
 gate=docs/results/h200-gate/big26-$commit
 cal=docs/results/h200-frozen26/calibration/cal23
 [ ! -e "$gate/identical-big26-1" ] && [ ! -e "$cal" ] || { echo "scripts/bias/between.sh: $gate or $cal exists already" >&2; exit 2; }
-mkdir -p "$gate" "$(dirname "$cal")"
+mkdir -p "$gate" "$(dirname "$cal")" docs/results/h200-frozen25
 cp -a "$tmp/g26/identical-big26-1" "$tmp/g26/identical-big26-1.log" "$gate/"
 cp -a "$tmp/cal/runs" "$cal"
 for f in env.txt version.txt cuda-sync.txt runs.log runs.host.log; do
