@@ -49,10 +49,10 @@ chmod +x "$RESULTS/precompute1.sh"
 # At 2^26 the two sides are warm one at a time, so a side's repetitions
 # come in blocks of one process each, and the work's CPU time (the host
 # threads' waiting and copying beside a GPU-bound prover) carries each
-# process's own level: copies of one build differed by more than the
-# default 5% there, block against block (docs/ci-workflow.md, "The gate at
-# 2^26"). The gate there rests on device time and memory, and judges CPU
-# time against a threshold above that spread.
+# process's own level: one build's processes differed by more than the
+# default 5% there (docs/results/h200-frozen26/README.md). The gate there
+# rests on device time and memory, and judges CPU time against a
+# threshold above that spread.
 BIG26_THRESHOLDS=${BIG26_THRESHOLDS:-cpu_seconds=15%}
 
 pack() { [ -z "$PACK" ] || tar -czf "$PACK" -C "$(dirname "$RESULTS")" "$(basename "$RESULTS")"; }
