@@ -2,11 +2,15 @@ package predict
 
 import (
 	"fmt"
+	"maps"
 	"math"
+	"math/bits"
+	"slices"
 	"strings"
 
 	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/spec"
 )
 
 // InSample is a model's error on the runs it was fitted to: the least a
@@ -146,4 +150,28 @@ func (l *PointLoad) String() string {
 	}
 	parts = append(parts, fmt.Sprintf("load %.1f", l.Load1))
 	return "(" + strings.Join(parts, ", ") + ")"
+}
+
+// Beyond says which configurations lie more than one doubling of the
+// constraints past the largest size the calibration measured: there every
+// stage's law extrapolates, and a cost that grows faster past the
+// calibrated sizes than within them is not in it. A prediction there gets
+// this warning beside it, not silence.
+func (m *Model) Beyond(specs []spec.Spec) []string {
+	largest := 0
+	for _, p := range m.Points {
+		largest = max(largest, p.Spec.Workload.Constraints)
+	}
+	bySize := map[int][]string{}
+	for _, s := range specs {
+		if c := s.Workload.Constraints; largest > 0 && c > 2*largest {
+			bySize[c] = append(bySize[c], s.Name)
+		}
+	}
+	var out []string
+	for _, c := range slices.Sorted(maps.Keys(bySize)) {
+		out = append(out, fmt.Sprintf("%s at %s constraints: %d doublings past the calibration's largest size (%s); the stage laws extrapolate there, and a stage that grows faster past the calibrated sizes (the NTT region on an H200, docs/simulate.md, \"Limits\") is predicted short: calibrate at or near the size predicted",
+			abbreviate(bySize[c]), pow2(c), bits.Len(uint(c))-bits.Len(uint(largest)), pow2(largest)))
+	}
+	return out
 }

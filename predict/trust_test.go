@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/provebench/provebench/results"
+	"github.com/provebench/provebench/spec"
 )
 
 func TestInSampleSummarisesTheChecks(t *testing.T) {
@@ -122,5 +123,33 @@ func TestHostShareTakesTheNeighboursOut(t *testing.T) {
 	// were not slowed with the stages.
 	if bi.PartitionsPerSecond.P90 > qi.PartitionsPerSecond.P90+0.02 {
 		t.Errorf("in-sample partitions/s p90 %.3f beside neighbours, %.3f quiet", bi.PartitionsPerSecond.P90, qi.PartitionsPerSecond.P90)
+	}
+}
+
+func TestBeyondNamesConfigurationsPastTheCalibratedSizes(t *testing.T) {
+	at := func(name string, constraints int) spec.Spec {
+		s := spec.Spec{Name: name}
+		s.Workload.Constraints = constraints
+		return s
+	}
+	m := &Model{Points: []Point{{Spec: at("cal21", 1<<21)}, {Spec: at("cal24", 1<<24)}}}
+	if w := m.Beyond([]spec.Spec{at("mid", 1<<23), at("next", 1<<25)}); len(w) != 0 {
+		t.Errorf("within one doubling of 2^24: warnings %q", w)
+	}
+	w := m.Beyond([]spec.Spec{at("a", 1<<26), at("b", 1<<26), at("c", 1<<27), at("d", 1<<22)})
+	want := []string{
+		"a, b at 2^26 constraints: 2 doublings past the calibration's largest size (2^24)",
+		"c at 2^27 constraints: 3 doublings past the calibration's largest size (2^24)",
+	}
+	if len(w) != len(want) {
+		t.Fatalf("warnings %q, want %d", w, len(want))
+	}
+	for i := range want {
+		if !strings.HasPrefix(w[i], want[i]) || !strings.Contains(w[i], "calibrate at or near the size predicted") {
+			t.Errorf("warning %d: %q, want it to start %q and say what to do", i, w[i], want[i])
+		}
+	}
+	if w := (&Model{}).Beyond([]spec.Spec{at("a", 1<<26)}); len(w) != 0 {
+		t.Errorf("no calibration points: warnings %q", w)
 	}
 }

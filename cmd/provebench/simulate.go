@@ -179,6 +179,9 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 	if err != nil {
 		return err
 	}
+	if model != nil {
+		predict.PrintWarnings(errw, model.Beyond(specs))
+	}
 	if err := explainModel(ctx, w, errw, model, env, f); err != nil {
 		return err
 	}
