@@ -221,7 +221,7 @@ func runAB(ctx context.Context, w io.Writer, args []string, f abFlags) error {
 	if err != nil {
 		return usageError{err}
 	}
-	rep.Cost = append([]string{ab.CostOf(base, cur, time.Since(start)).String(), runner.ModesNote()}, runner.Notes()...)
+	rep.Cost = append([]string{ab.CostOf(base, cur, time.Since(start)).String(), runner.ModesNote()}, runner.Notes(base, cur)...)
 	if err := writeABFiles(runner.OutDir, rep); err != nil {
 		return err
 	}

@@ -4,8 +4,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
 	"time"
 
+	"github.com/provebench/provebench/internal/stats"
 	"github.com/provebench/provebench/internal/units"
 	"github.com/provebench/provebench/results"
 )
@@ -121,9 +123,11 @@ func (r *Runner) roundPairs(config string) int {
 }
 
 // Notes says, a line per configuration, which configurations kept one
-// side warm at a time and why, and how many processes each side started
-// for them; none when both sides stayed warm together.
-func (r *Runner) Notes() []string {
+// side warm at a time and why, how many processes each side started for
+// them, and how far apart one side's processes put the work's CPU time
+// (processSpread, from the sides' documents base and cur); none when both
+// sides stayed warm together.
+func (r *Runner) Notes(base, cur *results.Run) []string {
 	names := make([]string, 0, len(r.alone))
 	for name := range r.alone {
 		names = append(names, name)
@@ -133,10 +137,79 @@ func (r *Runner) Notes() []string {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	for _, name := range names {
-		lines = append(lines, fmt.Sprintf("%s: one side warm at a time (%s); processes started: base %d, new %d",
-			name, r.alone[name], r.starts[[2]string{"base", name}], r.starts[[2]string{"new", name}]))
+		lines = append(lines, fmt.Sprintf("%s: one side warm at a time (%s); processes started: base %d, new %d%s",
+			name, r.alone[name], r.starts[[2]string{"base", name}], r.starts[[2]string{"new", name}],
+			processSpread(name, base, cur)))
 	}
 	return lines
+}
+
+// processSpread says how far apart one side's processes put the work's
+// CPU time, each process's median over the repetitions it measured: with
+// one side warm at a time a side's repetitions come in blocks of one
+// process each, so a figure that carries a process's own level (where
+// its memory was placed, which cores it drew) differs block against
+// block, and the pairs cannot judge it finer than that. "" where no side
+// measured the configuration in two processes.
+func processSpread(config string, base, cur *results.Run) string {
+	cpu, ok := results.MetricNamed(results.CPUSeconds)
+	if !ok {
+		return ""
+	}
+	var parts []string
+	widest := 0.0
+	for _, side := range []struct {
+		name string
+		doc  *results.Run
+	}{{"base", base}, {"new", cur}} {
+		medians := processMedians(side.doc, config, cpu)
+		if len(medians) < 2 {
+			continue
+		}
+		lo, hi := slices.Min(medians), slices.Max(medians)
+		if lo <= 0 {
+			continue
+		}
+		widest = max(widest, hi/lo-1)
+		parts = append(parts, fmt.Sprintf("%s %s-%s over %d", side.name, cpu.Unit.Format(lo), cpu.Unit.Format(hi), len(medians)))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; each process's median %s: %s (up to %.1f%% apart: a threshold below that judges the processes, not the change)",
+		cpu.Name, strings.Join(parts, ", "), 100*widest)
+}
+
+// processMedians is, for each process that measured the configuration in
+// doc (Repetition.Worker's PID), the median of metric m over its measured
+// repetitions.
+func processMedians(doc *results.Run, config string, m results.Metric) []float64 {
+	if doc == nil {
+		return nil
+	}
+	byPID := map[int][]float64{}
+	var order []int
+	for i := range doc.Scenarios {
+		sc := &doc.Scenarios[i]
+		if sc.Name != config {
+			continue
+		}
+		for _, rep := range sc.Measured() {
+			v, ok := m.Value(rep)
+			if !ok || rep.Worker == nil {
+				continue
+			}
+			if _, seen := byPID[rep.Worker.PID]; !seen {
+				order = append(order, rep.Worker.PID)
+			}
+			byPID[rep.Worker.PID] = append(byPID[rep.Worker.PID], v)
+		}
+	}
+	medians := make([]float64, 0, len(order))
+	for _, pid := range order {
+		medians = append(medians, stats.Median(byPID[pid]))
+	}
+	return medians
 }
 
 // block is a run of one side's repetitions, pairs lo..hi.

@@ -70,7 +70,7 @@ func TestTwoSidesThatDoNotFitRunOneAtATime(t *testing.T) {
 	if got := strings.Join(a.calls, " "); got != want {
 		t.Errorf("ran %s\nwant %s", got, want)
 	}
-	notes := r.Notes()
+	notes := r.Notes(nil, nil)
 	if len(notes) != 1 || !strings.Contains(notes[0], "one side warm at a time") || !strings.Contains(notes[0], "base 2, new 1") {
 		t.Errorf("notes %q: want the configuration, why and the processes started (base 2, new 1)", notes)
 	}
@@ -96,7 +96,7 @@ func TestAPessimisticEstimateYieldsToTheMeasurement(t *testing.T) {
 	if got, want := strings.Join(a.calls, " "), "base/w new/w base/1 new/1 new/2 base/2"; got != want {
 		t.Errorf("ran %s, want %s", got, want)
 	}
-	if notes := r.Notes(); len(notes) != 0 {
+	if notes := r.Notes(nil, nil); len(notes) != 0 {
 		t.Errorf("notes %q, want none", notes)
 	}
 }
@@ -143,3 +143,40 @@ func TestTerminalProgressIsRedrawn(t *testing.T) {
 		}
 	}
 }
+
+// TestProcessSpreadSaysHowFarOneSidesProcessesDiffer: each process's
+// median CPU time, per side, and the widest ratio; nothing where no side
+// measured the configuration in two processes.
+func TestProcessSpreadSaysHowFarOneSidesProcessesDiffer(t *testing.T) {
+	side := func(perProcess ...[]float64) *results.Run {
+		sc := results.Scenario{Name: "big26"}
+		for pid, cpus := range perProcess {
+			for _, v := range cpus {
+				sc.Repetitions = append(sc.Repetitions, results.Repetition{Status: results.StatusOK,
+					RunCPUSeconds: &v, Worker: &results.Worker{PID: 100 + pid}})
+			}
+			sc.Repetitions = append(sc.Repetitions, results.Repetition{Status: results.StatusOK, Warmup: true,
+				RunCPUSeconds: ptr(99.0), Worker: &results.Worker{PID: 100 + pid}})
+		}
+		return &results.Run{Scenarios: []results.Scenario{sc}}
+	}
+	base := side([]float64{7.99, 7.62, 7.41}, []float64{7.99, 7.76, 8.26}, []float64{8.43, 8.64})
+	cur := side([]float64{7.5, 7.75, 8.0})
+	got := processSpread("big26", base, cur)
+	for _, want := range []string{"cpu_seconds: base 7.620s-8.535s over 3", "up to 12.0% apart"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("%q lacks %q", got, want)
+		}
+	}
+	if strings.Contains(got, "new ") {
+		t.Errorf("%q names the new side, which measured in one process", got)
+	}
+	if got := processSpread("big26", cur, cur); got != "" {
+		t.Errorf("one process a side: %q, want nothing", got)
+	}
+	if got := processSpread("other", base, cur); got != "" {
+		t.Errorf("a configuration neither side measured: %q, want nothing", got)
+	}
+}
+
+func ptr[T any](v T) *T { return &v }
