@@ -5,7 +5,9 @@
 // results.PrintWritten, every command's). The commands' wiring
 // (cmd/provebench) hands it what the store and trend returned and prints
 // nothing of its own. The change table's values are written by the metric
-// table's unit (results.Unit.Format), as every other table writes them.
+// table's unit (results.Unit.Format), as every other table writes them; a
+// metric this provebench does not know (the history keeps its rows) to
+// four significant figures.
 package present
 
 import (
@@ -117,7 +119,10 @@ func Changes(w io.Writer, format string, rep trend.Report, fdr float64) error {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "configuration\tmetric\tsince (UTC)\tcommit\tbefore -> after\tchange\tp-value\ttest\t")
 	for _, c := range rep.Changes {
-		m, _ := ingest.Lookup(c.Metric)
+		value := func(v float64) string { return fmt.Sprintf("%.4g", v) }
+		if m, ok := ingest.Lookup(c.Metric); ok {
+			value = m.Unit.Format
+		}
 		verdict := "improvement"
 		if c.Regression {
 			verdict = "regression"
@@ -125,7 +130,7 @@ func Changes(w io.Writer, format string, rep trend.Report, fdr float64) error {
 		// The date beside the commit: a nightly's reader asks "which night?"
 		// first, and a commit alone does not say.
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s -> %s\t%+.1f%% (%s)\t%.3g\t%s\t\n", c.Configuration, c.Metric, c.Time.UTC().Format("2006-01-02 15:04"), ShortCommit(c.Commit),
-			m.Unit.Format(c.Before), m.Unit.Format(c.After), c.Percent, verdict, c.PValue, c.Test)
+			value(c.Before), value(c.After), c.Percent, verdict, c.PValue, c.Test)
 	}
 	if err := tw.Flush(); err != nil {
 		return err
