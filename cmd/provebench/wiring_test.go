@@ -36,6 +36,9 @@ func TestWiringPrintsNothingOfItsOwn(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	if len(paths) < 10 {
+		t.Fatalf("%d Go files in cmd/provebench: not the package's folder", len(paths))
+	}
 	fset := token.NewFileSet()
 	var found []string
 	for _, p := range paths {
@@ -99,6 +102,44 @@ func execute(err error) { f.Fprintln(os.Stderr, "provebench:", err) }
 	}
 }
 
+// The check finds the other ways Go and cobra write text: a command's
+// Println/Printf/PrintErrln, log's Printf, the builtin println; a
+// subject's Print method handed the writer and its data is not text made
+// here.
+func TestWiringCheckFindsCobraAndLogPrinters(t *testing.T) {
+	src := `package main
+
+import (
+	"io"
+	"log"
+
+	"github.com/spf13/cobra"
+)
+
+func wire(c *cobra.Command, w io.Writer, r report) {
+	c.Println("done")
+	c.Printf("%d runs\n", 3)
+	c.PrintErrln("warning: none")
+	log.Printf("wrote %s", "x")
+	println("x")
+	r.Print(w, c.Name())
+}
+`
+	got, err := printsOfItsOwn(token.NewFileSet(), "old.go", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var lines []int
+	for _, g := range got {
+		_, pos, _ := strings.Cut(g, ":")
+		n, _ := strconv.Atoi(strings.SplitN(pos, ":", 2)[0])
+		lines = append(lines, n)
+	}
+	if want := []int{11, 12, 13, 14, 15}; !slices.Equal(lines, want) {
+		t.Errorf("found at lines %v, want %v:\n%s", lines, want, strings.Join(got, "\n"))
+	}
+}
+
 // printsOfItsOwn parses one file and returns "file:line: call" for each
 // call writing text outside the functions of wiringMayPrint.
 func printsOfItsOwn(fset *token.FileSet, name string, src []byte) ([]string, error) {
@@ -132,8 +173,15 @@ func printsOfItsOwn(fset *token.FileSet, name string, src []byte) ([]string, err
 }
 
 // writesText says whether call writes text: fmt's Print*/Fprint*,
-// io.WriteString, or a Write/WriteString method given text made here.
+// io.WriteString, log's Print*/Fatal*/Panic*, the builtins print and
+// println, or a method given text made here that writes it: Write,
+// WriteString, or cobra's Print, Println, Printf and PrintErr* (a
+// subject's own Print method, handed the writer and its data, is not
+// given text made here).
 func writesText(call *ast.CallExpr, pkgs map[string]string) bool {
+	if id, ok := call.Fun.(*ast.Ident); ok {
+		return id.Name == "print" || id.Name == "println"
+	}
 	sel, ok := call.Fun.(*ast.SelectorExpr)
 	if !ok {
 		return false
@@ -144,10 +192,14 @@ func writesText(call *ast.CallExpr, pkgs map[string]string) bool {
 			return strings.HasPrefix(sel.Sel.Name, "Print") || strings.HasPrefix(sel.Sel.Name, "Fprint")
 		case "io":
 			return sel.Sel.Name == "WriteString"
+		case "log":
+			return strings.HasPrefix(sel.Sel.Name, "Print") || strings.HasPrefix(sel.Sel.Name, "Fatal") || strings.HasPrefix(sel.Sel.Name, "Panic")
 		}
 		return false
 	}
-	if sel.Sel.Name != "Write" && sel.Sel.Name != "WriteString" {
+	switch sel.Sel.Name {
+	case "Write", "WriteString", "Print", "Println", "Printf", "PrintErr", "PrintErrln", "PrintErrf":
+	default:
 		return false
 	}
 	madeHere := false
@@ -169,6 +221,9 @@ func writesText(call *ast.CallExpr, pkgs map[string]string) bool {
 
 // callName is the called function as written, e.g. fmt.Fprintf.
 func callName(call *ast.CallExpr) string {
+	if id, ok := call.Fun.(*ast.Ident); ok {
+		return id.Name
+	}
 	sel := call.Fun.(*ast.SelectorExpr)
 	if x, ok := sel.X.(*ast.Ident); ok {
 		return x.Name + "." + sel.Sel.Name
