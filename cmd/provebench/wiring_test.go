@@ -87,16 +87,7 @@ func wire(w io.Writer, b []byte) error {
 
 func execute(err error) { f.Fprintln(os.Stderr, "provebench:", err) }
 `
-	got, err := printsOfItsOwn(token.NewFileSet(), "old.go", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []int
-	for _, g := range got {
-		_, pos, _ := strings.Cut(g, ":")
-		n, _ := strconv.Atoi(strings.SplitN(pos, ":", 2)[0])
-		lines = append(lines, n)
-	}
+	got, lines := printLines(t, src)
 	if want := []int{10, 11, 12, 13, 14, 15}; !slices.Equal(lines, want) {
 		t.Errorf("found at lines %v, want %v:\n%s", lines, want, strings.Join(got, "\n"))
 	}
@@ -125,16 +116,7 @@ func wire(c *cobra.Command, w io.Writer, r report) {
 	r.Print(w, c.Name())
 }
 `
-	got, err := printsOfItsOwn(token.NewFileSet(), "old.go", []byte(src))
-	if err != nil {
-		t.Fatal(err)
-	}
-	var lines []int
-	for _, g := range got {
-		_, pos, _ := strings.Cut(g, ":")
-		n, _ := strconv.Atoi(strings.SplitN(pos, ":", 2)[0])
-		lines = append(lines, n)
-	}
+	got, lines := printLines(t, src)
 	if want := []int{11, 12, 13, 14, 15}; !slices.Equal(lines, want) {
 		t.Errorf("found at lines %v, want %v:\n%s", lines, want, strings.Join(got, "\n"))
 	}
@@ -229,4 +211,19 @@ func callName(call *ast.CallExpr) string {
 		return x.Name + "." + sel.Sel.Name
 	}
 	return "(...)." + sel.Sel.Name
+}
+
+// printLines is what printsOfItsOwn finds in src, and the line of each.
+func printLines(t *testing.T, src string) (got []string, lines []int) {
+	t.Helper()
+	got, err := printsOfItsOwn(token.NewFileSet(), "old.go", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, g := range got {
+		_, pos, _ := strings.Cut(g, ":")
+		n, _ := strconv.Atoi(strings.SplitN(pos, ":", 2)[0])
+		lines = append(lines, n)
+	}
+	return got, lines
 }
