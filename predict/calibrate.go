@@ -79,6 +79,12 @@ type Point struct {
 	Baseline float64 `json:"baseline"`
 	LivePeak float64 `json:"live_peak"`
 	PeakRSS  float64 `json:"peak_rss"`
+	// PeakGPU is the process's peak memory on its devices
+	// (peak_gpu_memory_bytes, the median), 0 where none was sampled;
+	// Precompute the precompute factor device 0 loaded the key with, 0
+	// where no repetition recorded it.
+	PeakGPU    float64 `json:"peak_gpu,omitempty"`
+	Precompute int     `json:"precompute_factor,omitempty"`
 	// PoolBytes is the page-locked pool a warm start reserved before the
 	// clock (results.CounterPinnedPool): Baseline
 	// holds it, and the datasets in it add nothing to the RSS. 0 without
@@ -180,6 +186,9 @@ type Model struct {
 	// buffers, the runtime's growth), against constraints.
 	Baseline Linear `json:"baseline"`
 	Working  Linear `json:"working"`
+	// GPUMemory is the devices' peak memory against the size (nil where
+	// the calibration measured none, or the prover ran on the host).
+	GPUMemory *GPUMemoryLaw `json:"gpu_memory,omitempty"`
 	// Pooled says the calibration runs reserved a page-locked pool before
 	// the clock (a warm start on the CUDA backend): a predicted
 	// configuration reserves its own (config.WarmPoolDatasets), whose
@@ -383,7 +392,8 @@ type pointSamples struct {
 	// started beside them, synthesis's spread.
 	synthesis, gpuStart, upload, finalize, peakRSS, secondsPerProof []float64
 	deviceStart, deviceFinalize, pageable, started, spread, busy    []float64
-	load1, steal, others, quietSPP                                  []float64
+	load1, steal, others, quietSPP, peakGPU                         []float64
+	precompute                                                      int
 	// From the series, where kept: baseline and pool bytes, the synthesis
 	// concurrency seen.
 	base, pool, conc []float64
@@ -405,6 +415,10 @@ func (s *pointSamples) add(r *results.Repetition) {
 	s.upload = append(s.upload, perPartition(r.Stages, []string{prover.StageUpload}))
 	s.finalize = append(s.finalize, perPartition(r.Stages, deviceFinalizeStages))
 	s.peakRSS = append(s.peakRSS, float64(r.PeakRSSBytes))
+	if r.PeakGPUMemoryBytes != nil && *r.PeakGPUMemoryBytes > 0 {
+		s.peakGPU = append(s.peakGPU, float64(*r.PeakGPUMemoryBytes))
+	}
+	s.precompute = max(s.precompute, recordedFactor(r))
 	if r.UnpooledBuffers != nil {
 		s.pageable = append(s.pageable, float64(*r.UnpooledBuffers)*s.one/4)
 		s.started = append(s.started, float64(r.Stages[pipeline.StageGPUStart].Count))
@@ -450,6 +464,10 @@ func (s *pointSamples) summarise(p *Point) {
 	if len(s.deviceStart) > 0 {
 		p.DeviceGPUStart, p.DeviceFinalize = stats.Median(s.deviceStart), stats.Median(s.deviceFinalize)
 	}
+	if len(s.peakGPU) > 0 {
+		p.PeakGPU = stats.Median(s.peakGPU)
+	}
+	p.Precompute = s.precompute
 	if len(s.pageable) > 0 {
 		p.PageableBytes, p.Started = stats.Median(s.pageable), stats.Median(s.started)
 	}
@@ -876,6 +894,7 @@ func (m *Model) fit() error {
 	}
 	m.Baseline = fitLinear(bx, by)
 	m.Working = fitLinear(bx, wy)
+	m.GPUMemory = m.fitGPUMemory()
 	if m.Pooled || m.HostProver {
 		// Nothing is page-locked during a run with a pool: a dataset in
 		// it was locked before the clock, one beyond it is pageable. A

@@ -22,7 +22,10 @@ type Check struct {
 	Finalize            float64
 	SecondsPerProof     float64
 	PeakRSS             float64
-	OOM                 bool
+	// PeakGPU is the devices' predicted peak memory, 0 where the model
+	// has no GPU memory law.
+	PeakGPU float64
+	OOM     bool
 }
 
 // Checks simulates every calibration configuration with the model: the
@@ -74,6 +77,15 @@ func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
 		c.Synthesis += t.Synthesis.Seconds() / float64(len(res.Report.Partitions))
 	}
 	c.GPUStart, c.Finalize = m.GPUStart.At(n)/share, m.Finalize.At(n)/share
+	if law := m.GPUMemory; law != nil {
+		// A run that recorded its factor is predicted at it: it may have
+		// asked for another than the calibration's.
+		factor := law.Factor(p.Spec.Workload)
+		if p.Precompute > 0 {
+			factor = p.Precompute
+		}
+		c.PeakGPU = law.PeakAt(p.Spec.Workload, factor)
+	}
 	if res.Report.ProofsDone > 0 {
 		c.SecondsPerProof = res.Report.Wall.Seconds() / float64(res.Report.ProofsDone)
 	}
@@ -82,15 +94,24 @@ func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
 
 // PrintChecks writes predictions beside measurements as a Markdown table.
 func PrintChecks(w io.Writer, checks []Check) {
-	fmt.Fprintln(w, "| configuration | size | reps | synthesis s (err) | NTT s (err) | MSMs s (err) | s/proof predicted | s/proof measured | err | partitions/s err | peak RSS predicted | measured | err |")
-	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|")
+	gpu := slices.ContainsFunc(checks, func(c Check) bool { return c.PeakGPU > 0 })
+	head, rule := "", ""
+	if gpu {
+		head, rule = " peak GPU memory (err) |", "---|"
+	}
+	fmt.Fprintln(w, "| configuration | size | reps | synthesis s (err) | NTT s (err) | MSMs s (err) | s/proof predicted | s/proof measured | err | partitions/s err | peak RSS predicted | measured | err |"+head)
+	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|"+rule)
 	for _, c := range checks {
 		p := c.Point
-		fmt.Fprintf(w, "| %s | 2^%d | %d | %.3f (%s) | %.3f (%s) | %.3f (%s) | %.3f | %.3f | %s | %s | %s | %s | %s |\n", p.Scenario,
+		fmt.Fprintf(w, "| %s | 2^%d | %d | %.3f (%s) | %.3f (%s) | %.3f (%s) | %.3f | %.3f | %s | %s | %s | %s | %s |", p.Scenario,
 			bits.Len(uint(p.Spec.Workload.Constraints))-1, p.Reps, c.Synthesis, relErr(c.Synthesis, p.Synthesis),
 			c.GPUStart, relErr(c.GPUStart, p.GPUStart), c.Finalize, relErr(c.Finalize, p.Finalize),
 			c.SecondsPerProof, p.SecondsPerProof, relErr(c.SecondsPerProof, p.SecondsPerProof), rateErr(c.SecondsPerProof, p.SecondsPerProof),
 			units.FormatBytes(int64(c.PeakRSS)), units.FormatBytes(int64(p.PeakRSS)), relErr(c.PeakRSS, p.PeakRSS))
+		if gpu {
+			fmt.Fprintf(w, " %s (%s) |", units.FormatBytes(int64(c.PeakGPU)), relErr(c.PeakGPU, p.PeakGPU))
+		}
+		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "\n(predicted, and its error against the median of the measured repetitions)")
 }
@@ -124,7 +145,7 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 			fmt.Fprintf(w, "  a partition's time spread ±%.0f%% (uniform; measured where the sharing held steady)\n", 100*law.Spread)
 		}
 	}
-	fmt.Fprintf(w, "gpu_start (s)                       = %v   x = constraints\n", m.GPUStart)
+	fmt.Fprintf(w, "NTT region, gpu_start (s)           = %v   x = constraints\n", m.GPUStart)
 	fmt.Fprintf(w, "upload (s)                          = %v   x = constraints\n", m.Upload)
 	if m.PageableUpload > 0 {
 		fmt.Fprintf(w, "pageable upload (s per GiB)         = %.3f   (%.1f GB/s: a dataset beyond the pool, in the device's stream)\n", m.PageableUpload*(1<<30), 1e-9/m.PageableUpload)
@@ -132,7 +153,7 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 	if m.Pooled {
 		fmt.Fprintln(w, "page-locked pool                    = config.WarmPoolDatasets datasets, reserved before the clock (its datasets add no RSS)")
 	}
-	fmt.Fprintf(w, "finalize (s)                        = %v   x = constraints\n", m.Finalize)
+	fmt.Fprintf(w, "MSMs + assembly, finalize (s)       = %v   x = constraints\n", m.Finalize)
 	if m.PinStall > 0 {
 		fmt.Fprintf(w, "start stall (s per GiB of dataset)  = %.3f\n", m.PinStall*(1<<30))
 		fmt.Fprintln(w, "  (a partition starting synthesis holds a busy device up this long: on the CUDA backend,")
@@ -145,7 +166,12 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 	fmt.Fprintln(w, "  (device time of the NTT region and of the MSMs + assembly, one at a time per device;")
 	fmt.Fprintln(w, "   the upload holds the GPU worker and overlaps the device's compute)")
 	fmt.Fprintf(w, "baseline RSS (bytes)                = %.4g + %.4g × constraints\n", m.Baseline.C, m.Baseline.D)
-	fmt.Fprintf(w, "working memory at the peak (bytes)  = %.4g + %.4g × constraints\n\n", m.Working.C, m.Working.D)
+	fmt.Fprintf(w, "working memory at the peak (bytes)  = %.4g + %.4g × constraints\n", m.Working.C, m.Working.D)
+	if m.GPUMemory != nil {
+		fmt.Fprintf(w, "peak GPU memory (bytes)             = %v\n", m.GPUMemory)
+		fmt.Fprintf(w, "  (the key and the bases counted from the circuit's shape; the calibration's runs: %s)\n", m.factorsBySize())
+	}
+	fmt.Fprintln(w)
 
 	checks, err := m.Checks(hostMemory)
 	if err != nil {

@@ -42,8 +42,11 @@ the usual report and plots.
 Stage costs come from --calibration: results documents of ordinary runs on one
 host and backend, to which simulate fits per-stage cost laws across sizes
 (synthesis against constraints x rounds on the host's cores, gpu_start and the
-MSMs against constraints) and the memory baseline (runtime and key against
-constraints, RSS per live dataset byte). A scenario's simulate block can write
+MSMs against constraints), the memory baseline (runtime and key against
+constraints, RSS per live dataset byte) and, on a GPU, the device's peak memory
+(the key and its precomputed bases counted at the factor the backend would
+load them with, the rest against constraints; simulate warns where that factor
+differs from the calibration's). A scenario's simulate block can write
 costs and the host directly (for systems provebench cannot run) or override
 the calibration's (host memory, cores, devices, GPU speed). A configuration
 whose predicted RSS passes its memory_limit or the host's memory is reported
@@ -180,7 +183,7 @@ func runSimulate(ctx context.Context, w, errw io.Writer, args []string, f simula
 		return err
 	}
 	if model != nil {
-		predict.PrintWarnings(errw, model.Beyond(specs))
+		predict.PrintWarnings(errw, append(model.Beyond(specs), model.GPUMemoryWarnings(specs)...))
 	}
 	if err := explainModel(ctx, w, errw, model, env, f); err != nil {
 		return err

@@ -25,6 +25,7 @@ import (
 	"github.com/provebench/provebench/gpu/groth16"
 	"github.com/provebench/provebench/gpu/hostmem"
 	"github.com/provebench/provebench/gpu/prover"
+	"github.com/provebench/provebench/gpu/shape"
 )
 
 // Options configure the backend.
@@ -74,12 +75,6 @@ type Options struct {
 	BackendDir string
 }
 
-// DefaultPrecomputeFactor is the precompute factor the provebench binary
-// and the benchmarks use, lowered at load where the device lacks the memory:
-// it trades device memory for MSM time (docs/gpu.md has the measurements
-// behind it).
-const DefaultPrecomputeFactor = 8
-
 // SyncFromEnv is $PROVEBENCH_CUDA_SYNC, how host threads wait for the
 // device (SyncBlock, SyncSpin, SyncYield), or SyncBlock when unset.
 // "default" leaves CUDA's own choice (Options.Sync "").
@@ -98,11 +93,11 @@ func SyncFromEnv() (string, error) {
 
 // PrecomputeFactorFromEnv is $PROVEBENCH_MSM_PRECOMPUTE, the precompute
 // factor a user or a benchmark can set for a run, or
-// DefaultPrecomputeFactor when it is unset.
+// shape.DefaultPrecomputeFactor when it is unset.
 func PrecomputeFactorFromEnv() (int, error) {
 	v := os.Getenv("PROVEBENCH_MSM_PRECOMPUTE")
 	if v == "" {
-		return DefaultPrecomputeFactor, nil
+		return shape.DefaultPrecomputeFactor, nil
 	}
 	n, err := strconv.Atoi(v)
 	if err != nil || n < 1 {

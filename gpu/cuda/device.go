@@ -22,6 +22,7 @@ import (
 	"github.com/ingonyama-zk/icicle-gnark/v3/wrappers/golang/runtime/config_extension"
 
 	"github.com/provebench/provebench/gpu/groth16"
+	"github.com/provebench/provebench/gpu/shape"
 )
 
 // device is one ICICLE device: its threads, its compute stream and its copy
@@ -269,19 +270,17 @@ func (d *device) uploadKey(ctx context.Context, pk *groth16.ProvingKey) error {
 // fullBases sets the bases of the full-width MSMs: views of the key, or
 // with precompute > 1 ICICLE's precomputed multiples of them (precompute
 // points per base), which trade device memory for fewer additions. The
-// factor is halved until the precomputed bases take at most half the
-// device's free memory, so partitions keep room to run.
+// factor is lowered where the device lacks the memory
+// (shape.PrecomputeFactor).
 func (d *device) fullBases(ctx context.Context, pk *groth16.ProvingKey, precompute int) error {
 	k := &d.key
 	full := pk.Params().BitWires()
 	privFull := full - (1 + pk.NumPublic)
 	k.aFull, k.lFull, k.hFull = k.a.RangeTo(full, false), k.l.RangeTo(privFull, false), k.h
 	k.precompute = 1
-	points := k.aFull.Len() + k.lFull.Len() + k.hFull.Len()
 	if free, err := freeMemory(); err == nil {
-		for precompute > 1 && uint(points*g1AffineBytes*precompute) > free/2 {
-			precompute /= 2
-		}
+		// The simulator prices the same choice (predict's GPUMemoryLaw).
+		precompute = shape.PrecomputeFactor(pk.Params(), precompute, uint64(free))
 	}
 	if precompute <= 1 {
 		return nil

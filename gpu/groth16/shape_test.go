@@ -47,4 +47,13 @@ func TestShapeSizes(t *testing.T) {
 	if got, want := pk.Bytes(), shape.KeyBytes(p); got != want {
 		t.Errorf("a key of 2^6 holds %d bytes, shape.KeyBytes says %d", got, want)
 	}
+	// The CUDA backend precomputes A over the full-width wires, L over
+	// the private ones and all of H (gpu/cuda's fullBases).
+	full := p.BitWires()
+	if full > len(pk.A) || full-(1+shape.NumPublic) > len(pk.L) {
+		t.Fatalf("a key of 2^6 has %d A and %d L points, fewer than the %d full-width wires", len(pk.A), len(pk.L), full)
+	}
+	if got, want := p.FullMSMPoints(), int64(full+full-(1+shape.NumPublic)+len(pk.H)); got != want {
+		t.Errorf("FullMSMPoints %d, the key's full-width bases %d", got, want)
+	}
 }
