@@ -85,6 +85,11 @@ type Point struct {
 	// where no repetition recorded it.
 	PeakGPU    float64 `json:"peak_gpu,omitempty"`
 	Precompute int     `json:"precompute_factor,omitempty"`
+	// Setup is the time before the clock (setup_seconds) and SetupStages
+	// its parts (setup_stages), medians over the repetitions, warm-ups
+	// included, that recorded them; 0 and nil where none did.
+	Setup       float64            `json:"setup,omitempty"`
+	SetupStages map[string]float64 `json:"setup_stages,omitempty"`
 	// PoolBytes is the page-locked pool a warm start reserved before the
 	// clock (results.CounterPinnedPool): Baseline
 	// holds it, and the datasets in it add nothing to the RSS. 0 without
@@ -189,6 +194,9 @@ type Model struct {
 	// GPUMemory is the devices' peak memory against the size (nil where
 	// the calibration measured none, or the prover ran on the host).
 	GPUMemory *GPUMemoryLaw `json:"gpu_memory,omitempty"`
+	// SetupLaw is the time before the clock, part by part (nil where the
+	// calibration recorded no setup stages).
+	SetupLaw *SetupLaw `json:"setup,omitempty"`
 	// Pooled says the calibration runs reserved a page-locked pool before
 	// the clock (a warm start on the CUDA backend): a predicted
 	// configuration reserves its own (config.WarmPoolDatasets), whose
@@ -364,6 +372,7 @@ func point(file string, doc *results.Run, sc *results.Scenario) (Point, bool, er
 	s := pointSamples{one: float64(abc + wires)}
 	for i := range sc.Repetitions {
 		r := &sc.Repetitions[i]
+		s.addSetup(r) // a warm-up repetition carries its process's setup too
 		if !r.Measured() {
 			continue
 		}
@@ -394,6 +403,8 @@ type pointSamples struct {
 	deviceStart, deviceFinalize, pageable, started, spread, busy    []float64
 	load1, steal, others, quietSPP, peakGPU                         []float64
 	precompute                                                      int
+	setup                                                           []float64
+	setupStages                                                     map[string][]float64
 	// From the series, where kept: baseline and pool bytes, the synthesis
 	// concurrency seen.
 	base, pool, conc []float64
@@ -453,6 +464,20 @@ func (s *pointSamples) add(r *results.Repetition) {
 	}
 }
 
+// addSetup takes one repetition's setup, where it recorded one by stage.
+func (s *pointSamples) addSetup(r *results.Repetition) {
+	if r.SetupSeconds == nil || len(r.SetupStages) == 0 {
+		return
+	}
+	s.setup = append(s.setup, *r.SetupSeconds)
+	if s.setupStages == nil {
+		s.setupStages = map[string][]float64{}
+	}
+	for name, t := range r.SetupStages {
+		s.setupStages[name] = append(s.setupStages[name], t)
+	}
+}
+
 // summarise sets p's figures from the samples; a figure that no repetition
 // had stays as point set it (Baseline NaN, the others zero).
 func (s *pointSamples) summarise(p *Point) {
@@ -468,6 +493,12 @@ func (s *pointSamples) summarise(p *Point) {
 		p.PeakGPU = stats.Median(s.peakGPU)
 	}
 	p.Precompute = s.precompute
+	if len(s.setup) > 0 {
+		p.Setup, p.SetupStages = stats.Median(s.setup), map[string]float64{}
+		for name, ts := range s.setupStages {
+			p.SetupStages[name] = stats.Median(ts)
+		}
+	}
 	if len(s.pageable) > 0 {
 		p.PageableBytes, p.Started = stats.Median(s.pageable), stats.Median(s.started)
 	}
@@ -895,6 +926,7 @@ func (m *Model) fit() error {
 	m.Baseline = fitLinear(bx, by)
 	m.Working = fitLinear(bx, wy)
 	m.GPUMemory = m.fitGPUMemory()
+	m.SetupLaw = m.fitSetup()
 	if m.Pooled || m.HostProver {
 		// Nothing is page-locked during a run with a pool: a dataset in
 		// it was locked before the clock, one beyond it is pageable. A

@@ -79,7 +79,9 @@ func Document(ctx context.Context, specs []spec.Spec, m *Model, env results.Envi
 			Constraints: spec.Workload.Constraints, Partitions: spec.Workload.Partitions, Proofs: spec.Workload.Proofs,
 			Spec: raw, Repetitions: []results.Repetition{repetition(res, doc.StartedAt)},
 		})
-		m.gpuMemoryOf(&doc.Scenarios[len(doc.Scenarios)-1].Repetitions[0], spec.Workload)
+		r := &doc.Scenarios[len(doc.Scenarios)-1].Repetitions[0]
+		m.gpuMemoryOf(r, spec.Workload)
+		m.setupOf(r, o)
 	}
 	doc.FinishedAt = time.Now().UTC()
 	return doc, nil

@@ -23,9 +23,10 @@ type Check struct {
 	SecondsPerProof     float64
 	PeakRSS             float64
 	// PeakGPU is the devices' predicted peak memory, 0 where the model
-	// has no GPU memory law.
-	PeakGPU float64
-	OOM     bool
+	// has no GPU memory law; Setup the time before the clock, 0 where it
+	// has no setup law.
+	PeakGPU, Setup float64
+	OOM            bool
 }
 
 // Checks simulates every calibration configuration with the model: the
@@ -77,15 +78,16 @@ func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
 		c.Synthesis += t.Synthesis.Seconds() / float64(len(res.Report.Partitions))
 	}
 	c.GPUStart, c.Finalize = m.GPUStart.At(n)/share, m.Finalize.At(n)/share
+	// A run that recorded its precompute factor is predicted at it: it
+	// may have asked for another than the calibration's.
+	factor := m.predictedFactor(p.Spec.Workload)
+	if p.Precompute > 0 {
+		factor = p.Precompute
+	}
 	if law := m.GPUMemory; law != nil {
-		// A run that recorded its factor is predicted at it: it may have
-		// asked for another than the calibration's.
-		factor := law.Factor(p.Spec.Workload)
-		if p.Precompute > 0 {
-			factor = p.Precompute
-		}
 		c.PeakGPU = law.PeakAt(p.Spec.Workload, factor)
 	}
+	_, c.Setup = m.Setup(o, factor)
 	if res.Report.ProofsDone > 0 {
 		c.SecondsPerProof = res.Report.Wall.Seconds() / float64(res.Report.ProofsDone)
 	}
@@ -95,9 +97,13 @@ func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
 // PrintChecks writes predictions beside measurements as a Markdown table.
 func PrintChecks(w io.Writer, checks []Check) {
 	gpu := slices.ContainsFunc(checks, func(c Check) bool { return c.PeakGPU > 0 })
+	setup := slices.ContainsFunc(checks, func(c Check) bool { return c.Setup > 0 })
 	head, rule := "", ""
 	if gpu {
-		head, rule = " peak GPU memory (err) |", "---|"
+		head, rule = head+" peak GPU memory (err) |", rule+"---|"
+	}
+	if setup {
+		head, rule = head+" setup s (err) |", rule+"---|"
 	}
 	fmt.Fprintln(w, "| configuration | size | reps | synthesis s (err) | NTT s (err) | MSMs s (err) | s/proof predicted | s/proof measured | err | partitions/s err | peak RSS predicted | measured | err |"+head)
 	fmt.Fprintln(w, "|---|---|---|---|---|---|---|---|---|---|---|---|---|"+rule)
@@ -110,6 +116,9 @@ func PrintChecks(w io.Writer, checks []Check) {
 			units.FormatBytes(int64(c.PeakRSS)), units.FormatBytes(int64(p.PeakRSS)), relErr(c.PeakRSS, p.PeakRSS))
 		if gpu {
 			fmt.Fprintf(w, " %s (%s) |", units.FormatBytes(int64(c.PeakGPU)), relErr(c.PeakGPU, p.PeakGPU))
+		}
+		if setup {
+			fmt.Fprintf(w, " %.1f (%s) |", c.Setup, relErr(c.Setup, p.Setup))
 		}
 		fmt.Fprintln(w)
 	}
@@ -170,6 +179,9 @@ func (m *Model) Explain(w io.Writer, hostMemory int64) error {
 	if m.GPUMemory != nil {
 		fmt.Fprintf(w, "peak GPU memory (bytes)             = %v\n", m.GPUMemory)
 		fmt.Fprintf(w, "  (the key and the bases counted from the circuit's shape; the calibration's runs: %s)\n", m.factorsBySize())
+	}
+	if m.SetupLaw != nil {
+		fmt.Fprintf(w, "setup, before the clock (s)         = %v\n", m.SetupLaw)
 	}
 	fmt.Fprintln(w)
 

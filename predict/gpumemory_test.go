@@ -2,6 +2,7 @@ package predict_test
 
 import (
 	"context"
+	"math"
 	"strings"
 	"testing"
 
@@ -27,7 +28,7 @@ scenarios:
 // TestSimulatedGPUMemoryFollowsTheBackendsFactor: calibrated on
 // docs/results/h200-validation (2^21-2^24, bases precomputed ×8), a
 // simulated document writes each configuration's peak GPU memory and the
-// factor behind it: ×8 at 2^24, and ×4 at 2^26, as the backend loaded
+// factor behind it (and its setup, the sum of its parts): ×8 at 2^24, and ×4 at 2^26, as the backend loaded
 // them there (docs/results/h200-gate/big26-0b3fb1b), where the MSMs'
 // law, fitted at ×8, is said to price them at ×8. A law through the
 // calibration's totals would put 2^26 at four times 2^24's 42 GiB, past
@@ -61,6 +62,13 @@ func TestSimulatedGPUMemoryFollowsTheBackendsFactor(t *testing.T) {
 			t.Fatalf("%s: no peak GPU memory predicted", sc.Name)
 		}
 		peaks[sc.Name] = float64(*r.PeakGPUMemoryBytes)
+		var sum float64
+		for _, t := range r.SetupStages {
+			sum += t
+		}
+		if r.SetupSeconds == nil || *r.SetupSeconds <= 0 || math.Abs(sum-*r.SetupSeconds) > 1e-9**r.SetupSeconds {
+			t.Errorf("%s: setup %v, its parts %v: want a positive total, the sum of its parts", sc.Name, r.SetupSeconds, r.SetupStages)
+		}
 	}
 	if !(peaks["at26"] < 3*peaks["at24"] && peaks["at26"] < m.GPUMemory.Device) {
 		t.Errorf("peak GPU memory %.3g at 2^26, %.3g at 2^24: want under three times 2^24's and under the device's %.3g", peaks["at26"], peaks["at24"], m.GPUMemory.Device)

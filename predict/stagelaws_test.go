@@ -31,6 +31,9 @@ func stageErrors(m *Model, checks []Check) map[string]float64 {
 		if c.PeakGPU > 0 {
 			add("gpu memory", c.PeakGPU, p.PeakGPU)
 		}
+		if c.Setup > 0 {
+			add("setup", c.Setup, p.Setup)
+		}
 	}
 	out := map[string]float64{}
 	for stage, e := range errs {
@@ -66,9 +69,10 @@ func measuredDevice(device, engine float64) float64 {
 // reason the frozen tests calibrate on their own machine:
 // docs/results/h200-frozen26). The precompute factor the GPU memory law
 // gives each size must be the one the held-out runs recorded (8 at 2^25,
-// 4 at 2^26).
+// 4 at 2^26), and its setup (the time before the clock, part by part) is
+// checked beside the stages.
 func TestH200StageLawsExtrapolate(t *testing.T) {
-	bounds := map[string]float64{"ntt": 0.20, "msms": 0.15, "upload": 0.15, "synthesis cached": 0.15, "gpu memory": 0.15}
+	bounds := map[string]float64{"ntt": 0.20, "msms": 0.15, "upload": 0.15, "synthesis cached": 0.15, "gpu memory": 0.15, "setup": 0.15}
 	const dir, big26 = "../docs/results/h200-validation/", "../docs/results/h200-gate/big26-0b3fb1b/"
 	ms, err := Load(t.Context(), []string{dir + "calibration/results.json.gz", dir + "interleaved21/results.json.gz",
 		dir + "validation-big24-mid23/results.json.gz", dir + "validation-pileup22-ramp22/results.json.gz"}, LoadOptions{})
@@ -155,7 +159,7 @@ func TestH200StageLawsExtrapolate(t *testing.T) {
 					t.Errorf("%s: %s median error %+.1f%%, want within %.0f%%", tc.name, stage, 100*e, 100*bound)
 				}
 			}
-			for _, stage := range []string{"ntt", "msms", "upload", "gpu memory"} {
+			for _, stage := range []string{"ntt", "msms", "upload", "gpu memory", "setup"} {
 				if _, ok := errs[stage]; !ok {
 					t.Errorf("%s: no %s checked", tc.name, stage)
 				}

@@ -185,6 +185,18 @@ const (
 	StatusCancelled   Status = "cancelled"    // the user interrupted the run
 )
 
+// Setup steps a repetition times before its clock starts
+// (Repetition.SetupStages). A backend's own steps follow as
+// "<backend>.<step>" (prover.SetupReporter).
+const (
+	SetupKeyRead       = "key_read"         // the proving key from the cache
+	SetupBackendOpen   = "backend_open"     // devices, contexts, kernels' first launch
+	SetupKeyToDevice   = "key_to_device"    // Load: upload, precompute, wait
+	SetupWitnessCache  = "witness_cache"    // workload.synthesis: cached
+	SetupPinPool       = "pin_pool"         // page-locked dataset memory (warm)
+	SetupWarmPartition = "warmup_partition" // one partition per device (warm)
+)
+
 // Repetition is one run of a configuration in its own child process.
 // Figures marked "kernel" are the kernel's exact accounting; "sampled" ones
 // come from polling at the sampling interval.

@@ -9,17 +9,7 @@ import (
 	"github.com/provebench/provebench/gpu/prover"
 	"github.com/provebench/provebench/pipeline"
 	"github.com/provebench/provebench/pipeline/config"
-)
-
-// Setup steps a repetition times before its clock starts (Repetition.SetupStages).
-// A backend's own steps follow as "<backend>.<step>" (prover.SetupReporter).
-const (
-	SetupKeyRead       = "key_read"         // the proving key from the cache
-	SetupBackendOpen   = "backend_open"     // devices, contexts, kernels' first launch
-	SetupKeyToDevice   = "key_to_device"    // Load: upload, precompute, wait
-	SetupWitnessCache  = "witness_cache"    // workload.synthesis: cached
-	SetupPinPool       = "pin_pool"         // page-locked dataset memory (warm)
-	SetupWarmPartition = "warmup_partition" // one partition per device (warm)
+	"github.com/provebench/provebench/results"
 )
 
 // preparedProver is a configuration's prover made ready to run: the key, the
@@ -58,18 +48,18 @@ func prepareProver(ctx context.Context, spec *Spec, cacheDir string, opts pipeli
 		p.stages = append(p.stages, prover.Stage{Name: name, Duration: time.Since(t)})
 		return err
 	}
-	err = step(SetupKeyRead, func() (err error) {
+	err = step(results.SetupKeyRead, func() (err error) {
 		p.pk, p.vk, err = groth16.Cache{Dir: cacheDir}.Get(ctx, spec.Workload.Circuit(), spec.Key)
 		return err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("proving key: %w", err)
 	}
-	err = step(SetupBackendOpen, func() (err error) { p.be, p.whyNotCUDA, err = openBackend(*spec); return err })
+	err = step(results.SetupBackendOpen, func() (err error) { p.be, p.whyNotCUDA, err = openBackend(*spec); return err })
 	if err != nil {
 		return nil, fmt.Errorf("backend: %w", err)
 	}
-	if err := step(SetupKeyToDevice, func() error { return p.be.Load(ctx, p.pk) }); err != nil {
+	if err := step(results.SetupKeyToDevice, func() error { return p.be.Load(ctx, p.pk) }); err != nil {
 		return nil, fmt.Errorf("load key on %s: %w", p.be.Name(), err)
 	}
 	opts.Backend, opts.Workload, opts.Config = p.be, spec.Workload, spec.Pipeline
@@ -77,7 +67,7 @@ func prepareProver(ctx context.Context, spec *Spec, cacheDir string, opts pipeli
 		return nil, err
 	}
 	if spec.Workload.Cached() {
-		if err := step(SetupWitnessCache, func() error { return p.engine.Prepare(ctx) }); err != nil {
+		if err := step(results.SetupWitnessCache, func() error { return p.engine.Prepare(ctx) }); err != nil {
 			return nil, err
 		}
 	}
@@ -85,12 +75,12 @@ func prepareProver(ctx context.Context, spec *Spec, cacheDir string, opts pipeli
 		if r, ok := p.be.(prover.HostReserver); ok && locksHost(p.be) {
 			abc, wires := config.DatasetBytes(spec.Workload)
 			n := int(reservedDatasets(spec))
-			err := step(SetupPinPool, func() error { return r.ReserveHost(n, abc/3, abc/3, abc/3, wires) })
+			err := step(results.SetupPinPool, func() error { return r.ReserveHost(n, abc/3, abc/3, abc/3, wires) })
 			if err != nil {
 				return nil, fmt.Errorf("reserve page-locked memory for %d datasets: %w", n, err)
 			}
 		}
-		if err := step(SetupWarmPartition, func() error { return p.engine.WarmUp(ctx) }); err != nil {
+		if err := step(results.SetupWarmPartition, func() error { return p.engine.WarmUp(ctx) }); err != nil {
 			return nil, err
 		}
 	}

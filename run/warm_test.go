@@ -30,9 +30,9 @@ func TestWarmAndColdStart(t *testing.T) {
 		notStages  []string
 		verifiable bool
 	}{
-		{results.MeasureWarm, []string{SetupKeyRead, SetupBackendOpen, SetupKeyToDevice, SetupWarmPartition}, []string{SetupWitnessCache}, true},
-		{results.MeasureCold, []string{SetupKeyRead, SetupBackendOpen, SetupKeyToDevice}, []string{SetupWarmPartition, SetupWitnessCache}, true},
-		{results.MeasureWarm, []string{SetupWitnessCache, SetupWarmPartition}, nil, true},
+		{results.MeasureWarm, []string{results.SetupKeyRead, results.SetupBackendOpen, results.SetupKeyToDevice, results.SetupWarmPartition}, []string{results.SetupWitnessCache}, true},
+		{results.MeasureCold, []string{results.SetupKeyRead, results.SetupBackendOpen, results.SetupKeyToDevice}, []string{results.SetupWarmPartition, results.SetupWitnessCache}, true},
+		{results.MeasureWarm, []string{results.SetupWitnessCache, results.SetupWarmPartition}, nil, true},
 	} {
 		sc := doc.Scenarios[i]
 		rep := sc.Repetitions[0]

@@ -46,7 +46,8 @@ MSMs against constraints), the memory baseline (runtime and key against
 constraints, RSS per live dataset byte) and, on a GPU, the device's peak memory
 (the key and its precomputed bases counted at the factor the backend would
 load them with, the rest against constraints; simulate warns where that factor
-differs from the calibration's). A scenario's simulate block can write
+differs from the calibration's) and the setup before the clock, part by part
+(setup_stages). A scenario's simulate block can write
 costs and the host directly (for systems provebench cannot run) or override
 the calibration's (host memory, cores, devices, GPU speed). A configuration
 whose predicted RSS passes its memory_limit or the host's memory is reported
