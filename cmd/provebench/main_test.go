@@ -189,7 +189,7 @@ func TestRunReportCompare(t *testing.T) {
 // external prover under the exec driver (its counters rebuilt from the
 // TIMELINE lines it prints, its peak from its process tree) agrees with the
 // same configuration run in-process: the configuration's fixed counter
-// peaks are equal, and peak RSS is within 5%.
+// peaks are equal, and peak RSS is within 10% below and 5% above.
 func TestExecProvebenchMatchesInProcess(t *testing.T) {
 	dir := t.TempDir()
 	t.Setenv("PROVEBENCH_CACHE", filepath.Join(dir, "keys"))
@@ -232,12 +232,16 @@ func TestExecProvebenchMatchesInProcess(t *testing.T) {
 	if inPeak == 0 || exPeak == 0 {
 		t.Fatalf("peak RSS in-process %d, exec %d: a side was not measured", inPeak, exPeak)
 	}
-	// Both are the kernel's peaks (VmHWM, wait4) of the same code, not
-	// sampled: under 4 busy loops on the 2-core runner 6 runs differed by
-	// 1.6% at most (37.4-38.4 MiB), so 5% is a difference of the code, not
-	// of the load.
-	if ratio := float64(exPeak) / float64(inPeak); ratio < 0.95 || ratio > 1.05 {
-		t.Errorf("peak RSS in-process %d, exec %d: ratio %.3f, want within 5%%", inPeak, exPeak, ratio)
+	// Both are the kernel's peaks (VmHWM, wait4), not sampled, but not of
+	// quite the same code: the in-process child carries the probes that
+	// measure it from inside (the sampler, its series), which exec's prove
+	// does not. Three quiet runs at 0782fa0 put exec 2.9-3.7% below
+	// in-process (36.8-37.0 against 38.0-38.3 MiB), and a CI run beside
+	// other test binaries 5.9% below (36.8 against 39.1 MiB). So exec
+	// may be up to 10% below and 5% above: a peak taken from the wrong
+	// process (a shell's few MiB, or a tree counted twice) is far outside.
+	if ratio := float64(exPeak) / float64(inPeak); ratio < 0.90 || ratio > 1.05 {
+		t.Errorf("peak RSS in-process %d, exec %d: ratio %.3f, want 0.90-1.05", inPeak, exPeak, ratio)
 	}
 	t.Logf("peak RSS in-process %.1f MiB, exec %.1f MiB", float64(inPeak)/(1<<20), float64(exPeak)/(1<<20))
 }
