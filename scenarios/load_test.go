@@ -598,7 +598,7 @@ func TestLoadFiles(t *testing.T) {
 
 func TestEmbedded(t *testing.T) {
 	names := EmbeddedNames()
-	if want := []string{"backpressure", "bias-h200", "bias-h200-cal", "bias-h200-cal-r4", "bias-h200-r2", "bias-h200-r3", "bias-h200-r4", "ci", "cuzk-phase12", "exec-provebench", "frozen-h200-23", "frozen-h200-25", "frozen-h200-26", "frozen-h200-cal", "gate-h200", "gate-h200-26", "gate-h200-slow", "gpu", "heldout-h200-23", "peer-gnark", "porep-h200", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
+	if want := []string{"backpressure", "bias-h200", "bias-h200-cal", "bias-h200-cal-r4", "bias-h200-r2", "bias-h200-r3", "bias-h200-r4", "ci", "cuzk-phase12", "exec-provebench", "frozen-h200-23", "frozen-h200-24", "frozen-h200-26", "frozen-h200-cal", "gate-h200", "gate-h200-26", "gate-h200-slow", "gpu", "heldout-h200-23", "peer-gnark", "porep-h200", "quickstart", "snarkjs"}; !slices.Equal(names, want) {
 		t.Fatalf("EmbeddedNames() = %v, want %v", names, want)
 	}
 	for _, name := range names {
@@ -619,7 +619,7 @@ func TestEmbedded(t *testing.T) {
 	if _, err := LoadEmbedded("quickstart.yaml"); err != nil {
 		t.Errorf("LoadEmbedded with extension: %v", err)
 	}
-	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, bias-h200, bias-h200-cal, bias-h200-cal-r4, bias-h200-r2, bias-h200-r3, bias-h200-r4, ci, cuzk-phase12, exec-provebench, frozen-h200-23, frozen-h200-25, frozen-h200-26, frozen-h200-cal, gate-h200, gate-h200-26, gate-h200-slow, gpu, heldout-h200-23, peer-gnark, porep-h200, quickstart, snarkjs") {
+	if _, err := LoadEmbedded("nope"); err == nil || !strings.Contains(err.Error(), "backpressure, bias-h200, bias-h200-cal, bias-h200-cal-r4, bias-h200-r2, bias-h200-r3, bias-h200-r4, ci, cuzk-phase12, exec-provebench, frozen-h200-23, frozen-h200-24, frozen-h200-26, frozen-h200-cal, gate-h200, gate-h200-26, gate-h200-slow, gpu, heldout-h200-23, peer-gnark, porep-h200, quickstart, snarkjs") {
 		t.Errorf("LoadEmbedded(nope): %v", err)
 	}
 }
@@ -921,7 +921,7 @@ func TestEmbeddedFilesKeepTheirPromises(t *testing.T) {
 		if (datasetBytes(big)+gib/2)/gib != 8 || big.Pipeline.PartitionWorkers != 2 || big.Pipeline.ChannelCapacity != 1 {
 			t.Errorf("gate-h200-26 big26: %+v, the file says hold pw=2 C=1 at 2^26", big.Pipeline)
 		}
-		for file, wantGiB := range map[string]int64{"frozen-h200-26": 8, "frozen-h200-25": 4, "frozen-h200-cal": 1} {
+		for file, wantGiB := range map[string]int64{"frozen-h200-26": 8, "frozen-h200-24": 2, "frozen-h200-cal": 1} {
 			depths := map[string]bool{}
 			for _, s := range byName(file) {
 				if (datasetBytes(s)+gib/2)/gib != wantGiB || s.Workload.Synthesis != "cached" {

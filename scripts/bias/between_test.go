@@ -20,8 +20,9 @@ printf 'configuration  ok/runs\nhold 1/1\n\n'
 
 // betweenRepo is a git repository holding between.sh (this folder's) and
 // the stub predict.sh, with a file staged that is none of between.sh's,
-// and the folder of the first call's two packs.
-func betweenRepo(t *testing.T) (repo, files string) {
+// and the folder of the first call's two packs: the calibration's on
+// GPU-1, the gate run's on gateGPU.
+func betweenRepo(t *testing.T, gateGPU string) (repo, files string) {
 	t.Helper()
 	repo, files = t.TempDir(), t.TempDir()
 	script, err := os.ReadFile("between.sh")
@@ -53,8 +54,10 @@ func betweenRepo(t *testing.T) (repo, files string) {
 	write(filepath.Join(packs, "cal/version.txt"), "provebench v0.0.0\ncommit 0123abc456def\n", 0o644)
 	write(filepath.Join(packs, "cal/env.txt"), "GPU-1\n", 0o644)
 	write(filepath.Join(packs, "cal/runs/results.json.gz"), "cal", 0o644)
-	write(filepath.Join(packs, "g26/identical-big26-1/base/results.json.gz"), "base", 0o644)
-	write(filepath.Join(packs, "g26/identical-big26-1/new/results.json.gz"), "new", 0o644)
+	// Uncompressed (zcat -f reads both), as far as between.sh reads it.
+	doc := `{"environment":{"gpus":[{"uuid":"` + gateGPU + `"}]}}`
+	write(filepath.Join(packs, "g26/identical-big26-1/base/results.json.gz"), doc, 0o644)
+	write(filepath.Join(packs, "g26/identical-big26-1/new/results.json.gz"), doc, 0o644)
 	write(filepath.Join(packs, "g26/identical-big26-1.log"), "log", 0o644)
 	run(t, packs, "tar", "-czf", filepath.Join(files, "cal.tar.gz"), "cal")
 	run(t, packs, "tar", "-czf", filepath.Join(files, "g26.tar.gz"), "g26")
@@ -72,7 +75,7 @@ func run(t *testing.T, dir string, name string, args ...string) string {
 	return string(out)
 }
 
-// TestBetweenLeavesNothingHalfDone: a step that fails (here the 2^25
+// TestBetweenLeavesNothingHalfDone: a step that fails (here the 2^24
 // prediction) commits nothing and leaves nothing in docs/results that
 // would refuse the next attempt, which then commits the gate run, the
 // calibration and both predictions, and nothing else that was staged or
@@ -81,12 +84,12 @@ func TestBetweenLeavesNothingHalfDone(t *testing.T) {
 	if _, err := exec.LookPath("bash"); err != nil {
 		t.Skip("no bash")
 	}
-	repo, files := betweenRepo(t)
+	repo, files := betweenRepo(t, "GPU-1")
 	between := exec.Command("scripts/bias/between.sh", files)
 	between.Dir = repo
-	between.Env = append(os.Environ(), "FAIL_AT=h200-frozen25")
+	between.Env = append(os.Environ(), "FAIL_AT=h200-frozen24")
 	if out, err := between.CombinedOutput(); err == nil {
-		t.Fatalf("between.sh with the 2^25 prediction failing: exit 0\n%s", out)
+		t.Fatalf("between.sh with the 2^24 prediction failing: exit 0\n%s", out)
 	}
 	if n := strings.TrimSpace(run(t, repo, "git", "rev-list", "--count", "HEAD")); n != "1" {
 		t.Errorf("%s commits after a failed step, want 1 (nothing committed)", n)
@@ -107,7 +110,7 @@ func TestBetweenLeavesNothingHalfDone(t *testing.T) {
 	}
 	got := strings.Fields(run(t, repo, "git", "show", "--name-only", "--format=", "HEAD"))
 	want := []string{
-		"docs/results/h200-frozen25/prediction/README.md",
+		"docs/results/h200-frozen24/prediction/README.md",
 		"docs/results/h200-frozen26/calibration/cal23/env.txt",
 		"docs/results/h200-frozen26/calibration/cal23/results.json.gz",
 		"docs/results/h200-frozen26/calibration/cal23/version.txt",
@@ -176,5 +179,56 @@ func TestRepredictsNeedsFiguresOnBothSides(t *testing.T) {
 		if got := err == nil; got != c.same {
 			t.Errorf("%s: repredicts says same=%v, want %v (%v)", c.what, got, c.same, err)
 		}
+	}
+}
+
+// TestBetweenTakesEachCallsFolder: the packs may come back from two calls,
+// each in its own folder; a pack found twice is refused before anything
+// is written, since which of the two to commit is not between.sh's choice.
+func TestBetweenTakesEachCallsFolder(t *testing.T) {
+	if _, err := exec.LookPath("bash"); err != nil {
+		t.Skip("no bash")
+	}
+	repo, files := betweenRepo(t, "GPU-1")
+	second := t.TempDir()
+	if err := os.Rename(filepath.Join(files, "g26.tar.gz"), filepath.Join(second, "g26.tar.gz")); err != nil {
+		t.Fatal(err)
+	}
+	twice := exec.Command("scripts/bias/between.sh", files, second, second)
+	twice.Dir = repo
+	if out, err := twice.CombinedOutput(); err == nil || !strings.Contains(string(out), "2 files named g26.tar.gz") {
+		t.Errorf("between.sh with g26.tar.gz found twice: %v\n%s", err, out)
+	}
+	if n := strings.TrimSpace(run(t, repo, "git", "rev-list", "--count", "HEAD")); n != "1" {
+		t.Fatalf("%s commits after a refused start, want 1", n)
+	}
+	between := exec.Command("scripts/bias/between.sh", files, second)
+	between.Dir = repo
+	if out, err := between.CombinedOutput(); err != nil {
+		t.Fatalf("between.sh FILES SECOND: %v\n%s", err, out)
+	}
+	if n := strings.TrimSpace(run(t, repo, "git", "rev-list", "--count", "HEAD")); n != "2" {
+		t.Errorf("%s commits, want 2 (the packs committed)", n)
+	}
+}
+
+// TestBetweenRefusesTwoMachines: the calibration's 2^23 runs and the gate
+// run at 2^26 come back from two calls; from two machines they are
+// refused, nothing written.
+func TestBetweenRefusesTwoMachines(t *testing.T) {
+	for _, tool := range []string{"bash", "jq"} {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Skip("no " + tool)
+		}
+	}
+	repo, files := betweenRepo(t, "GPU-2")
+	between := exec.Command("scripts/bias/between.sh", files)
+	between.Dir = repo
+	out, err := between.CombinedOutput()
+	if err == nil || !strings.Contains(string(out), "the calibration ran on GPU-1, the gate run on GPU-2: not one machine") {
+		t.Errorf("between.sh with two machines' packs: %v\n%s", err, out)
+	}
+	if _, err := os.Stat(filepath.Join(repo, "docs/results/h200-frozen26/calibration/cal23")); err == nil {
+		t.Error("cal23 written for two machines' packs")
 	}
 }
