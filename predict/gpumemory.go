@@ -131,9 +131,15 @@ func (m *Model) GPUMemoryWarnings(specs []spec.Spec) []string {
 		largest = max(largest, p.Spec.Workload.Constraints)
 	}
 	calibrated := law.Factor(config.Workload{Constraints: largest})
+	// By size, the first configuration's workload stands for the others
+	// named with it.
 	factorAt, over := map[int][]string{}, map[int][]string{}
+	first := map[int]config.Workload{}
 	for _, s := range specs {
 		w := s.Workload
+		if _, ok := first[w.Constraints]; !ok {
+			first[w.Constraints] = w
+		}
 		if law.Factor(w) != calibrated {
 			factorAt[w.Constraints] = append(factorAt[w.Constraints], s.Name)
 		}
@@ -144,11 +150,11 @@ func (m *Model) GPUMemoryWarnings(specs []spec.Spec) []string {
 	var out []string
 	for _, c := range slices.Sorted(maps.Keys(factorAt)) {
 		out = append(out, fmt.Sprintf("%s at %s constraints: the backend would precompute the MSMs' bases ×%d, not ×%d as at the calibration's %s; the MSMs' law is fitted at ×%d and prices them so (fewer precomputed bases make them slower: docs/gpu.md)",
-			abbreviate(factorAt[c]), pow2(c), law.Factor(config.Workload{Constraints: c}), calibrated, pow2(largest), calibrated))
+			abbreviate(factorAt[c]), pow2(c), law.Factor(first[c]), calibrated, pow2(largest), calibrated))
 	}
 	for _, c := range slices.Sorted(maps.Keys(over)) {
 		out = append(out, fmt.Sprintf("%s at %s constraints: predicted peak GPU memory %s passes the device's %s",
-			abbreviate(over[c]), pow2(c), units.FormatBytes(int64(law.Peak(config.Workload{Constraints: c}))), units.FormatBytes(int64(law.Device))))
+			abbreviate(over[c]), pow2(c), units.FormatBytes(int64(law.Peak(first[c]))), units.FormatBytes(int64(law.Device))))
 	}
 	return out
 }
