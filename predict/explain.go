@@ -19,7 +19,7 @@ import (
 type Check struct {
 	Point               Point
 	Synthesis, GPUStart float64 // predicted seconds per partition
-	Finalize            float64
+	Finalize, Upload    float64
 	SecondsPerProof     float64
 	PeakRSS             float64
 	// PeakGPU is the devices' predicted peak memory, 0 where the model
@@ -77,7 +77,7 @@ func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
 	for _, t := range res.Report.Partitions {
 		c.Synthesis += t.Synthesis.Seconds() / float64(len(res.Report.Partitions))
 	}
-	c.GPUStart, c.Finalize = m.GPUStart.At(n)/share, m.Finalize.At(n)/share
+	c.GPUStart, c.Finalize, c.Upload = m.GPUStart.At(n)/share, m.Finalize.At(n)/share, m.Upload.At(n)
 	// A run that recorded its precompute factor is predicted at it: it
 	// may have asked for another than the calibration's.
 	factor := m.predictedFactor(p.Spec.Workload)
@@ -123,6 +123,7 @@ func PrintChecks(w io.Writer, checks []Check) {
 		fmt.Fprintln(w)
 	}
 	fmt.Fprintln(w, "\n(predicted, and its error against the median of the measured repetitions)")
+	printStageErrors(w, checks)
 }
 
 // Explain prints the fitted model and its error on the calibration runs.

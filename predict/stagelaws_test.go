@@ -9,48 +9,6 @@ import (
 	"github.com/provebench/provebench/internal/stats"
 )
 
-// stageErrors is each stage's median signed error, predicted against
-// measured, over checks: synthesis per mode, the NTT region, the MSMs
-// and the upload.
-func stageErrors(m *Model, checks []Check) map[string]float64 {
-	errs := map[string][]float64{}
-	add := func(stage string, pred, meas float64) {
-		if meas > 0 {
-			errs[stage] = append(errs[stage], pred/meas-1)
-		}
-	}
-	for _, c := range checks {
-		p := c.Point
-		n := float64(p.Spec.Workload.Constraints)
-		add("synthesis "+p.SynthesisMode, c.Synthesis, p.Synthesis)
-		add("ntt", c.GPUStart, measuredDevice(p.DeviceGPUStart, p.GPUStart))
-		add("msms", c.Finalize, measuredDevice(p.DeviceFinalize, p.Finalize))
-		if p.PageableBytes == 0 {
-			add("upload", m.Upload.At(n), p.Upload)
-		}
-		if c.PeakGPU > 0 {
-			add("gpu memory", c.PeakGPU, p.PeakGPU)
-		}
-		if c.Setup > 0 {
-			add("setup", c.Setup, p.Setup)
-		}
-	}
-	out := map[string]float64{}
-	for stage, e := range errs {
-		out[stage] = stats.Median(e)
-	}
-	return out
-}
-
-// measuredDevice is the device's own time where the runs recorded it,
-// else the engine's stage time.
-func measuredDevice(device, engine float64) float64 {
-	if device > 0 {
-		return device
-	}
-	return engine
-}
-
 // TestH200StageLawsExtrapolate fits the stage laws on the designated
 // calibration set (docs/results/h200-validation) up to one size and
 // checks each stage on a larger size it never saw: fitted on 2^21-2^23,
@@ -72,7 +30,7 @@ func measuredDevice(device, engine float64) float64 {
 // 4 at 2^26), and its setup (the time before the clock, part by part) is
 // checked beside the stages.
 func TestH200StageLawsExtrapolate(t *testing.T) {
-	bounds := map[string]float64{"ntt": 0.20, "msms": 0.15, "upload": 0.15, "synthesis cached": 0.15, "gpu memory": 0.15, "setup": 0.15}
+	bounds := map[string]float64{StageNTT: 0.20, StageMSMs: 0.15, StageUpload: 0.15, "synthesis cached": 0.15, StageGPUMemory: 0.15, StageSetup: 0.15}
 	const dir, big26 = "../docs/results/h200-validation/", "../docs/results/h200-gate/big26-0b3fb1b/"
 	ms, err := Load(t.Context(), []string{dir + "calibration/results.json.gz", dir + "interleaved21/results.json.gz",
 		dir + "validation-big24-mid23/results.json.gz", dir + "validation-pileup22-ramp22/results.json.gz"}, LoadOptions{})
@@ -127,7 +85,10 @@ func TestH200StageLawsExtrapolate(t *testing.T) {
 					t.Errorf("%s: %s at %s: precompute factor %d, the run recorded %d", tc.name, c.Point.Scenario, pow2(w.Constraints), got, want)
 				}
 			}
-			errs := stageErrors(m, checks)
+			errs := map[string]float64{}
+			for _, e := range StageErrors(checks) {
+				errs[e.Stage] = e.Median
+			}
 			// The GPU memory law against a line through the calibration's
 			// totals, which carries ×8 bases to sizes the backend halves.
 			var xs, ys, naive []float64
@@ -142,7 +103,7 @@ func TestH200StageLawsExtrapolate(t *testing.T) {
 					naive = append(naive, line.At(float64(c.Point.Spec.Workload.Constraints))/c.Point.PeakGPU-1)
 				}
 			}
-			if e, ok := errs["gpu memory"]; ok {
+			if e, ok := errs[StageGPUMemory]; ok {
 				t.Logf("%s: gpu memory through the totals: median error %+.1f%%", tc.name, 100*stats.Median(naive))
 				if math.Abs(e) > math.Abs(stats.Median(naive))+0.005 {
 					t.Errorf("%s: gpu memory median error %+.1f%%, worse than a line through the totals (%+.1f%%)", tc.name, 100*e, 100*stats.Median(naive))
@@ -159,7 +120,7 @@ func TestH200StageLawsExtrapolate(t *testing.T) {
 					t.Errorf("%s: %s median error %+.1f%%, want within %.0f%%", tc.name, stage, 100*e, 100*bound)
 				}
 			}
-			for _, stage := range []string{"ntt", "msms", "upload", "gpu memory", "setup"} {
+			for _, stage := range []string{StageNTT, StageMSMs, StageUpload, StageGPUMemory, StageSetup} {
 				if _, ok := errs[stage]; !ok {
 					t.Errorf("%s: no %s checked", tc.name, stage)
 				}
