@@ -53,7 +53,9 @@ the calibration's (host memory, cores, devices, GPU speed). A configuration
 whose predicted RSS passes its memory_limit or the host's memory is reported
 as a memory-limit repetition with the time and counters at that moment.
 
---explain prints the fitted model and its error on the calibration runs;
+--explain prints the fitted model and its error on the calibration runs (each
+configuration's, then each stage's apart: synthesis, upload, NTT region, MSMs,
+peak GPU memory, setup);
 --check RESULTS.json prints the prediction of each configuration of other
 real runs beside what they measured.
 --search prints the predicted Pareto front of throughput against peak memory
