@@ -141,6 +141,8 @@ type Prediction struct {
 	SecondsPerProof float64
 	PeakRSS         float64
 	OOM             bool
+	// Check is the prediction stage by stage (nil when not predicted).
+	Check *Check
 	// Err says why the configuration was not predicted ("" when it was):
 	// the rest did not calibrate, or measured no run of its synthesis mode.
 	Err string
@@ -250,6 +252,7 @@ func fold(family string, m *Model, err error, rest int, out []Point, hostMemory 
 			continue
 		}
 		preds[i].SecondsPerProof, preds[i].PeakRSS, preds[i].OOM = c.SecondsPerProof, c.PeakRSS, c.OOM
+		preds[i].Check = &c
 		if c.OOM {
 			preds[i].Err = "predicted out of memory"
 		}

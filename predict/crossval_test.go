@@ -452,6 +452,17 @@ func TestH200CrossValidation(t *testing.T) {
 			if misses := cv.Misses(targets); (len(misses) > 0) != v.missesTargets {
 				t.Errorf("%s: targets p90 10%%, max 15%% missed %q; the README says missed: %v", v.what, misses, v.missesTargets)
 			}
+			if v.out == "crossval-size" {
+				// Each size left out, each stage's error apart: how the
+				// laws carry to a size they were not fitted on.
+				table := cv.StageTable()
+				for _, want := range []string{"| family | synthesis compute | synthesis cached | upload | NTT region | MSMs | peak GPU memory | setup |",
+					"| workload.constraints=2^21 |", "| workload.constraints=2^24 |"} {
+					if !strings.Contains(table, want) {
+						t.Errorf("%s: the stage table lacks %q:\n%s", v.what, want, table)
+					}
+				}
+			}
 			if v.out != "crossval" {
 				return
 			}

@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"math/bits"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -84,6 +85,10 @@ func (cv *CrossValidation) WriteMarkdown(w io.Writer, files []string, t Targets)
 	b.WriteString(cv.Table())
 	b.WriteString("\n## Error distribution (|error|)\n\n")
 	b.WriteString(cv.SummaryTable())
+	if st := cv.StageTable(); st != "" {
+		b.WriteString("\n## Each stage's error, per family left out\n\n")
+		b.WriteString(st)
+	}
 	if len(cv.Notes) > 0 {
 		b.WriteString("\n")
 		for _, n := range cv.Notes {
@@ -116,6 +121,48 @@ func (cv *CrossValidation) Table() string {
 			fmt.Fprintf(&b, "\nNot predicted: %s: %s.\n", markdown.Escape(p.Point.Scenario), markdown.Escape(p.Err))
 		}
 	}
+	return b.String()
+}
+
+// StageTable is each stage's error per family left out (StageErrors over
+// the family's predicted configurations): where a family is a size
+// (--family-by label:workload.constraints), how each stage's law carries
+// to a size it was not fitted on. "" when nothing was predicted.
+func (cv *CrossValidation) StageTable() string {
+	byFamily := map[string][]Check{}
+	for _, p := range cv.Predictions {
+		if p.Check != nil && p.Err == "" {
+			byFamily[p.Family] = append(byFamily[p.Family], *p.Check)
+		}
+	}
+	var stages []string
+	errs := map[string]map[string]StageError{}
+	for _, f := range cv.Families {
+		errs[f] = map[string]StageError{}
+		for _, e := range StageErrors(byFamily[f]) {
+			if !slices.Contains(stages, e.Stage) {
+				stages = append(stages, e.Stage)
+			}
+			errs[f][e.Stage] = e
+		}
+	}
+	if len(stages) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	b.WriteString("| family | " + strings.Join(stages, " | ") + " |\n|---|" + strings.Repeat("--:|", len(stages)) + "\n")
+	for _, f := range cv.Families {
+		b.WriteString("| " + markdown.Escape(f) + " |")
+		for _, st := range stages {
+			cell := "—"
+			if e, ok := errs[f][st]; ok {
+				cell = signedPercent(e.Median)
+			}
+			b.WriteString(" " + cell + " |")
+		}
+		b.WriteString("\n")
+	}
+	b.WriteString("\n(each stage's median signed error over the family's configurations, predicted by a model calibrated without them; the device stages on the device's own clock where recorded.)\n")
 	return b.String()
 }
 
@@ -203,4 +250,8 @@ func (cv *CrossValidation) Print(w io.Writer, by FamilyBy, pinned []string) {
 	fmt.Fprint(w, cv.Table())
 	fmt.Fprintln(w)
 	fmt.Fprint(w, cv.SummaryTable())
+	if st := cv.StageTable(); st != "" {
+		fmt.Fprintln(w)
+		fmt.Fprint(w, st)
+	}
 }

@@ -91,8 +91,9 @@ predicts each family with a model calibrated on all the others (and on
 that is never itself predicted), and prints
 (with -o, writes crossval.csv, crossval-summary.csv and crossval.md) each
 configuration's predicted and measured seconds per proof and peak RSS
-(medians of its repetitions) with the error, and the distribution of
-|error| (median, p90, max) per metric, overall and per strategy. Read the
+(medians of its repetitions) with the error, the distribution of |error|
+(median, p90, max) per metric, overall and per strategy, and each stage's
+error per family left out (per size with label:workload.constraints). Read the
 max and the signed median per strategy: one strategy far off is a
 mechanism the model lacks. --target-p90 10% --target-max 15% exits 3 when
 a metric misses either (or a configuration could not be predicted).
