@@ -80,10 +80,7 @@ func (m *Model) predict(p Point, hostMemory int64) (Check, error) {
 	c.GPUStart, c.Finalize, c.Upload = m.GPUStart.At(n)/share, m.Finalize.At(n)/share, m.Upload.At(n)
 	// A run that recorded its precompute factor is predicted at it: it
 	// may have asked for another than the calibration's.
-	factor := m.predictedFactor(p.Spec.Workload)
-	if p.Precompute > 0 {
-		factor = p.Precompute
-	}
+	factor := m.factorOf(p)
 	if law := m.GPUMemory; law != nil {
 		c.PeakGPU = law.PeakAt(p.Spec.Workload, factor)
 	}

@@ -3,9 +3,9 @@ package predict
 import (
 	"fmt"
 	"maps"
-	"math/bits"
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/provebench/provebench/gpu/shape"
 	"github.com/provebench/provebench/internal/units"
@@ -175,18 +175,11 @@ func (m *Model) gpuMemoryOf(r *results.Repetition, w config.Workload) {
 func (m *Model) factorsBySize() string {
 	bySize := map[int]int{}
 	for _, p := range m.Points {
-		f := p.Precompute
-		if f == 0 {
-			f = m.GPUMemory.Factor(p.Spec.Workload)
-		}
-		bySize[p.Spec.Workload.Constraints] = f
+		bySize[p.Spec.Workload.Constraints] = m.factorOf(p)
 	}
-	var s string
-	for i, c := range slices.Sorted(maps.Keys(bySize)) {
-		if i > 0 {
-			s += ", "
-		}
-		s += fmt.Sprintf("×%d at 2^%d", bySize[c], bits.Len(uint(c))-1)
+	var parts []string
+	for _, c := range slices.Sorted(maps.Keys(bySize)) {
+		parts = append(parts, fmt.Sprintf("×%d at %s", bySize[c], pow2(c)))
 	}
-	return s
+	return strings.Join(parts, ", ")
 }

@@ -82,16 +82,13 @@ func medianOr0(v []float64) float64 {
 	return stats.Median(v)
 }
 
-// factorOf is the precompute factor a calibration configuration ran at:
-// recorded, else the GPU memory law's; 1 without a device.
+// factorOf is the precompute factor a measured configuration ran at:
+// recorded, else the GPU memory law's (predictedFactor).
 func (m *Model) factorOf(p Point) int {
-	switch {
-	case p.Precompute > 0:
+	if p.Precompute > 0 {
 		return p.Precompute
-	case m.GPUMemory != nil:
-		return m.GPUMemory.Factor(p.Spec.Workload)
 	}
-	return 1
+	return m.predictedFactor(p.Spec.Workload)
 }
 
 // Setup is the predicted setup of a simulated configuration, part by part
